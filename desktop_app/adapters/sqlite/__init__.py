@@ -1,0 +1,1 @@
+"""The SQLite stores (through sqlmodel): the source of truth for every document."""

@@ -1,0 +1,1 @@
+"""Alembic migrations of the SQLite schema, applied by ``database.migrate``."""

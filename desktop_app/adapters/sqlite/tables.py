@@ -1,0 +1,191 @@
+"""The relational schema. Documents are stored whole as JSON; columns hold what is queried."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Column, DateTime, ForeignKey, ForeignKeyConstraint, Index, Text, false
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+__all__ = [
+    "ExperienceRow",
+    "RunRow",
+    "RunStepRow",
+    "TrajectoryEventRow",
+    "TrajectoryRow",
+    "UtcDateTime",
+    "WorkflowRow",
+    "WorkflowTransitionRow",
+    "WorkflowVersionRow",
+    "metadata",
+]
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timezone-aware datetime stored as naive UTC (SQLite has no time zones)."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC)
+
+
+def _utc(**kw: Any) -> Any:
+    return Field(sa_type=UtcDateTime, **kw)
+
+
+class WorkflowRow(SQLModel, table=True):
+    """One workflow, with its list columns kept current as versions and statuses change."""
+
+    __tablename__ = "workflows"
+
+    id: str = Field(primary_key=True)
+    name: str = Field(index=True)
+    description: str = ""
+    domains: str = "[]"
+    parameters: str = "[]"
+    status: str = Field(index=True)
+    latest_version: int
+    latest_status: str
+    approved_version: int | None = None
+    pinned: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    created_at: datetime = _utc()
+    updated_at: datetime = _utc(index=True)
+
+
+class WorkflowVersionRow(SQLModel, table=True):
+    """One immutable version: the workflow document and its review status."""
+
+    __tablename__ = "workflow_versions"
+
+    workflow_id: str = Field(
+        sa_column_args=[ForeignKey("workflows.id", ondelete="CASCADE")], primary_key=True
+    )
+    version: int = Field(primary_key=True)
+    status: str
+    created_at: datetime = _utc()
+    created_by: str
+    parent_version: int | None = None
+    change_note: str = ""
+    content_hash: str
+    document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class WorkflowTransitionRow(SQLModel, table=True):
+    """One status change of a version."""
+
+    __tablename__ = "workflow_transitions"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["workflow_id", "version"],
+            ["workflow_versions.workflow_id", "workflow_versions.version"],
+            ondelete="CASCADE",
+        ),
+        Index("ix_workflow_transitions_version", "workflow_id", "version"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    workflow_id: str
+    version: int
+    from_status: str | None = None
+    to_status: str
+    actor: str
+    at: datetime = _utc()
+    comment: str = ""
+
+
+class TrajectoryRow(SQLModel, table=True):
+    """A recorded demonstration's header (events are rows of their own)."""
+
+    __tablename__ = "trajectories"
+
+    id: str = Field(primary_key=True)
+    intent: str = ""
+    kind: str
+    start: str | None = None
+    started_at: datetime = _utc(index=True)
+    ended_at: datetime | None = _utc(default=None, nullable=True)
+    event_count: int = 0
+    header: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class TrajectoryEventRow(SQLModel, table=True):
+    """One event of a trajectory, appended as it happens."""
+
+    __tablename__ = "trajectory_events"
+
+    trajectory_id: str = Field(
+        sa_column_args=[ForeignKey("trajectories.id", ondelete="CASCADE")], primary_key=True
+    )
+    seq: int = Field(primary_key=True)
+    action: str
+    at: datetime = _utc()
+    document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class RunRow(SQLModel, table=True):
+    """One replay (secrets already masked)."""
+
+    __tablename__ = "runs"
+    __table_args__ = (Index("ix_runs_workflow_started", "workflow_id", "started_at"),)
+
+    id: str = Field(primary_key=True)
+    workflow_id: str = Field(sa_column_args=[ForeignKey("workflows.id", ondelete="CASCADE")])
+    workflow_version: int
+    status: str
+    trigger: str
+    started_at: datetime = _utc()
+    finished_at: datetime | None = _utc(default=None, nullable=True)
+    llm_calls: int = 0
+    tokens: int = 0
+    error: str | None = None
+    header: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class RunStepRow(SQLModel, table=True):
+    """How one step of a run went."""
+
+    __tablename__ = "run_steps"
+
+    run_id: str = Field(
+        sa_column_args=[ForeignKey("runs.id", ondelete="CASCADE")], primary_key=True
+    )
+    seq: int = Field(primary_key=True)
+    step_id: str
+    status: str
+    resolution: str | None = None
+    duration_ms: float = 0
+    document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class ExperienceRow(SQLModel, table=True):
+    """A remembered repair."""
+
+    __tablename__ = "experiences"
+
+    id: str = Field(primary_key=True)
+    workflow_id: str = Field(
+        sa_column_args=[ForeignKey("workflows.id", ondelete="CASCADE")], index=True
+    )
+    step_id: str
+    created_at: datetime = _utc()
+    uses: int = 0
+    last_used_at: datetime | None = _utc(default=None, nullable=True)
+    document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+metadata = SQLModel.metadata

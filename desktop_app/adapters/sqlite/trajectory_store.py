@@ -1,0 +1,142 @@
+"""Recorded demonstrations in SQLite: a header row plus one row per event, appended live."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, delete, select
+
+from desktop_app.adapters.sqlite.tables import TrajectoryEventRow, TrajectoryRow
+from desktop_app.core.errors import NotFoundError, StoreError
+from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
+from desktop_app.core.views import TrajectorySummary
+
+__all__ = ["SqlTrajectoryStore"]
+
+
+class SqlTrajectoryStore:
+    """The trajectory store over a migrated SQLite engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def add(self, trajectory: Trajectory) -> None:
+        with Session(self._engine) as session:
+            _insert_header(session, trajectory)
+            for seq, event in enumerate(trajectory.events):
+                session.add(_event_row(trajectory.id, seq, event))
+            session.commit()
+
+    def begin(self, trajectory: Trajectory) -> None:
+        with Session(self._engine) as session:
+            _insert_header(session, trajectory.model_copy(update={"events": ()}))
+            session.commit()
+
+    def append_events(self, trajectory_id: str, events: Sequence[Event]) -> None:
+        with Session(self._engine) as session:
+            row = self._row(session, trajectory_id)
+            for event in events:
+                session.add(_event_row(trajectory_id, row.event_count, event))
+                row.event_count += 1
+            session.add(row)
+            session.commit()
+
+    def finish(self, trajectory: Trajectory) -> None:
+        with Session(self._engine) as session:
+            row = self._row(session, trajectory.id)
+            header = _header_row(trajectory)
+            row.intent = header.intent
+            row.ended_at = header.ended_at
+            row.header = header.header
+            session.add(row)
+            session.commit()
+
+    def get(self, trajectory_id: str) -> Trajectory:
+        with Session(self._engine) as session:
+            row = self._row(session, trajectory_id)
+            events = session.exec(
+                select(TrajectoryEventRow.document)
+                .where(col(TrajectoryEventRow.trajectory_id) == trajectory_id)
+                .order_by(col(TrajectoryEventRow.seq))
+            ).all()
+        header = Trajectory.model_validate_json(row.header)
+        return header.model_copy(
+            update={"events": tuple(Event.model_validate_json(doc) for doc in events)}
+        )
+
+    def summaries(self) -> list[TrajectorySummary]:
+        with Session(self._engine) as session:
+            rows = session.exec(
+                select(TrajectoryRow).order_by(col(TrajectoryRow.started_at).desc())
+            ).all()
+            return [
+                TrajectorySummary(
+                    id=r.id,
+                    intent=r.intent,
+                    kind=TrajectoryKind(r.kind),
+                    start=r.start,
+                    started_at=r.started_at,
+                    ended_at=r.ended_at,
+                    event_count=r.event_count,
+                )
+                for r in rows
+            ]
+
+    def find(self, ref: str) -> list[tuple[str, str]]:
+        with Session(self._engine) as session:
+            exact = session.get(TrajectoryRow, ref)
+            if exact is not None:
+                return [(exact.id, exact.intent)]
+            if len(ref) < 4:
+                return []
+            rows = session.exec(
+                select(TrajectoryRow).where(col(TrajectoryRow.id).startswith(ref, autoescape=True))
+            ).all()
+            return [(r.id, r.intent) for r in rows]
+
+    def delete(self, trajectory_id: str) -> None:
+        with Session(self._engine) as session:
+            self._row(session, trajectory_id)
+            session.exec(delete(TrajectoryRow).where(col(TrajectoryRow.id) == trajectory_id))
+            session.commit()
+
+    def count(self) -> int:
+        with Session(self._engine) as session:
+            return session.exec(select(func.count()).select_from(TrajectoryRow)).one()
+
+    def _row(self, session: Session, trajectory_id: str) -> TrajectoryRow:
+        row = session.get(TrajectoryRow, trajectory_id)
+        if row is None:
+            raise NotFoundError(f"no trajectory with id {trajectory_id}")
+        return row
+
+
+def _header_row(trajectory: Trajectory) -> TrajectoryRow:
+    return TrajectoryRow(
+        id=trajectory.id,
+        intent=trajectory.intent,
+        kind=trajectory.kind,
+        start=trajectory.start_url or trajectory.start_app,
+        started_at=trajectory.started_at,
+        ended_at=trajectory.ended_at,
+        event_count=len(trajectory.events),
+        header=trajectory.model_copy(update={"events": ()}).model_dump_json(),
+    )
+
+
+def _event_row(trajectory_id: str, seq: int, event: Event) -> TrajectoryEventRow:
+    return TrajectoryEventRow(
+        trajectory_id=trajectory_id,
+        seq=seq,
+        action=event.action,
+        at=event.at,
+        document=event.model_dump_json(),
+    )
+
+
+def _insert_header(session: Session, trajectory: Trajectory) -> None:
+    if session.get(TrajectoryRow, trajectory.id) is not None:
+        raise StoreError(f"a trajectory with id {trajectory.id} already exists")
+    session.add(_header_row(trajectory))
+    session.flush()  # rows without ORM relationships: insert the parent before its events

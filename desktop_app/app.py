@@ -1,0 +1,171 @@
+"""The composition root: settings → adapters → services. The only place that wires things."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from desktop_app import __version__
+from desktop_app.adapters.browsers import find_browser
+from desktop_app.adapters.media_store import FileMediaStore
+from desktop_app.adapters.sqlite.database import (
+    current_revision,
+    head_revision,
+    migrate,
+    open_database,
+)
+from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStore
+from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
+from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.writer_lock import WriterLock
+from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.ports import SearchIndex
+from desktop_app.core.trajectories import TrajectoryLibrary
+from desktop_app.settings import Settings
+
+__all__ = ["Services", "api_key", "collect_info", "open_services"]
+
+
+@dataclass
+class Services:
+    """Everything the command line and the GUI use, wired to one data directory."""
+
+    settings: Settings
+    engine: Engine
+    workflows: WorkflowLibrary
+    trajectories: TrajectoryLibrary
+    runs: SqlRunStore
+    experiences: SqlExperienceStore
+    media: FileMediaStore
+    lock: WriterLock | None
+    _closers: list[Any] = field(default_factory=list)
+
+    @property
+    def writable(self) -> bool:
+        """Whether this process holds the writer lock."""
+        return self.lock is not None and self.lock.held
+
+    def close(self) -> None:
+        """Release the index, the database and the writer lock."""
+        for closer in reversed(self._closers):
+            closer()
+        self._closers.clear()
+        self.engine.dispose()
+        if self.lock is not None:
+            self.lock.release()
+
+
+def api_key(settings: Settings) -> tuple[str | None, str]:
+    """The LLM API key and where it came from (``environment``, ``keyring`` or ``none``)."""
+    if settings.llm_api_key is not None:
+        return settings.llm_api_key.get_secret_value(), "environment"
+    from desktop_app.adapters.secrets import get_api_key
+
+    stored = get_api_key()
+    return (stored, "keyring") if stored else (None, "none")
+
+
+def _make_index(settings: Settings, closers: list[Any]) -> SearchIndex:
+    from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
+    from desktop_app.adapters.search.embeddings import make_embedding_function
+
+    if settings.embedding == "openai":
+        key, _ = api_key(settings)
+        function = make_embedding_function(
+            "openai",
+            base_url=settings.embedding_base_url or settings.llm_base_url,
+            model=settings.embedding_model,
+            api_key=key,
+        )
+    else:
+        function = make_embedding_function("minilm")
+    index = ChromaSearchIndex(settings.index_dir, function)
+    closers.append(index.close)
+    return index
+
+
+@contextlib.contextmanager
+def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
+    """Open the stores in *settings.home* and yield the services over them.
+
+    With *write*, this process takes the writer lock first (one writer at a time) and holds it
+    until the block ends. Without it the stores are only read; a database that needs migrating is
+    migrated under the lock for that moment.
+
+    Raises:
+        StoreLockedError: *write* was asked for and another process holds the lock.
+    """
+    lock = WriterLock(settings.home) if write else None
+    if lock is not None:
+        lock.acquire()
+    try:
+        engine = open_database(settings.database_path)
+        if current_revision(engine) != head_revision():
+            if lock is None:
+                with WriterLock(settings.home):
+                    migrate(engine)
+            else:
+                migrate(engine)
+        closers: list[Any] = []
+        experiences = SqlExperienceStore(engine)
+        services = Services(
+            settings=settings,
+            engine=engine,
+            workflows=WorkflowLibrary(
+                SqlWorkflowStore(engine), lambda: _make_index(settings, closers), experiences
+            ),
+            trajectories=TrajectoryLibrary(SqlTrajectoryStore(engine)),
+            runs=SqlRunStore(engine),
+            experiences=experiences,
+            media=FileMediaStore(settings.media_dir),
+            lock=lock,
+            _closers=closers,
+        )
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    try:
+        yield services
+    finally:
+        services.close()
+
+
+def collect_info(services: Services) -> dict[str, Any]:
+    """What ``procedura info`` reports: version, where data lives, counts, browser and LLM."""
+    settings = services.settings
+    workflows, versions = services.workflows.count()
+    media_files, media_bytes = services.media.count()
+    browser = find_browser(settings.browser)
+    key, key_source = api_key(settings)
+    return {
+        "version": __version__,
+        "data_dir": str(settings.home),
+        "database": str(settings.database_path),
+        "schema_revision": current_revision(services.engine),
+        "counts": {
+            "workflows": workflows,
+            "workflow_versions": versions,
+            "trajectories": services.trajectories.count(),
+            "runs": services.runs.count(),
+            "experiences": services.experiences.count(),
+            "media_files": media_files,
+            "media_bytes": media_bytes,
+        },
+        "browser": (
+            {"found": True, "path": str(browser.path), "source": browser.source}
+            if browser
+            else {"found": False, "path": None, "source": None}
+        ),
+        "llm": {
+            "configured": key is not None or settings.llm_base_url is not None,
+            "base_url": settings.llm_base_url,
+            "model": settings.llm_model,
+            "api_key": key_source,
+        },
+        "embedding": settings.embedding,
+    }

@@ -1,0 +1,566 @@
+"""The ``procedura`` command line: the same services as the app, without Qt.
+
+Exit codes: 0 success; 1 the stores cannot be used (locked, unreadable); 2 bad input (a malformed
+file, an unknown id, a status change review does not allow, a missing confirmation).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn, ParamSpec, TypeVar
+
+import click
+
+from desktop_app import __version__
+from desktop_app.core.errors import (
+    ConfirmationRequired,
+    DocumentError,
+    NotFoundError,
+    ProceduraError,
+    TransitionError,
+)
+from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.views import TrajectorySummary, WorkflowSummary
+from desktop_app.settings import Settings, SettingsError, load_settings
+
+__all__ = ["cli", "main"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_INPUT_ERRORS = (DocumentError, NotFoundError, TransitionError, ConfirmationRequired, SettingsError)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def _services(ctx: click.Context, *, write: bool) -> Iterator[Any]:
+    from desktop_app.app import open_services
+
+    settings: Settings = ctx.obj["settings"]()
+    with open_services(settings, write=write) as services:
+        yield services
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> None:
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    click.echo(line.rstrip())
+    for row in rows:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _read_input(path: str) -> tuple[bytes, str]:
+    if path == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    file = Path(path)
+    try:
+        return file.read_bytes(), file.name
+    except FileNotFoundError:
+        raise DocumentError("no such file", source=path) from None
+    except IsADirectoryError:
+        raise DocumentError("is a directory, not a file", source=path) from None
+    except PermissionError:
+        raise DocumentError("permission denied", source=path) from None
+
+
+def _write_output(text: str, out: str | None, force: bool) -> None:
+    """Print *text*, or write it to *out* atomically, never replacing a file without --force."""
+    if out is None or out == "-":
+        click.echo(text, nl=False)
+        return
+    target = Path(out)
+    if target.exists() and not force:
+        raise ConfirmationRequired(f"{out} exists; pass --force to replace it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    click.echo(f"wrote {out}", err=True)
+
+
+class _Group(click.Group):
+    """A group that turns Procedura's errors into one line and an exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _INPUT_ERRORS as exc:
+            _fail(str(exc), 2)
+        except ProceduraError as exc:
+            _fail(str(exc), 1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="procedura")
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Data directory (default: $PROCEDURA_HOME, else the platform's user data dir).",
+)
+@click.pass_context
+def cli(ctx: click.Context, home: Path | None) -> None:
+    """Procedura: turn one demonstration into a reusable, reviewable, self-healing procedure."""
+    overrides: dict[str, Any] = {"home": home} if home is not None else {}
+    cached: list[Settings] = []
+
+    def settings() -> Settings:
+        if not cached:
+            cached.append(load_settings(**overrides))
+        return cached[0]
+
+    ctx.obj = {"settings": settings}
+
+
+# ── info ────────────────────────────────────────────────────────────────────────────────────
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def info(ctx: click.Context, as_json: bool) -> None:
+    """Version, data directory, counts, browser and LLM set-up."""
+    from desktop_app.app import collect_info
+
+    with _services(ctx, write=False) as services:
+        data = collect_info(services)
+    if as_json:
+        _emit_json(data)
+        return
+    counts = data["counts"]
+    browser = data["browser"]
+    llm = data["llm"]
+    click.echo(f"Procedura {data['version']}")
+    click.echo(f"data dir:     {data['data_dir']}")
+    click.echo(f"database:     {data['database']} (schema {data['schema_revision']})")
+    click.echo(
+        f"workflows:    {counts['workflows']} ({counts['workflow_versions']} versions)\n"
+        f"trajectories: {counts['trajectories']}\n"
+        f"runs:         {counts['runs']}\n"
+        f"experiences:  {counts['experiences']}\n"
+        f"media:        {counts['media_files']} files, {counts['media_bytes'] / 1e6:.1f} MB"
+    )
+    if browser["found"]:
+        click.echo(f"browser:      {browser['path']} ({browser['source']})")
+    else:
+        click.echo("browser:      not found (install Chromium or set PROCEDURA_BROWSER)")
+    if llm["configured"]:
+        where = llm["base_url"] or "OpenAI"
+        click.echo(f"LLM:          {llm['model']} at {where} (key: {llm['api_key']})")
+    else:
+        click.echo(
+            "LLM:          not configured (offline heuristics; set OPENAI_API_KEY to enable)"
+        )
+    click.echo(f"embeddings:   {data['embedding']}")
+
+
+# ── workflows ───────────────────────────────────────────────────────────────────────────────
+
+
+@cli.group(cls=_Group)
+def workflows() -> None:
+    """List, show, search, import, export and review workflows."""
+
+
+_STATUS = click.Choice([s.value for s in WorkflowStatus])
+
+
+def _summary_json(s: WorkflowSummary) -> dict[str, Any]:
+    return s.model_dump(mode="json")
+
+
+def _summary_rows(items: Sequence[WorkflowSummary]) -> list[list[str]]:
+    return [
+        [
+            s.id[:8],
+            _short(s.name, 40),
+            s.status.value + (" *" if s.pinned else ""),
+            str(s.latest_version),
+            str(s.approved_version or "-"),
+            ", ".join(s.domains) or "-",
+            ", ".join(s.parameters) or "-",
+        ]
+        for s in items
+    ]
+
+
+_SUMMARY_HEADERS = ["ID", "NAME", "STATUS", "VERSION", "APPROVED", "DOMAINS", "PARAMETERS"]
+
+
+@workflows.command("list")
+@click.option("--status", type=_STATUS, help="Only workflows with this status (archived included).")
+@click.option("--domain", help="Only workflows for this domain (or its subdomains).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def workflows_list(
+    ctx: click.Context, status: str | None, domain: str | None, as_json: bool
+) -> None:
+    """List workflows: pinned first, then most recently changed (archived only with --status)."""
+    with _services(ctx, write=False) as services:
+        items = services.workflows.list(
+            status=WorkflowStatus(status) if status else None, domain=domain
+        )
+    if as_json:
+        _emit_json([_summary_json(s) for s in items])
+    elif not items:
+        click.echo("no workflows yet (record one, or: procedura workflows import FILE)")
+    else:
+        _table(_summary_rows(items), _SUMMARY_HEADERS)
+
+
+def _version_json(v: WorkflowVersion) -> dict[str, Any]:
+    data = v.model_dump(mode="json")
+    return data
+
+
+@workflows.command("show")
+@click.argument("ref")
+@click.option(
+    "--version", "version", type=click.IntRange(min=1), help="A version (default: latest)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: bool) -> None:
+    """Show a workflow: parameters, steps and review history. REF is an id, id prefix or name."""
+    with _services(ctx, write=False) as services:
+        current = services.workflows.get(ref, version)
+        summary = services.workflows.summary(current.workflow_id)
+        history = services.workflows.versions(current.workflow_id)
+    if as_json:
+        _emit_json(
+            {
+                "summary": _summary_json(summary),
+                "version": _version_json(current),
+                "versions": [
+                    {
+                        "version": v.version,
+                        "status": v.status.value,
+                        "created_at": v.created_at.isoformat(),
+                        "created_by": v.created_by,
+                        "change_note": v.change_note,
+                    }
+                    for v in history
+                ],
+            }
+        )
+        return
+    wf = current.workflow
+    click.echo(f"{wf.name}  [{summary.id}]")
+    click.echo(
+        f"version {wf.version} ({current.status.value}) of {summary.latest_version}; "
+        f"approved: {summary.approved_version or 'none'}"
+    )
+    if wf.description:
+        click.echo(f"\n{wf.description}")
+    if wf.domains:
+        click.echo(f"domains: {', '.join(wf.domains)}")
+    if wf.intent_template:
+        click.echo(f"intent:  {wf.intent_template}")
+    if wf.parameters:
+        click.echo("\nparameters:")
+        for p in wf.parameters:
+            extra = f" = {p.default!r}" if p.default is not None else ""
+            req = "" if p.required else " (optional)"
+            desc = f"  {p.description}" if p.description else ""
+            click.echo(f"  {p.name}: {p.type.value}{extra}{req}{desc}")
+    click.echo(f"\nsteps ({len(wf.steps)}):")
+    for i, step in enumerate(wf.steps, 1):
+        flags = " [irreversible]" if step.irreversible else ""
+        flags += " [optional]" if step.optional else ""
+        click.echo(f"  {i:>2}. {step.title}  ({step.kind}){flags}")
+    click.echo("\nhistory:")
+    for v in history:
+        for t in v.transitions:
+            frm = t.from_status.value if t.from_status else "new"
+            comment = f": {t.comment}" if t.comment else ""
+            click.echo(
+                f"  v{v.version} {t.at.astimezone():%Y-%m-%d %H:%M} {t.actor} "
+                f"{frm} → {t.to_status.value}{comment}"
+            )
+
+
+@workflows.command("search")
+@click.argument("query")
+@click.option("--status", type=_STATUS, help="Only workflows with this status.")
+@click.option("--domain", help="Only workflows for this domain.")
+@click.option("-n", "--limit", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def workflows_search(
+    ctx: click.Context,
+    query: str,
+    status: str | None,
+    domain: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Find workflows by meaning: QUERY says what you want to do."""
+    with _services(ctx, write=True) as services:
+        matches = services.workflows.search(
+            query, limit=limit, status=WorkflowStatus(status) if status else None, domain=domain
+        )
+    if as_json:
+        _emit_json([{"score": m.score, **_summary_json(m.workflow)} for m in matches])
+    elif not matches:
+        click.echo("no matching workflows")
+    else:
+        rows = [
+            [f"{m.score:.2f}", *r]
+            for m, r in zip(matches, _summary_rows([m.workflow for m in matches]), strict=True)
+        ]
+        _table(rows, ["SCORE", *_SUMMARY_HEADERS])
+
+
+@workflows.command("import")
+@click.argument("file")
+@click.pass_context
+def workflows_import(ctx: click.Context, file: str) -> None:
+    """Import a workflow document (JSON) as a new draft version. FILE may be - for stdin."""
+    data, source = _read_input(file)
+    with _services(ctx, write=True) as services:
+        settings: Settings = services.settings
+        result = services.workflows.import_json(data, actor=settings.actor, source=source)
+    v = result.version
+    if result.created:
+        click.echo(
+            f"imported {v.workflow.name!r} as {v.workflow_id[:8]} version {v.version} (draft)"
+        )
+    else:
+        click.echo(f"{v.workflow.name!r} is unchanged (version {v.version}); nothing imported")
+
+
+@workflows.command("export")
+@click.argument("ref")
+@click.option(
+    "--version", "version", type=click.IntRange(min=1), help="A version (default: latest)."
+)
+@click.option("-o", "--out", help="Write to this file instead of standard output.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.pass_context
+def workflows_export(
+    ctx: click.Context, ref: str, version: int | None, out: str | None, force: bool
+) -> None:
+    """Export a workflow version as a JSON document."""
+    with _services(ctx, write=False) as services:
+        text = services.workflows.export_json(ref, version)
+    _write_output(text, out, force)
+
+
+def _review_command(
+    name: str, help_text: str, action: Callable[..., WorkflowVersion], past: str
+) -> None:
+    @workflows.command(name, help=help_text)
+    @click.argument("ref")
+    @click.option(
+        "--version", "version", type=click.IntRange(min=1), help="A version (default: latest)."
+    )
+    @click.option("-m", "--comment", default="", help="Why.")
+    @click.option("--actor", help="Who (default: the setting `actor`, else your user name).")
+    @click.pass_context
+    def command(
+        ctx: click.Context, ref: str, version: int | None, comment: str, actor: str | None
+    ) -> None:
+        with _services(ctx, write=True) as services:
+            who = actor or services.settings.actor
+            v = action(services.workflows, ref, actor=who, version=version, comment=comment)
+        click.echo(f"{v.workflow.name!r} version {v.version} {past}")
+
+
+_review_command(
+    "submit",
+    "Submit a draft version for review.",
+    lambda lib, ref, **kw: lib.submit(ref, **kw),
+    "is in review",
+)
+_review_command(
+    "approve",
+    "Approve a version: it becomes the one that runs from the tray.",
+    lambda lib, ref, **kw: lib.approve(ref, **kw),
+    "is approved",
+)
+_review_command(
+    "request-changes",
+    "Send a version in review back to draft with a comment (-m) saying what to change.",
+    lambda lib, ref, **kw: lib.request_changes(ref, **kw),
+    "is back in draft",
+)
+
+
+@workflows.command("archive")
+@click.argument("ref")
+@click.option("-m", "--comment", default="", help="Why.")
+@click.option("--actor", help="Who (default: your user name).")
+@click.pass_context
+def workflows_archive(ctx: click.Context, ref: str, comment: str, actor: str | None) -> None:
+    """Archive a workflow: it leaves the library and the tray, but nothing is deleted."""
+    with _services(ctx, write=True) as services:
+        s = services.workflows.archive(ref, actor=actor or services.settings.actor, comment=comment)
+    click.echo(f"{s.name!r} is archived (restore it with: procedura workflows restore {s.id[:8]})")
+
+
+@workflows.command("restore")
+@click.argument("ref")
+@click.option("-m", "--comment", default="", help="Why.")
+@click.option("--actor", help="Who (default: your user name).")
+@click.pass_context
+def workflows_restore(ctx: click.Context, ref: str, comment: str, actor: str | None) -> None:
+    """Bring an archived workflow back; its latest version becomes a draft to review again."""
+    with _services(ctx, write=True) as services:
+        v = services.workflows.restore(ref, actor=actor or services.settings.actor, comment=comment)
+    click.echo(f"{v.workflow.name!r} version {v.version} is a draft again")
+
+
+@workflows.command("pin")
+@click.argument("ref")
+@click.option("--off", is_flag=True, help="Unpin instead.")
+@click.pass_context
+def workflows_pin(ctx: click.Context, ref: str, off: bool) -> None:
+    """Pin a workflow so lists and the tray show it first."""
+    with _services(ctx, write=True) as services:
+        s = services.workflows.set_pinned(ref, not off)
+    click.echo(f"{s.name!r} is {'pinned' if s.pinned else 'not pinned'}")
+
+
+@workflows.command("delete")
+@click.argument("ref")
+@click.option("--yes", is_flag=True, help="Confirm: delete every version and run for good.")
+@click.pass_context
+def workflows_delete(ctx: click.Context, ref: str, yes: bool) -> None:
+    """Delete a workflow with all its versions and runs (archive keeps them instead)."""
+    with _services(ctx, write=True) as services:
+        s = services.workflows.delete(ref, confirmed=yes)
+    click.echo(f"deleted {s.name!r}")
+
+
+# ── trajectories ────────────────────────────────────────────────────────────────────────────
+
+
+@cli.group(cls=_Group)
+def trajectories() -> None:
+    """List, show, import and export recorded demonstrations."""
+
+
+def _trajectory_rows(items: Sequence[TrajectorySummary]) -> list[list[str]]:
+    return [
+        [
+            t.id[:8],
+            t.kind.value,
+            f"{t.started_at.astimezone():%Y-%m-%d %H:%M}",
+            str(t.event_count),
+            _short(t.intent or "-", 50),
+            _short(t.start or "-", 40),
+        ]
+        for t in items
+    ]
+
+
+@trajectories.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def trajectories_list(ctx: click.Context, as_json: bool) -> None:
+    """List recorded demonstrations, newest first."""
+    with _services(ctx, write=False) as services:
+        items = services.trajectories.list()
+    if as_json:
+        _emit_json([t.model_dump(mode="json") for t in items])
+    elif not items:
+        click.echo("no recordings yet")
+    else:
+        _table(_trajectory_rows(items), ["ID", "KIND", "STARTED", "EVENTS", "INTENT", "START"])
+
+
+@trajectories.command("show")
+@click.argument("ref")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole document as JSON.")
+@click.pass_context
+def trajectories_show(ctx: click.Context, ref: str, as_json: bool) -> None:
+    """Show a recording's events. REF is an id or a unique id prefix."""
+    with _services(ctx, write=False) as services:
+        t = services.trajectories.get(ref)
+    if as_json:
+        _emit_json(t.model_dump(mode="json"))
+        return
+    click.echo(f"{t.intent or '(no intent)'}  [{t.id}]")
+    click.echo(
+        f"{t.kind.value}, started {t.started_at.astimezone():%Y-%m-%d %H:%M:%S}, "
+        f"from {t.start_url or t.start_app or '-'}"
+    )
+    for i, e in enumerate(t.events):
+        what = e.target.locators[0].describe() if e.target else (e.url or e.key or "")
+        value = "" if e.value is None else (" = [secret]" if e.is_secret else f" = {e.value!r}")
+        click.echo(f"  {i:>3}. {e.action.value:<12} {_short(what, 60)}{_short(value, 40)}")
+
+
+@trajectories.command("import")
+@click.argument("file")
+@click.pass_context
+def trajectories_import(ctx: click.Context, file: str) -> None:
+    """Import a trajectory document (JSON). FILE may be - for stdin."""
+    data, source = _read_input(file)
+    with _services(ctx, write=True) as services:
+        t = services.trajectories.import_json(data, source=source)
+    click.echo(f"imported trajectory {t.id[:8]} ({len(t.events)} events)")
+
+
+@trajectories.command("export")
+@click.argument("ref")
+@click.option("-o", "--out", help="Write to this file instead of standard output.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.pass_context
+def trajectories_export(ctx: click.Context, ref: str, out: str | None, force: bool) -> None:
+    """Export a trajectory as a JSON document."""
+    with _services(ctx, write=False) as services:
+        text = services.trajectories.export_json(ref)
+    _write_output(text, out, force)
+
+
+@trajectories.command("delete")
+@click.argument("ref")
+@click.option("--yes", is_flag=True, help="Confirm: delete the recording for good.")
+@click.pass_context
+def trajectories_delete(ctx: click.Context, ref: str, yes: bool) -> None:
+    """Delete a recording."""
+    with _services(ctx, write=True) as services:
+        s = services.trajectories.delete(ref, confirmed=yes)
+    click.echo(f"deleted recording {s.id[:8]}")
+
+
+# ── index ───────────────────────────────────────────────────────────────────────────────────
+
+
+@cli.command()
+@click.pass_context
+def reindex(ctx: click.Context) -> None:
+    """Rebuild the semantic search index from the database."""
+    with _services(ctx, write=True) as services:
+        workflows_n, experiences_n = services.workflows.reindex()
+    click.echo(f"indexed {workflows_n} workflows and {experiences_n} experiences")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the command line (the ``procedura`` console script)."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="procedura")

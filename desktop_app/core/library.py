@@ -1,0 +1,321 @@
+"""The workflow library: versions, review, semantic search, import and export.
+
+SQLite is the source of truth; the semantic index follows it and can be rebuilt with
+:meth:`WorkflowLibrary.reindex`.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from desktop_app.core.documents import dump_document, load_workflow
+from desktop_app.core.errors import ConfirmationRequired, StoreError, TransitionError
+from desktop_app.core.models.common import utcnow
+from desktop_app.core.models.workflow import (
+    ALLOWED_TRANSITIONS,
+    StatusTransition,
+    Workflow,
+    WorkflowStatus,
+    WorkflowVersion,
+)
+from desktop_app.core.ports import ExperienceStore, SearchIndex, WorkflowStore
+from desktop_app.core.references import resolve_reference
+from desktop_app.core.views import IndexedWorkflow, WorkflowMatch, WorkflowSummary
+
+__all__ = ["SaveResult", "WorkflowLibrary"]
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    """What a save did: the version now current, and whether a new one was created."""
+
+    version: WorkflowVersion
+    created: bool
+
+
+def _same_content(a: Workflow, b: Workflow) -> bool:
+    return a.model_dump(exclude={"version"}) == b.model_dump(exclude={"version"})
+
+
+class WorkflowLibrary:
+    """Every operation on workflows the app, the tray and the command line offer.
+
+    Args:
+        store: the workflow store (source of truth).
+        index: the semantic index, or a callable returning it (opened on first use, since
+            opening it is slow and most commands do not need it).
+        experiences: remembered repairs, re-indexed by :meth:`reindex`.
+    """
+
+    def __init__(
+        self,
+        store: WorkflowStore,
+        index: SearchIndex | Callable[[], SearchIndex],
+        experiences: ExperienceStore,
+    ) -> None:
+        self._store = store
+        self._index_or_factory = index
+        self._index: SearchIndex | None = None
+        self._experiences = experiences
+
+    @property
+    def index(self) -> SearchIndex:
+        """The semantic index (opened on first use)."""
+        if self._index is None:
+            source = self._index_or_factory
+            self._index = source() if callable(source) else source
+        return self._index
+
+    # ── references ──────────────────────────────────────────────────────────────────────────
+
+    def resolve(self, ref: str) -> str:
+        """The id of the workflow *ref* names: its id, a unique id prefix, or its exact name."""
+        return resolve_reference(
+            ref, self._store.find(ref), noun="workflow", all_names=self._store.names
+        )
+
+    # ── reads ───────────────────────────────────────────────────────────────────────────────
+
+    def get(self, ref: str, version: int | None = None) -> WorkflowVersion:
+        """A version of a workflow (the latest when *version* is None)."""
+        return self._store.get_version(self.resolve(ref), version)
+
+    def runnable(self, ref: str) -> WorkflowVersion:
+        """The version that runs from the tray: the highest approved one.
+
+        Raises:
+            TransitionError: no version of the workflow is approved.
+        """
+        summary = self._store.summary(self.resolve(ref))
+        if summary.approved_version is None:
+            raise TransitionError(
+                f"workflow {summary.name!r} has no approved version; approve one first "
+                f"(procedura workflows approve {summary.id[:8]})"
+            )
+        return self._store.get_version(summary.id, summary.approved_version)
+
+    def versions(self, ref: str) -> list[WorkflowVersion]:
+        """Every version of a workflow, oldest first."""
+        return self._store.versions(self.resolve(ref))
+
+    def summary(self, ref: str) -> WorkflowSummary:
+        """One workflow's list entry."""
+        return self._store.summary(self.resolve(ref))
+
+    def list(
+        self, *, status: WorkflowStatus | None = None, domain: str | None = None
+    ) -> list[WorkflowSummary]:
+        """Workflows, pinned first then most recently changed; archived ones only when asked."""
+        found = self._store.summaries(status=status)
+        if status is None:
+            found = [s for s in found if s.status is not WorkflowStatus.ARCHIVED]
+        if domain is not None:
+            found = [s for s in found if _has_domain(s.domains, domain)]
+        return found
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        status: WorkflowStatus | None = None,
+        domain: str | None = None,
+    ) -> builtins.list[WorkflowMatch]:
+        """Workflows whose meaning is closest to *query* ("What do you want to do?"), best first."""
+        if not query.strip():
+            return []
+        hits = self.index.search_workflows(query, limit=limit, status=status, domain=domain)
+        summaries = {s.id: s for s in self._store.summaries(ids=[h.id for h in hits])}
+        matches = [
+            WorkflowMatch(workflow=summaries[h.id], score=h.score)
+            for h in hits
+            if h.id in summaries
+        ]
+        if status is None:
+            matches = [m for m in matches if m.workflow.status is not WorkflowStatus.ARCHIVED]
+        return matches
+
+    def count(self) -> tuple[int, int]:
+        """How many workflows and versions are stored."""
+        return self._store.count()
+
+    def export_json(self, ref: str, version: int | None = None) -> str:
+        """A version as a workflow document (JSON text)."""
+        return dump_document(self.get(ref, version).workflow)
+
+    # ── writes ──────────────────────────────────────────────────────────────────────────────
+
+    def save(
+        self,
+        workflow: Workflow,
+        *,
+        actor: str,
+        change_note: str = "",
+        parent_version: int | None = None,
+    ) -> SaveResult:
+        """Save *workflow* as a new draft version; never changes an existing version.
+
+        A workflow whose id is new starts at version 1; otherwise it becomes the next version.
+        Content identical to the latest version creates nothing.
+        """
+        if any(found == workflow.id for found, _ in self._store.find(workflow.id)):
+            latest = self._store.get_version(workflow.id)
+            if _same_content(latest.workflow, workflow):
+                return SaveResult(latest, created=False)
+            number = latest.version + 1
+            parent = parent_version if parent_version is not None else latest.version
+        else:
+            number, parent = 1, None
+        stored = workflow.model_copy(update={"version": number})
+        now = utcnow()
+        version = WorkflowVersion(
+            workflow=stored,
+            status=WorkflowStatus.DRAFT,
+            created_at=now,
+            created_by=actor,
+            parent_version=parent,
+            change_note=change_note,
+            transitions=(
+                StatusTransition(
+                    from_status=None,
+                    to_status=WorkflowStatus.DRAFT,
+                    actor=actor,
+                    at=now,
+                    comment=change_note,
+                ),
+            ),
+        )
+        self._store.add_version(version)
+        self._reindex_one(stored.id)
+        return SaveResult(version, created=True)
+
+    def import_json(self, data: bytes | str, *, actor: str, source: str = "") -> SaveResult:
+        """Validate a workflow document and save it as a new draft version.
+
+        Nothing is written unless the whole document is valid. An imported workflow is never
+        approved on arrival: it goes through review here like any other draft.
+        """
+        workflow = load_workflow(data, source=source)
+        note = f"imported from {source}" if source else "imported"
+        return self.save(workflow, actor=actor, change_note=note)
+
+    def submit(
+        self, ref: str, *, actor: str, version: int | None = None, comment: str = ""
+    ) -> WorkflowVersion:
+        """Submit a draft for review."""
+        return self._transition(ref, version, WorkflowStatus.IN_REVIEW, actor, comment)
+
+    def approve(
+        self, ref: str, *, actor: str, version: int | None = None, comment: str = ""
+    ) -> WorkflowVersion:
+        """Approve a version (the latest when *version* is None); it becomes the one that runs."""
+        return self._transition(ref, version, WorkflowStatus.APPROVED, actor, comment)
+
+    def request_changes(
+        self, ref: str, *, actor: str, comment: str, version: int | None = None
+    ) -> WorkflowVersion:
+        """Send a version in review back to draft, saying what to change."""
+        if not comment.strip():
+            raise TransitionError("say what should change: a comment is required")
+        return self._transition(ref, version, WorkflowStatus.DRAFT, actor, comment)
+
+    def archive(self, ref: str, *, actor: str, comment: str = "") -> WorkflowSummary:
+        """Archive every version of a workflow: it leaves the library and the tray, but is kept."""
+        workflow_id = self.resolve(ref)
+        changed = False
+        for v in self._store.versions(workflow_id):
+            if v.status is not WorkflowStatus.ARCHIVED:
+                self._store.record_transition(
+                    workflow_id,
+                    v.version,
+                    StatusTransition(
+                        from_status=v.status,
+                        to_status=WorkflowStatus.ARCHIVED,
+                        actor=actor,
+                        comment=comment,
+                    ),
+                )
+                changed = True
+        if not changed:
+            raise TransitionError(f"workflow {ref!r} is already archived")
+        self._reindex_one(workflow_id)
+        return self._store.summary(workflow_id)
+
+    def restore(self, ref: str, *, actor: str, comment: str = "") -> WorkflowVersion:
+        """Bring an archived workflow back: its latest version becomes a draft again."""
+        workflow_id = self.resolve(ref)
+        latest = self._store.get_version(workflow_id)
+        return self._transition(workflow_id, latest.version, WorkflowStatus.DRAFT, actor, comment)
+
+    def set_pinned(self, ref: str, pinned: bool) -> WorkflowSummary:
+        """Pin or unpin a workflow (pinned ones come first in lists and the tray)."""
+        workflow_id = self.resolve(ref)
+        self._store.set_pinned(workflow_id, pinned)
+        return self._store.summary(workflow_id)
+
+    def delete(self, ref: str, *, confirmed: bool) -> WorkflowSummary:
+        """Delete a workflow with every version, run and experience. Needs *confirmed*."""
+        summary = self._store.summary(self.resolve(ref))
+        if not confirmed:
+            raise ConfirmationRequired(
+                f"deleting {summary.name!r} removes its {summary.latest_version} version(s) and "
+                "their run history for good; confirm to go ahead (--yes)"
+            )
+        self._store.delete_workflow(summary.id)
+        self.index.remove_workflow(summary.id)
+        return summary
+
+    def reindex(self) -> tuple[int, int]:
+        """Rebuild the index from the stores; return how many workflows and experiences."""
+        summaries = self._store.summaries()
+        entries = [
+            IndexedWorkflow.of(self._store.get_version(s.id).workflow, s.status) for s in summaries
+        ]
+        experiences = self._experiences.experiences()
+        index = self.index
+        index.clear()
+        for start in range(0, len(entries), 256):
+            index.upsert_workflows(entries[start : start + 256])
+        for start in range(0, len(experiences), 256):
+            index.upsert_experiences(experiences[start : start + 256])
+        return len(entries), len(experiences)
+
+    # ── internals ───────────────────────────────────────────────────────────────────────────
+
+    def _transition(
+        self, ref: str, version: int | None, to: WorkflowStatus, actor: str, comment: str
+    ) -> WorkflowVersion:
+        workflow_id = self.resolve(ref)
+        current = self._store.get_version(workflow_id, version)
+        if to not in ALLOWED_TRANSITIONS[current.status]:
+            raise TransitionError(
+                f"version {current.version} of {current.workflow.name!r} "
+                f"is {current.status.value}; "
+                f"it cannot become {to.value}"
+            )
+        updated = self._store.record_transition(
+            workflow_id,
+            current.version,
+            StatusTransition(
+                from_status=current.status, to_status=to, actor=actor, comment=comment
+            ),
+        )
+        self._reindex_one(workflow_id)
+        return updated
+
+    def _reindex_one(self, workflow_id: str) -> None:
+        summary = self._store.summary(workflow_id)
+        latest = self._store.get_version(workflow_id).workflow
+        try:
+            self.index.upsert_workflows([IndexedWorkflow.of(latest, summary.status)])
+        except StoreError as exc:
+            raise StoreError(
+                f"saved, but the search index could not be updated ({exc}); run `procedura reindex`"
+            ) from None
+
+
+def _has_domain(domains: tuple[str, ...], wanted: str) -> bool:
+    wanted = wanted.lower()
+    return any(d.lower() == wanted or d.lower().endswith("." + wanted) for d in domains)

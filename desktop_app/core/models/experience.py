@@ -1,0 +1,40 @@
+"""A remembered repair: what drifted on a page and what worked instead."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AwareDatetime, Field
+
+from desktop_app.core.models.common import SCHEMA_VERSION, FrozenModel, new_id, utcnow
+from desktop_app.core.models.run import Resolution
+from desktop_app.core.models.target import Fingerprint, Locator
+
+__all__ = ["Experience"]
+
+
+class Experience(FrozenModel):
+    """What a repair taught, retrieved first the next time a similar step fails."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    document: Literal["experience"] = "experience"
+    id: str = Field(default_factory=new_id)
+    created_at: AwareDatetime = Field(default_factory=utcnow)
+    workflow_id: str
+    workflow_version: int = Field(ge=1)
+    step_id: str
+    step_title: str
+    step_kind: str
+    page_url: str | None = None
+    page_title: str | None = None
+    failed_locators: tuple[Locator, ...] = ()
+    repaired_locator: Locator
+    fingerprint: Fingerprint | None = None
+    resolution: Resolution
+    reason: str = ""
+
+    def search_text(self) -> str:
+        """The text the experience is indexed by for retrieval."""
+        parts = [self.step_title, self.step_kind, self.page_title or "", self.page_url or ""]
+        parts += [loc.describe() for loc in self.failed_locators]
+        return " | ".join(p for p in parts if p)

@@ -1,0 +1,135 @@
+"""One replay of a workflow version and how each of its steps went."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Final, Literal
+
+from pydantic import AwareDatetime, Field, model_validator
+
+from desktop_app.core.models.common import (
+    SCHEMA_VERSION,
+    FrozenModel,
+    JsonScalar,
+    MediaRef,
+    new_id,
+    utcnow,
+)
+from desktop_app.core.models.target import Locator
+from desktop_app.core.models.workflow import ParameterType, Workflow
+
+__all__ = [
+    "MASK",
+    "Resolution",
+    "Run",
+    "RunStatus",
+    "RunStep",
+    "RunTrigger",
+    "StepStatus",
+    "mask_parameters",
+]
+
+#: What a secret parameter's value is replaced with in a run record.
+MASK: Final = "••••••"
+
+
+class RunStatus(StrEnum):
+    """How a run ended (or that it is still going)."""
+
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    ABORTED = "aborted"
+    INTERRUPTED = "interrupted"
+
+
+class RunTrigger(StrEnum):
+    """What started a run."""
+
+    CLI = "cli"
+    GUI = "gui"
+    TRAY = "tray"
+    BATCH = "batch"
+    INTENT = "intent"
+
+
+class StepStatus(StrEnum):
+    """How one step went."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class Resolution(StrEnum):
+    """Which rung of the healing ladder found the step's element."""
+
+    DIRECT = "direct"
+    ALTERNATE = "alternate"
+    FINGERPRINT = "fingerprint"
+    EXPERIENCE = "experience"
+    LLM = "llm"
+    PERSON = "person"
+    NOT_NEEDED = "not_needed"
+
+
+class RunStep(FrozenModel):
+    """The outcome of one step of a run."""
+
+    index: int = Field(ge=0)
+    step_id: str
+    title: str
+    status: StepStatus
+    resolution: Resolution | None = None
+    locator: Locator | None = None
+    started_at: AwareDatetime
+    duration_ms: float = Field(ge=0)
+    llm_calls: int = Field(default=0, ge=0)
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+    screenshot: MediaRef | None = None
+    error: str | None = None
+    detail: str | None = None
+
+
+class Run(FrozenModel):
+    """A replay: which version, with which (masked) parameters, and how each step went."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    document: Literal["run"] = "run"
+    id: str = Field(default_factory=new_id)
+    workflow_id: str
+    workflow_version: int = Field(ge=1)
+    status: RunStatus = RunStatus.RUNNING
+    trigger: RunTrigger = RunTrigger.CLI
+    parameters: dict[str, JsonScalar] = Field(default_factory=dict)
+    secret_parameters: tuple[str, ...] = ()
+    started_at: AwareDatetime = Field(default_factory=utcnow)
+    finished_at: AwareDatetime | None = None
+    steps: tuple[RunStep, ...] = ()
+    error: str | None = None
+    proposed_version: int | None = Field(default=None, ge=1)
+
+    @property
+    def llm_calls(self) -> int:
+        """LLM calls over all steps."""
+        return sum(s.llm_calls for s in self.steps)
+
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens over all steps."""
+        return sum(s.prompt_tokens + s.completion_tokens for s in self.steps)
+
+    @model_validator(mode="after")
+    def _secrets_masked(self) -> Run:
+        for name in self.secret_parameters:
+            if self.parameters.get(name, MASK) != MASK:
+                raise ValueError(f"secret parameter {name!r} is not masked in the run record")
+        return self
+
+
+def mask_parameters(workflow: Workflow, values: Mapping[str, JsonScalar]) -> dict[str, JsonScalar]:
+    """*values* with every secret parameter's value replaced by :data:`MASK`."""
+    secret = {p.name for p in workflow.parameters if p.type is ParameterType.SECRET}
+    return {k: (MASK if k in secret else v) for k, v in values.items()}

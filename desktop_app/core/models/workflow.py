@@ -1,0 +1,531 @@
+"""What should be done: a parameterized, versioned procedure and its review status."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from enum import StrEnum
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import AwareDatetime, Field, model_validator
+
+from desktop_app.core.models.common import (
+    SCHEMA_VERSION,
+    DocumentPathError,
+    FrozenModel,
+    Identifier,
+    JsonScalar,
+    MediaRef,
+    Point,
+    new_id,
+    utcnow,
+)
+from desktop_app.core.models.target import Target
+from desktop_app.core.templating import placeholders
+
+__all__ = [
+    "ALLOWED_TRANSITIONS",
+    "AgentStep",
+    "AssertStep",
+    "CallStep",
+    "CheckStep",
+    "ClickStep",
+    "DesktopClickStep",
+    "DesktopTypeStep",
+    "ElementHidden",
+    "ElementVisible",
+    "Expectation",
+    "ExtractStep",
+    "FillStep",
+    "GotoStep",
+    "HotkeyStep",
+    "ImageVisible",
+    "Parameter",
+    "ParameterType",
+    "PressStep",
+    "ScrollStep",
+    "SelectStep",
+    "StatusTransition",
+    "Step",
+    "StepKind",
+    "TextPresent",
+    "TitleMatches",
+    "UrlMatches",
+    "WaitForStep",
+    "WindowTitleMatches",
+    "Workflow",
+    "WorkflowStatus",
+    "WorkflowVersion",
+]
+
+
+# ── parameters ──────────────────────────────────────────────────────────────────────────────
+
+
+class ParameterType(StrEnum):
+    """The type of a workflow parameter."""
+
+    TEXT = "text"
+    NUMBER = "number"
+    DATE = "date"
+    EMAIL = "email"
+    CHOICE = "choice"
+    BOOL = "bool"
+    SECRET = "secret"
+
+
+class Parameter(FrozenModel):
+    """A value the workflow asks for each time it runs."""
+
+    name: Identifier
+    type: ParameterType = ParameterType.TEXT
+    description: str = ""
+    default: JsonScalar = None
+    choices: tuple[str, ...] = ()
+    required: bool = True
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Parameter:
+        if self.type is ParameterType.SECRET and self.default is not None:
+            raise ValueError(
+                "a secret parameter cannot have a default: secrets live in the keyring "
+                "or are asked for at run time"
+            )
+        if self.type is ParameterType.CHOICE:
+            if not self.choices:
+                raise ValueError("a choice parameter needs at least one choice")
+            if self.default is not None and str(self.default) not in self.choices:
+                raise ValueError(f"default {self.default!r} is not one of the choices")
+        elif self.choices:
+            raise ValueError("only a choice parameter has choices")
+        if self.default is not None:
+            if self.type is ParameterType.BOOL and not isinstance(self.default, bool):
+                raise ValueError("a bool parameter's default must be true or false")
+            if self.type is ParameterType.NUMBER and (
+                isinstance(self.default, bool) or not isinstance(self.default, int | float)
+            ):
+                raise ValueError("a number parameter's default must be a number")
+        return self
+
+
+# ── expectations (postconditions) ───────────────────────────────────────────────────────────
+
+
+class UrlMatches(FrozenModel):
+    """The page URL matches a pattern (``*`` matches anything; ``regex`` for a regular one)."""
+
+    kind: Literal["url"] = "url"
+    pattern: str = Field(min_length=1)
+    match: Literal["glob", "regex", "exact"] = "glob"
+
+
+class TitleMatches(FrozenModel):
+    """The page title contains this text."""
+
+    kind: Literal["title"] = "title"
+    text: str = Field(min_length=1)
+
+
+class ElementVisible(FrozenModel):
+    """An element is visible."""
+
+    kind: Literal["visible"] = "visible"
+    target: Target
+
+
+class ElementHidden(FrozenModel):
+    """An element is hidden or gone."""
+
+    kind: Literal["hidden"] = "hidden"
+    target: Target
+
+
+class TextPresent(FrozenModel):
+    """Some text is on the page."""
+
+    kind: Literal["text"] = "text"
+    text: str = Field(min_length=1)
+
+
+class WindowTitleMatches(FrozenModel):
+    """The active desktop window's title matches a pattern."""
+
+    kind: Literal["window_title"] = "window_title"
+    pattern: str = Field(min_length=1)
+    match: Literal["glob", "regex", "exact"] = "glob"
+
+
+class ImageVisible(FrozenModel):
+    """A recorded image anchor is visible on screen."""
+
+    kind: Literal["image"] = "image"
+    anchor: MediaRef
+
+
+Expectation = Annotated[
+    UrlMatches
+    | TitleMatches
+    | ElementVisible
+    | ElementHidden
+    | TextPresent
+    | WindowTitleMatches
+    | ImageVisible,
+    Field(discriminator="kind"),
+]
+
+
+# ── steps ───────────────────────────────────────────────────────────────────────────────────
+
+StepKind = Literal[
+    "goto",
+    "click",
+    "fill",
+    "select",
+    "check",
+    "press",
+    "scroll",
+    "wait_for",
+    "assert",
+    "extract",
+    "call",
+    "agent",
+    "desktop_click",
+    "desktop_type",
+    "hotkey",
+]
+
+DEFAULT_TIMEOUT_S: Final = 10.0
+
+
+def _new_step_id() -> str:
+    return new_id()[:12]
+
+
+class _StepBase(FrozenModel):
+    id: str = Field(default_factory=_new_step_id, min_length=1, max_length=64)
+    title: str = Field(min_length=1, max_length=500)
+    expectations: tuple[Expectation, ...] = ()
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, le=3600)
+    irreversible: bool = False
+    optional: bool = False
+    screenshot: MediaRef | None = None
+    source_events: tuple[int, ...] = ()
+
+    @property
+    def target_or_none(self) -> Target | None:
+        """The element the step acts on, if it has one."""
+        target = getattr(self, "target", None)
+        return target if isinstance(target, Target) else None
+
+
+class GotoStep(_StepBase):
+    """Open a URL."""
+
+    kind: Literal["goto"] = "goto"
+    url: str = Field(min_length=1)
+
+
+class ClickStep(_StepBase):
+    """Click an element."""
+
+    kind: Literal["click"] = "click"
+    target: Target
+    button: Literal["left", "right", "middle"] = "left"
+    click_count: int = Field(default=1, ge=1, le=3)
+    modifiers: tuple[Literal["Alt", "Control", "Meta", "Shift"], ...] = ()
+
+
+class FillStep(_StepBase):
+    """Type a value into a field, replacing what is there."""
+
+    kind: Literal["fill"] = "fill"
+    target: Target
+    value: str
+
+
+class SelectStep(_StepBase):
+    """Choose an option (by label or value) in a select."""
+
+    kind: Literal["select"] = "select"
+    target: Target
+    value: str
+
+
+class CheckStep(_StepBase):
+    """Check or uncheck a checkbox or radio button."""
+
+    kind: Literal["check"] = "check"
+    target: Target
+    checked: bool = True
+
+
+class PressStep(_StepBase):
+    """Press a key or chord (``Enter``, ``Control+S``), on an element or the page."""
+
+    kind: Literal["press"] = "press"
+    target: Target | None = None
+    key: str = Field(min_length=1)
+
+
+class ScrollStep(_StepBase):
+    """Scroll the page or an element."""
+
+    kind: Literal["scroll"] = "scroll"
+    target: Target | None = None
+    dx: float = 0
+    dy: float = 0
+
+
+class WaitForStep(_StepBase):
+    """Wait until a condition holds."""
+
+    kind: Literal["wait_for"] = "wait_for"
+    condition: Expectation
+
+
+class AssertStep(_StepBase):
+    """Fail the run unless a condition holds."""
+
+    kind: Literal["assert"] = "assert"
+    condition: Expectation
+
+
+class ExtractStep(_StepBase):
+    """Read a value from the page into a variable later steps use as ``{variable}``."""
+
+    kind: Literal["extract"] = "extract"
+    target: Target
+    variable: Identifier
+    attribute: str | None = None
+    pattern: str | None = None
+
+
+class CallStep(_StepBase):
+    """Run another workflow with mapped arguments."""
+
+    kind: Literal["call"] = "call"
+    workflow_id: str = Field(min_length=1)
+    version: int | None = Field(default=None, ge=1)
+    arguments: dict[str, str] = Field(default_factory=dict)
+
+
+class AgentStep(_StepBase):
+    """An open-ended step an LLM performs, e.g. "pick the cheapest result"."""
+
+    kind: Literal["agent"] = "agent"
+    instruction: str = Field(min_length=1)
+    max_actions: int = Field(default=10, ge=1, le=100)
+    output_variable: Identifier | None = None
+
+
+class DesktopClickStep(_StepBase):
+    """Click in a desktop window, found by title; the point is relative to the window."""
+
+    kind: Literal["desktop_click"] = "desktop_click"
+    window_title: str | None = None
+    app: str | None = None
+    point: Point | None = None
+    target: Target | None = None
+    button: Literal["left", "right", "middle"] = "left"
+    click_count: int = Field(default=1, ge=1, le=3)
+
+
+class DesktopTypeStep(_StepBase):
+    """Type text into the focused desktop window."""
+
+    kind: Literal["desktop_type"] = "desktop_type"
+    window_title: str | None = None
+    text: str
+
+
+class HotkeyStep(_StepBase):
+    """Press a key combination on the desktop, e.g. ``["ctrl", "s"]``."""
+
+    kind: Literal["hotkey"] = "hotkey"
+    window_title: str | None = None
+    keys: tuple[str, ...] = Field(min_length=1)
+
+
+Step = Annotated[
+    GotoStep
+    | ClickStep
+    | FillStep
+    | SelectStep
+    | CheckStep
+    | PressStep
+    | ScrollStep
+    | WaitForStep
+    | AssertStep
+    | ExtractStep
+    | CallStep
+    | AgentStep
+    | DesktopClickStep
+    | DesktopTypeStep
+    | HotkeyStep,
+    Field(discriminator="kind"),
+]
+
+
+# ── the workflow document ───────────────────────────────────────────────────────────────────
+
+
+# Fields whose strings are data about the recording, not templates that get rendered.
+_NOT_TEMPLATES: Final = frozenset(
+    {
+        "id",
+        "kind",
+        "title",
+        "screenshot",
+        "fingerprint",
+        "workflow_id",
+        "variable",
+        "output_variable",
+    }
+)
+
+
+def _template_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every string inside a dumped step that gets rendered at run time, with its JSON path."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in _NOT_TEMPLATES:
+                yield from _template_strings(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _template_strings(item, f"{path}[{i}]")
+
+
+class Workflow(FrozenModel):
+    """One version of a workflow's content. Immutable once saved: a change is a new version."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    document: Literal["workflow"] = "workflow"
+    id: str = Field(default_factory=new_id, min_length=1, max_length=64)
+    version: int = Field(default=1, ge=1)
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    domains: tuple[str, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
+    intent_template: str | None = None
+    steps: tuple[Step, ...] = ()
+    source_trajectories: tuple[str, ...] = ()
+
+    def parameter(self, name: str) -> Parameter | None:
+        """The parameter called *name*, if any."""
+        return next((p for p in self.parameters if p.name == name), None)
+
+    @model_validator(mode="after")
+    def _references(self) -> Workflow:
+        seen_params: set[str] = set()
+        for i, param in enumerate(self.parameters):
+            if param.name in seen_params:
+                raise DocumentPathError(
+                    f"parameters[{i}].name", f"parameter {param.name!r} is defined twice"
+                )
+            seen_params.add(param.name)
+        secrets = {p.name for p in self.parameters if p.type is ParameterType.SECRET}
+
+        if self.intent_template is not None:
+            for name in placeholders(self.intent_template):
+                if name not in seen_params:
+                    raise DocumentPathError(
+                        "intent_template", f"{{{name}}} is not a parameter of this workflow"
+                    )
+                if name in secrets:
+                    raise DocumentPathError(
+                        "intent_template", f"secret parameter {{{name}}} cannot be in the intent"
+                    )
+
+        known = set(seen_params)
+        step_ids: set[str] = set()
+        for i, step in enumerate(self.steps):
+            if step.id in step_ids:
+                raise DocumentPathError(f"steps[{i}].id", f"step id {step.id!r} is used twice")
+            step_ids.add(step.id)
+            dumped = step.model_dump(mode="json")
+            for path, text in _template_strings(dumped, f"steps[{i}]"):
+                for name in placeholders(text):
+                    if name not in known:
+                        raise DocumentPathError(
+                            path,
+                            f"{{{name}}} is not a parameter of this workflow "
+                            "nor a variable an earlier step extracts",
+                        )
+            if (
+                isinstance(step, FillStep)
+                and step.target.is_sensitive
+                and step.value != ""
+                and not (
+                    len(names := placeholders(step.value)) == 1
+                    and step.value == f"{{{names[0]}}}"
+                    and names[0] in secrets
+                )
+            ):
+                raise DocumentPathError(
+                    f"steps[{i}].value",
+                    "a password field is filled with a constant; use a secret parameter",
+                )
+            if isinstance(step, ExtractStep):
+                known.add(step.variable)
+            if isinstance(step, AgentStep) and step.output_variable is not None:
+                known.add(step.output_variable)
+        return self
+
+
+# ── versions and review ─────────────────────────────────────────────────────────────────────
+
+
+class WorkflowStatus(StrEnum):
+    """Where a version stands in review. Only an approved version runs from the tray."""
+
+    DRAFT = "draft"
+    IN_REVIEW = "in_review"
+    APPROVED = "approved"
+    ARCHIVED = "archived"
+
+
+#: The status changes review allows: from → the statuses it may go to.
+ALLOWED_TRANSITIONS: Final[dict[WorkflowStatus, frozenset[WorkflowStatus]]] = {
+    WorkflowStatus.DRAFT: frozenset(
+        {WorkflowStatus.IN_REVIEW, WorkflowStatus.APPROVED, WorkflowStatus.ARCHIVED}
+    ),
+    WorkflowStatus.IN_REVIEW: frozenset(
+        {WorkflowStatus.DRAFT, WorkflowStatus.APPROVED, WorkflowStatus.ARCHIVED}
+    ),
+    WorkflowStatus.APPROVED: frozenset({WorkflowStatus.ARCHIVED}),
+    WorkflowStatus.ARCHIVED: frozenset({WorkflowStatus.DRAFT}),
+}
+
+
+class StatusTransition(FrozenModel):
+    """One status change: who, when, from what to what, and why."""
+
+    from_status: WorkflowStatus | None
+    to_status: WorkflowStatus
+    actor: str = Field(min_length=1)
+    at: AwareDatetime = Field(default_factory=utcnow)
+    comment: str = ""
+
+
+class WorkflowVersion(FrozenModel):
+    """A saved version: the immutable content plus its review state and history."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    workflow: Workflow
+    status: WorkflowStatus = WorkflowStatus.DRAFT
+    created_at: AwareDatetime = Field(default_factory=utcnow)
+    created_by: str = Field(min_length=1)
+    parent_version: int | None = Field(default=None, ge=1)
+    change_note: str = ""
+    transitions: tuple[StatusTransition, ...] = ()
+
+    @property
+    def workflow_id(self) -> str:
+        """The id of the workflow this is a version of."""
+        return self.workflow.id
+
+    @property
+    def version(self) -> int:
+        """The version number."""
+        return self.workflow.version

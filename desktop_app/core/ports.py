@@ -1,0 +1,180 @@
+"""The interfaces the core needs from the outside world; adapters implement them.
+
+Every store method either does all it says or nothing (one transaction), and raises
+:class:`~desktop_app.core.errors.NotFoundError` for an unknown id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from desktop_app.core.models.experience import Experience
+from desktop_app.core.models.run import Run
+from desktop_app.core.models.trajectory import Event, Trajectory
+from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, WorkflowVersion
+from desktop_app.core.views import IndexedWorkflow, SearchHit, TrajectorySummary, WorkflowSummary
+
+__all__ = [
+    "ExperienceStore",
+    "MediaStore",
+    "RunStore",
+    "SearchIndex",
+    "TrajectoryStore",
+    "WorkflowStore",
+]
+
+
+class WorkflowStore(Protocol):
+    """Workflows, their immutable versions and their review history."""
+
+    def add_version(self, version: WorkflowVersion) -> None:
+        """Insert a new version (creating the workflow on version 1). Never replaces one."""
+
+    def get_version(self, workflow_id: str, version: int | None = None) -> WorkflowVersion:
+        """One version (the latest when *version* is None)."""
+
+    def versions(self, workflow_id: str) -> list[WorkflowVersion]:
+        """Every version, oldest first."""
+
+    def record_transition(
+        self, workflow_id: str, version: int, transition: StatusTransition
+    ) -> WorkflowVersion:
+        """Set a version's status and append the transition to its history."""
+
+    def summary(self, workflow_id: str) -> WorkflowSummary:
+        """One workflow's summary."""
+
+    def summaries(
+        self, *, status: WorkflowStatus | None = None, ids: Sequence[str] | None = None
+    ) -> list[WorkflowSummary]:
+        """Summaries, most recently updated first, optionally only *status* or only *ids*."""
+
+    def find(self, ref: str) -> list[tuple[str, str]]:
+        """``(id, name)`` of workflows whose id is or starts with *ref*, or whose name is *ref*."""
+
+    def names(self) -> list[str]:
+        """Every workflow's name (for "did you mean" suggestions)."""
+
+    def set_pinned(self, workflow_id: str, pinned: bool) -> None:
+        """Pin or unpin a workflow."""
+
+    def delete_workflow(self, workflow_id: str) -> None:
+        """Remove a workflow with its versions, history, runs and experiences."""
+
+    def count(self) -> tuple[int, int]:
+        """How many workflows and versions."""
+
+
+class TrajectoryStore(Protocol):
+    """Recorded demonstrations. Events can be appended while a recording is under way."""
+
+    def add(self, trajectory: Trajectory) -> None:
+        """Insert a whole trajectory (an import). Fails if the id exists."""
+
+    def begin(self, trajectory: Trajectory) -> None:
+        """Insert a trajectory's header to append events to as they happen."""
+
+    def append_events(self, trajectory_id: str, events: Sequence[Event]) -> None:
+        """Append events to a trajectory, in order."""
+
+    def finish(self, trajectory: Trajectory) -> None:
+        """Update the header (end time) of a trajectory that was begun."""
+
+    def get(self, trajectory_id: str) -> Trajectory:
+        """A trajectory with all its events."""
+
+    def summaries(self) -> list[TrajectorySummary]:
+        """Every trajectory, newest first."""
+
+    def find(self, ref: str) -> list[tuple[str, str]]:
+        """``(id, intent)`` of trajectories whose id is or starts with *ref*."""
+
+    def delete(self, trajectory_id: str) -> None:
+        """Remove a trajectory and its events."""
+
+    def count(self) -> int:
+        """How many trajectories."""
+
+
+class RunStore(Protocol):
+    """Run records."""
+
+    def save_run(self, run: Run) -> None:
+        """Insert or update a run with all its steps."""
+
+    def get_run(self, run_id: str) -> Run:
+        """One run."""
+
+    def runs(self, workflow_id: str | None = None, limit: int = 100) -> list[Run]:
+        """Runs, newest first."""
+
+    def count(self) -> int:
+        """How many runs."""
+
+
+class ExperienceStore(Protocol):
+    """Remembered repairs."""
+
+    def add_experience(self, experience: Experience) -> None:
+        """Insert an experience."""
+
+    def experiences(self) -> list[Experience]:
+        """Every experience, oldest first."""
+
+    def count(self) -> int:
+        """How many experiences."""
+
+
+class MediaStore(Protocol):
+    """Content-addressed files (screenshots, image anchors)."""
+
+    def put(self, data: bytes, extension: str) -> str:
+        """Store *data*; return its media ref (the same bytes always give the same ref)."""
+
+    def get(self, ref: str) -> bytes:
+        """The bytes of *ref*."""
+
+    def path(self, ref: str) -> Path:
+        """Where *ref* lives on disk."""
+
+    def exists(self, ref: str) -> bool:
+        """Whether *ref* is stored."""
+
+    def count(self) -> tuple[int, int]:
+        """How many files and how many bytes in all."""
+
+
+class SearchIndex(Protocol):
+    """A semantic index over workflows and experiences, rebuildable from the stores."""
+
+    def upsert_workflows(self, workflows: Sequence[IndexedWorkflow]) -> None:
+        """Add or replace the entries of these workflows."""
+
+    def remove_workflow(self, workflow_id: str) -> None:
+        """Drop a workflow's entry (nothing happens if it has none)."""
+
+    def search_workflows(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        status: WorkflowStatus | None = None,
+        domain: str | None = None,
+    ) -> list[SearchHit]:
+        """The workflows most similar to *query*, best first."""
+
+    def upsert_experiences(self, experiences: Sequence[Experience]) -> None:
+        """Add or replace experiences."""
+
+    def search_experiences(
+        self, query: str, *, limit: int = 5, workflow_id: str | None = None
+    ) -> list[SearchHit]:
+        """The experiences most similar to *query*, best first."""
+
+    def clear(self) -> None:
+        """Remove every entry (before a rebuild)."""
+
+    def count(self) -> tuple[int, int]:
+        """How many workflows and experiences are indexed."""

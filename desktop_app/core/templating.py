@@ -1,0 +1,41 @@
+"""``{placeholder}`` templates in step values, locators and intent templates.
+
+A placeholder is ``{name}`` where *name* is a snake_case identifier (a parameter or a variable an
+earlier ``extract`` step stored). ``{{`` and ``}}`` stand for literal braces; any other brace is
+literal text, so a recorded value such as ``a{b c}`` needs no escaping to survive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+__all__ = ["escape", "placeholders", "render"]
+
+_TOKEN = re.compile(r"\{\{|\}\}|\{([a-z_][a-z0-9_]*)\}")
+
+
+def placeholders(template: str) -> list[str]:
+    """The placeholder names in *template*, in order of appearance, repeats included."""
+    return [m.group(1) for m in _TOKEN.finditer(template) if m.group(1) is not None]
+
+
+def render(template: str, values: Mapping[str, str]) -> str:
+    """*template* with every placeholder replaced by its value.
+
+    Raises:
+        KeyError: a placeholder has no value (the key is the placeholder's name).
+    """
+
+    def _sub(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:
+            return match.group(0)[0]
+        return values[name]
+
+    return _TOKEN.sub(_sub, template)
+
+
+def escape(text: str) -> str:
+    """*text* as a template that renders to itself (braces doubled where they could mislead)."""
+    return _TOKEN.sub(lambda m: m.group(0).replace("{", "{{").replace("}", "}}"), text)

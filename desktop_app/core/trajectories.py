@@ -1,0 +1,69 @@
+"""The recordings library: list, show, import, export and delete trajectories."""
+
+from __future__ import annotations
+
+from desktop_app.core.documents import dump_document, load_trajectory
+from desktop_app.core.errors import ConfirmationRequired, DocumentError
+from desktop_app.core.models.trajectory import Trajectory
+from desktop_app.core.ports import TrajectoryStore
+from desktop_app.core.references import resolve_reference
+from desktop_app.core.views import TrajectorySummary
+
+__all__ = ["TrajectoryLibrary"]
+
+
+class TrajectoryLibrary:
+    """Every operation on recorded demonstrations the app and the command line offer."""
+
+    def __init__(self, store: TrajectoryStore) -> None:
+        self._store = store
+
+    def resolve(self, ref: str) -> str:
+        """The id of the trajectory *ref* names (its id or a unique prefix of it)."""
+        return resolve_reference(ref, self._store.find(ref), noun="trajectory")
+
+    def get(self, ref: str) -> Trajectory:
+        """A trajectory with all its events."""
+        return self._store.get(self.resolve(ref))
+
+    def list(self) -> list[TrajectorySummary]:
+        """Every trajectory, newest first."""
+        return self._store.summaries()
+
+    def count(self) -> int:
+        """How many trajectories are stored."""
+        return self._store.count()
+
+    def export_json(self, ref: str) -> str:
+        """A trajectory as a document (JSON text)."""
+        return dump_document(self.get(ref))
+
+    def import_json(self, data: bytes | str, *, source: str = "") -> Trajectory:
+        """Validate a trajectory document and store it; nothing is written if it is invalid.
+
+        Raises:
+            DocumentError: the document is invalid or a trajectory with its id exists already
+                (trajectories are never overwritten).
+        """
+        trajectory = load_trajectory(data, source=source)
+        if any(found == trajectory.id for found, _ in self._store.find(trajectory.id)):
+            raise DocumentError(
+                f"a trajectory with id {trajectory.id} is already stored; trajectories are never "
+                "overwritten",
+                path="id",
+                source=source,
+            )
+        self._store.add(trajectory)
+        return trajectory
+
+    def delete(self, ref: str, *, confirmed: bool) -> TrajectorySummary:
+        """Delete a trajectory. Needs *confirmed*."""
+        trajectory_id = self.resolve(ref)
+        summary = next(s for s in self._store.summaries() if s.id == trajectory_id)
+        if not confirmed:
+            raise ConfirmationRequired(
+                f"deleting the recording {summary.intent or trajectory_id!r} removes its "
+                f"{summary.event_count} events for good; confirm to go ahead (--yes)"
+            )
+        self._store.delete(trajectory_id)
+        return summary

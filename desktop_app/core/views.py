@@ -1,0 +1,101 @@
+"""Read models the services return: summaries for lists and hits for search."""
+
+from __future__ import annotations
+
+from pydantic import AwareDatetime
+
+from desktop_app.core.models.common import FrozenModel
+from desktop_app.core.models.trajectory import TrajectoryKind
+from desktop_app.core.models.workflow import Workflow, WorkflowStatus
+
+__all__ = [
+    "IndexedWorkflow",
+    "SearchHit",
+    "TrajectorySummary",
+    "WorkflowMatch",
+    "WorkflowSummary",
+]
+
+
+class WorkflowSummary(FrozenModel):
+    """A workflow as a library list shows it.
+
+    ``status`` is the workflow's effective status: ``archived`` when every version is archived,
+    else ``approved`` when some version is approved (that version runs), else the latest
+    version's status.
+    """
+
+    id: str
+    name: str
+    description: str
+    domains: tuple[str, ...]
+    parameters: tuple[str, ...]
+    status: WorkflowStatus
+    latest_version: int
+    latest_status: WorkflowStatus
+    approved_version: int | None
+    pinned: bool = False
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+
+
+class TrajectorySummary(FrozenModel):
+    """A recording as a list shows it."""
+
+    id: str
+    intent: str
+    kind: TrajectoryKind
+    start: str | None
+    started_at: AwareDatetime
+    ended_at: AwareDatetime | None
+    event_count: int
+
+
+class IndexedWorkflow(FrozenModel):
+    """What the semantic index holds for one workflow: its text and filterable metadata."""
+
+    id: str
+    version: int
+    status: WorkflowStatus
+    name: str
+    description: str
+    domains: tuple[str, ...]
+    parameter_names: tuple[str, ...]
+    step_titles: tuple[str, ...]
+
+    @classmethod
+    def of(cls, workflow: Workflow, status: WorkflowStatus) -> IndexedWorkflow:
+        """The index entry for *workflow* whose effective status is *status*."""
+        return cls(
+            id=workflow.id,
+            version=workflow.version,
+            status=status,
+            name=workflow.name,
+            description=workflow.description,
+            domains=workflow.domains,
+            parameter_names=tuple(p.name for p in workflow.parameters),
+            step_titles=tuple(s.title for s in workflow.steps),
+        )
+
+    def text(self) -> str:
+        """The text that gets embedded: name first, then what it does and how."""
+        parts = [self.name, self.description]
+        if self.parameter_names:
+            parts.append("Inputs: " + ", ".join(n.replace("_", " ") for n in self.parameter_names))
+        if self.step_titles:
+            parts.append("Steps: " + "; ".join(self.step_titles))
+        return "\n".join(p for p in parts if p)
+
+
+class SearchHit(FrozenModel):
+    """An index hit: which item and how similar (1 is identical, 0 unrelated)."""
+
+    id: str
+    score: float
+
+
+class WorkflowMatch(FrozenModel):
+    """A semantic search result: the workflow and its similarity to the query."""
+
+    workflow: WorkflowSummary
+    score: float

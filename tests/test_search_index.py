@@ -1,0 +1,503 @@
+"""The Chroma search index and its embedding functions: real Chroma, ONNX model and HTTP server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
+from desktop_app.adapters.search.embeddings import (
+    MiniLMEmbeddingFunction,
+    OpenAIEmbeddingFunction,
+    make_embedding_function,
+)
+from desktop_app.core.errors import StoreError
+from desktop_app.core.models.experience import Experience
+from desktop_app.core.models.run import Resolution
+from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.models.workflow import WorkflowStatus
+from desktop_app.core.views import IndexedWorkflow
+from tests.fakes.openai_server import FakeOpenAIServer, embed_text
+
+APPROVED = WorkflowStatus.APPROVED
+DRAFT = WorkflowStatus.DRAFT
+SECRET_KEY = "sk-test-DO-NOT-LEAK-4f1c9a7e"
+
+
+def workflow(
+    wid: str,
+    name: str,
+    description: str,
+    steps: tuple[str, ...] = (),
+    parameters: tuple[str, ...] = (),
+    *,
+    domains: tuple[str, ...] = (),
+    status: WorkflowStatus = APPROVED,
+    version: int = 1,
+) -> IndexedWorkflow:
+    return IndexedWorkflow(
+        id=wid,
+        version=version,
+        status=status,
+        name=name,
+        description=description,
+        domains=domains,
+        parameter_names=parameters,
+        step_titles=steps,
+    )
+
+
+FLIGHT = workflow(
+    "flight",
+    "Book a flight",
+    "Books airline tickets for a trip on the travel portal.",
+    (
+        "Open the flights page",
+        "Fill 'From' with {origin}",
+        "Fill 'To' with {destination}",
+        "Click 'Search flights'",
+        "Pick the first fare",
+        "Click 'Book'",
+    ),
+    ("origin", "destination", "departure_date"),
+    domains=("travel.example.com",),
+)
+CAKE = workflow(
+    "cake",
+    "Bake a cake",
+    "Finds a chocolate cake recipe and adds the ingredients to the shopping list.",
+    ("Search recipes for {cake}", "Open the first recipe", "Click 'Add ingredients to list'"),
+    ("cake",),
+    domains=("recipes.example.org",),
+)
+CONTACT = workflow(
+    "contact",
+    "Create a CRM contact",
+    "Adds a new person with their email and company to the customer relationship manager.",
+    (
+        "Click 'New contact'",
+        "Fill 'Name' with {name}",
+        "Fill 'Email' with {email}",
+        "Fill 'Company' with {company}",
+        "Click 'Save'",
+    ),
+    ("name", "email", "company"),
+    domains=("crm.example.com", "app.example.com"),
+    status=DRAFT,
+)
+EXPENSE = workflow(
+    "expense",
+    "Submit an expense report",
+    "Files a reimbursement claim with the receipt amount and the cost center.",
+    (
+        "Open 'Expenses'",
+        "Click 'New report'",
+        "Fill 'Amount' with {amount}",
+        "Upload the receipt",
+        "Click 'Submit for approval'",
+    ),
+    ("amount", "cost_center"),
+    domains=("finance.example.com", "app.example.com"),
+)
+PASSWORD = workflow(
+    "password",
+    "Reset a user's password",
+    "Sends a password reset link to an employee who is locked out of their account.",
+    ("Open 'Users'", "Search for {username}", "Click 'Reset password'", "Click 'Send link'"),
+    ("username",),
+    domains=("admin.example.com",),
+    status=DRAFT,
+)
+ALL = (FLIGHT, CAKE, CONTACT, EXPENSE, PASSWORD)
+
+
+def experience(eid: str, workflow_id: str, title: str, page: str, failed: str) -> Experience:
+    return Experience(
+        id=eid,
+        workflow_id=workflow_id,
+        workflow_version=1,
+        step_id="s1",
+        step_title=title,
+        step_kind="click",
+        page_title=page,
+        page_url="https://app.example.com/" + page.lower().replace(" ", "-"),
+        failed_locators=(Locator(strategy=LocatorStrategy.CSS, value=failed),),
+        repaired_locator=Locator(strategy=LocatorStrategy.ROLE, value="button", name=title),
+        resolution=Resolution.LLM,
+        reason="the button was renamed",
+    )
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbeddingFunction:
+    return MiniLMEmbeddingFunction()
+
+
+@pytest.fixture
+def index(tmp_path: Path, minilm: MiniLMEmbeddingFunction) -> Iterator[ChromaSearchIndex]:
+    with ChromaSearchIndex(tmp_path / "chroma", minilm) as idx:
+        yield idx
+
+
+@pytest.fixture
+def openai_server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+def top_ids(hits: list, n: int | None = None) -> list[str]:  # type: ignore[type-arg]
+    return [h.id for h in hits][:n]
+
+
+# ── the local model ───────────────────────────────────────────────────────────────────────────
+
+
+def test_minilm_vectors_are_normalised_384_and_batch_independent(
+    minilm: MiniLMEmbeddingFunction,
+) -> None:
+    texts = [f"step {i}: " + "fill the field " * (i % 7) + str(i) for i in range(150)]
+    batched = np.array(minilm(texts))
+    assert batched.shape == (150, 384)
+    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+    for i in (0, 63, 64, 149):  # order is kept across sorting and batches of 64
+        single = np.array(minilm([texts[i]])[0])
+        assert float(single @ batched[i]) > 0.999
+
+
+def test_minilm_missing_files_say_reinstall(tmp_path: Path) -> None:
+    missing_model = MiniLMEmbeddingFunction(model_path=tmp_path / "model.onnx")
+    with pytest.raises(StoreError, match="reinstall procedura") as err:
+        missing_model(["hello"])
+    assert "model" in str(err.value) and "\n" not in str(err.value)
+    missing_tokenizer = MiniLMEmbeddingFunction(tokenizer_path=tmp_path / "tokenizer.json")
+    with pytest.raises(StoreError, match=r"tokenizer.*reinstall procedura"):
+        missing_tokenizer(["hello"])
+
+
+def test_make_embedding_function() -> None:
+    assert isinstance(make_embedding_function("minilm"), MiniLMEmbeddingFunction)
+    ef = make_embedding_function("openai", base_url="http://h/v1", model="m", api_key="k")
+    assert isinstance(ef, OpenAIEmbeddingFunction)
+    assert ef.get_config()["model"] == "m"
+    with pytest.raises(StoreError, match="unknown embedding kind"):
+        make_embedding_function("word2vec")
+
+
+def test_registered_with_chroma_and_config_has_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chromadb.utils.embedding_functions import known_embedding_functions
+
+    assert known_embedding_functions[MiniLMEmbeddingFunction.name()] is MiniLMEmbeddingFunction
+    assert known_embedding_functions[OpenAIEmbeddingFunction.name()] is OpenAIEmbeddingFunction
+    minilm = MiniLMEmbeddingFunction()
+    assert not minilm.is_legacy()
+    assert MiniLMEmbeddingFunction.build_from_config(minilm.get_config()).get_config() == (
+        minilm.get_config()
+    )
+
+    ef = OpenAIEmbeddingFunction("http://127.0.0.1:9/v1", "emb", SECRET_KEY, 3.0)
+    assert SECRET_KEY not in json.dumps(ef.get_config()) and SECRET_KEY not in repr(ef)
+    monkeypatch.delenv("PROCEDURA_LLM_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    rebuilt = OpenAIEmbeddingFunction.build_from_config(ef.get_config())
+    assert rebuilt.get_config() == ef.get_config()
+    assert rebuilt._api_key == "sk-from-env"
+    monkeypatch.setenv("PROCEDURA_LLM_API_KEY", "sk-procedura")
+    assert OpenAIEmbeddingFunction.build_from_config(ef.get_config())._api_key == "sk-procedura"
+    assert not ef.is_legacy()
+
+
+# ── the index with the local model ────────────────────────────────────────────────────────────
+
+
+def test_constructing_touches_nothing(tmp_path: Path, minilm: MiniLMEmbeddingFunction) -> None:
+    ChromaSearchIndex(tmp_path / "chroma", minilm)
+    assert not (tmp_path / "chroma").exists()
+
+
+def test_empty_index_and_empty_query(index: ChromaSearchIndex) -> None:
+    assert index.search_workflows("reserve airline tickets") == []
+    assert index.search_experiences("click save", workflow_id="x") == []
+    assert index.count() == (0, 0)
+    index.upsert_workflows([FLIGHT])
+    assert index.search_workflows("") == []
+    assert index.search_workflows("   ") == []
+    assert index.search_workflows("flight", limit=0) == []
+    assert index.search_workflows("flight", domain="nowhere.example") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("reserve airline tickets", "flight"),
+        ("add a new customer record to the sales database", "contact"),
+        ("get my travel costs reimbursed", "expense"),
+        ("help someone who forgot their login credentials", "password"),
+        ("make a dessert for a birthday", "cake"),
+    ],
+)
+def test_semantic_ranking(index: ChromaSearchIndex, query: str, expected: str) -> None:
+    index.upsert_workflows(ALL)
+    hits = index.search_workflows(query, limit=5)
+    assert top_ids(hits, 1) == [expected], hits
+    assert len(hits) == 5
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores[0] - scores[1] > 0.02
+
+
+def test_flight_outranks_cake_and_password(index: ChromaSearchIndex) -> None:
+    index.upsert_workflows([CAKE, FLIGHT, PASSWORD])
+    hits = index.search_workflows("reserve airline tickets")
+    assert top_ids(hits, 1) == ["flight"]
+    assert len(hits) == 3 and hits[0].score > hits[1].score + 0.1
+
+
+def test_status_and_domain_filters(index: ChromaSearchIndex) -> None:
+    index.upsert_workflows(ALL)
+    query = "fill in a form on the web app"
+    approved = set(top_ids(index.search_workflows(query, limit=10, status=APPROVED)))
+    assert approved == {"flight", "cake", "expense"}
+    drafts = set(top_ids(index.search_workflows(query, limit=10, status=DRAFT)))
+    assert drafts == {"contact", "password"}
+    assert index.search_workflows(query, status=WorkflowStatus.ARCHIVED) == []
+
+    app = set(top_ids(index.search_workflows(query, limit=10, domain="app.example.com")))
+    assert app == {"contact", "expense"}
+    assert top_ids(index.search_workflows(query, domain="  CRM.Example.com ")) == ["contact"]
+    both = index.search_workflows(query, limit=10, domain="app.example.com", status=APPROVED)
+    assert top_ids(both) == ["expense"]
+    assert index.search_workflows(query, domain="example.com") == []  # exact host, no suffixes
+
+
+def test_upsert_replaces_without_duplicates(index: ChromaSearchIndex) -> None:
+    index.upsert_workflows(ALL)
+    moved = workflow(
+        "flight",
+        "Book a train",
+        "Buys rail tickets.",
+        ("Fill 'From' with {origin}",),
+        domains=("rail.example.net",),
+        status=DRAFT,
+        version=2,
+    )
+    index.upsert_workflows([moved, moved])
+    assert index.count() == (5, 0)
+    assert index.search_workflows("flight", domain="travel.example.com") == []
+    assert top_ids(index.search_workflows("train", domain="rail.example.net")) == ["flight"]
+    assert "flight" not in top_ids(index.search_workflows("train", limit=10, status=APPROVED))
+    hits = index.search_workflows("buy train tickets", limit=10)
+    assert top_ids(hits, 1) == ["flight"] and len(hits) == 5
+
+
+def test_experiences_search_filter_and_remove(index: ChromaSearchIndex) -> None:
+    index.upsert_workflows([CONTACT, EXPENSE])
+    save = experience("e1", "contact", "Save", "New contact", "#save-btn")
+    submit = experience("e2", "expense", "Submit for approval", "Expense report", "#submit")
+    upload = experience("e3", "expense", "Upload the receipt", "Expense report", "input.file")
+    index.upsert_experiences([save, submit, upload])
+    index.upsert_experiences([save])
+    assert index.count() == (2, 3)
+
+    hits = index.search_experiences("click Save on the new contact page")
+    assert top_ids(hits, 1) == ["e1"]
+    only = index.search_experiences("click Save on the new contact page", workflow_id="expense")
+    assert set(top_ids(only)) == {"e2", "e3"}
+    assert top_ids(index.search_experiences("attach a receipt file"), 1) == ["e3"]
+
+    index.remove_workflow("expense")
+    index.remove_workflow("expense")  # nothing happens the second time
+    index.remove_workflow("never-indexed")
+    assert index.count() == (1, 1)
+    assert top_ids(index.search_workflows("expense report", limit=5)) == ["contact"]
+
+
+def test_clear_and_counts_survive_reopening(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction
+) -> None:
+    path = tmp_path / "chroma"
+    with ChromaSearchIndex(path, minilm) as idx:
+        idx.upsert_workflows(ALL)
+        idx.upsert_experiences([experience("e1", "contact", "Save", "New contact", "#save")])
+        assert idx.count() == (5, 1)
+    with ChromaSearchIndex(path, minilm) as idx:
+        assert idx.count() == (5, 1)
+        assert top_ids(idx.search_workflows("reserve airline tickets"), 1) == ["flight"]
+        idx.clear()
+        assert idx.count() == (0, 0)
+        assert idx.search_workflows("reserve airline tickets") == []
+        idx.upsert_workflows([CAKE])
+        assert idx.count() == (1, 0)
+    with ChromaSearchIndex(path, minilm) as idx:
+        assert idx.count() == (1, 0)
+
+
+def test_other_embeddings_ask_for_reindex(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction, openai_server: FakeOpenAIServer
+) -> None:
+    path = tmp_path / "chroma"
+    with ChromaSearchIndex(path, minilm) as idx:
+        idx.upsert_workflows(ALL)
+    openai = OpenAIEmbeddingFunction(openai_server.base_url, "fake-embedding", SECRET_KEY, 5.0)
+    with ChromaSearchIndex(path, openai) as idx:
+        with pytest.raises(StoreError) as err:
+            idx.search_workflows("flight")
+        message = str(err.value)
+        assert message.startswith("the search index was built with local MiniLM embeddings")
+        assert "; run `procedura reindex` to rebuild it with " in message
+        assert message.endswith("OpenAI-compatible fake-embedding")
+        idx.clear()  # what reindex does: works whatever the index was built with
+        idx.upsert_workflows(ALL)
+        assert top_ids(idx.search_workflows("Book a flight"), 1) == ["flight"]
+    with ChromaSearchIndex(path, minilm) as idx, pytest.raises(StoreError, match="reindex"):
+        idx.count()
+
+
+# ── the OpenAI-compatible endpoint ────────────────────────────────────────────────────────────
+
+
+def test_openai_embeddings_through_the_index(
+    tmp_path: Path, openai_server: FakeOpenAIServer
+) -> None:
+    ef = OpenAIEmbeddingFunction(openai_server.base_url, "fake-embedding", SECRET_KEY, 5.0)
+    vectors = ef(["book a flight", ""])
+    assert np.allclose(vectors[0], embed_text("book a flight"), atol=1e-6)
+    assert len(vectors) == 2 and len(vectors[1]) == 64
+
+    path = tmp_path / "chroma"
+    with ChromaSearchIndex(path, ef) as idx:
+        idx.upsert_workflows(ALL)
+        idx.upsert_experiences([experience("e1", "contact", "Save", "New contact", "#save")])
+        assert top_ids(idx.search_workflows("Book a flight"), 1) == ["flight"]
+        assert top_ids(idx.search_workflows("Reset password user"), 1) == ["password"]
+
+    requests = openai_server.requests_to("/v1/embeddings")
+    assert len(requests) >= 4
+    for request in requests:
+        assert request.header("Authorization") == f"Bearer {SECRET_KEY}"
+        assert request.json["model"] == "fake-embedding"
+    assert_not_on_disk(tmp_path, SECRET_KEY)
+
+
+def assert_not_on_disk(root: Path, secret: str) -> None:
+    files = [p for p in root.rglob("*") if p.is_file()]
+    assert files, "the index wrote nothing"
+    for file in files:
+        assert secret.encode() not in file.read_bytes(), file
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_dead_endpoint_is_a_one_line_store_error(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    ef = OpenAIEmbeddingFunction(url, "fake-embedding", SECRET_KEY, 2.0, max_retries=0)
+    with pytest.raises(StoreError) as err:
+        ef(["hello"])
+    message = str(err.value)
+    assert message.startswith(f"cannot reach the embedding endpoint {url}")
+    assert "\n" not in message and SECRET_KEY not in message
+    with ChromaSearchIndex(tmp_path / "chroma", ef) as idx, pytest.raises(StoreError):
+        idx.upsert_workflows([FLIGHT])
+
+
+def test_http_errors_and_timeouts_are_store_errors(openai_server: FakeOpenAIServer) -> None:
+    ef = OpenAIEmbeddingFunction(
+        openai_server.base_url, "fake-embedding", SECRET_KEY, 0.5, max_retries=0
+    )
+    openai_server.fail_next(401, f"Incorrect API key provided: {SECRET_KEY}")
+    with pytest.raises(StoreError, match=r"refused the API key \(HTTP 401\)") as err:
+        ef(["x"])
+    assert SECRET_KEY not in str(err.value)
+    openai_server.fail_next(503, "overloaded\nplease retry")
+    with pytest.raises(StoreError, match=r"answered HTTP 503: overloaded please retry$"):
+        ef(["x"])
+    openai_server.fail_next(404, "model not found")
+    with pytest.raises(StoreError, match="has no embedding model 'fake-embedding'"):
+        ef(["x"])
+    openai_server.set_delay(2.0)
+    with pytest.raises(StoreError, match=r"did not answer within 0\.5 s"):
+        ef(["x"])
+    openai_server.set_delay(0)
+    assert len(ef(["x"])) == 1
+
+
+# ── reopening in a new process ────────────────────────────────────────────────────────────────
+
+CHILD = textwrap.dedent(
+    """
+    import json, sys
+    import chromadb
+    from chromadb.config import Settings
+    import desktop_app.adapters.search.embeddings  # registers Procedura's embedding functions
+
+    client = chromadb.PersistentClient(
+        path=sys.argv[1], settings=Settings(anonymized_telemetry=False, allow_reset=False)
+    )
+    collection = client.get_collection("workflows")  # no embedding function passed
+    result = collection.query(query_texts=[sys.argv[2]], n_results=3)
+    print(json.dumps({
+        "ids": result["ids"][0],
+        "embedding_function": collection.configuration_json["embedding_function"],
+    }))
+    """
+)
+
+
+def run_child(path: Path, query: str, env: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), query],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_new_process_finds_the_minilm_function(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction
+) -> None:
+    path = tmp_path / "chroma"
+    with ChromaSearchIndex(path, minilm) as idx:
+        idx.upsert_workflows(ALL)
+    result = run_child(path, "reserve airline tickets")
+    assert result["ids"][0] == "flight"
+    assert result["embedding_function"]["name"] == MiniLMEmbeddingFunction.name()
+
+
+@pytest.mark.slow
+def test_new_process_finds_the_openai_function_with_the_key_from_the_env(
+    tmp_path: Path, openai_server: FakeOpenAIServer
+) -> None:
+    path = tmp_path / "chroma"
+    ef = OpenAIEmbeddingFunction(openai_server.base_url, "fake-embedding", SECRET_KEY, 5.0)
+    with ChromaSearchIndex(path, ef) as idx:
+        idx.upsert_workflows(ALL)
+    assert_not_on_disk(tmp_path, SECRET_KEY)
+    openai_server.reset()
+
+    env = {k: v for k, v in os.environ.items() if k != "PROCEDURA_LLM_API_KEY"}
+    env["OPENAI_API_KEY"] = "sk-child-env-key"
+    result = run_child(path, "Book a flight", env)
+    assert result["ids"][0] == "flight"
+    assert result["embedding_function"]["name"] == OpenAIEmbeddingFunction.name()
+    assert "sk-" not in json.dumps(result["embedding_function"])
+    (request,) = openai_server.requests_to("/v1/embeddings")
+    assert request.header("Authorization") == "Bearer sk-child-env-key"
+    assert request.json["input"] == ["Book a flight"]
