@@ -13,8 +13,8 @@ from desktop_app import __version__
 from desktop_app.adapters.browsers import find_browser
 from desktop_app.adapters.media_store import FileMediaStore
 from desktop_app.adapters.sqlite.database import (
+    HEAD_REVISION,
     current_revision,
-    head_revision,
     migrate,
     open_database,
 )
@@ -104,7 +104,7 @@ def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
         lock.acquire()
     try:
         engine = open_database(settings.database_path)
-        if current_revision(engine) != head_revision():
+        if current_revision(engine) != HEAD_REVISION:
             if lock is None:
                 with WriterLock(settings.home):
                     migrate(engine)

@@ -19,6 +19,7 @@ if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then
     # then leave the caller two handy variables.
     bash "${BASH_SOURCE[0]}" "$@" || return
     PROCEDURA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    # shellcheck disable=SC2034  # for the sourcing shell
     PROCEDURA_VENV="$PROCEDURA_ROOT/.venv"
     return 0
 fi

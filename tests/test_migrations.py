@@ -12,6 +12,7 @@ from conftest import EXAMPLES
 from sqlalchemy import text
 
 from desktop_app.adapters.sqlite.database import (
+    HEAD_REVISION,
     current_revision,
     head_revision,
     migrate,
@@ -74,6 +75,10 @@ def test_migrations_match_the_tables(tmp_path: Path) -> None:
             conn, opts={"compare_type": True, "compare_server_default": True}
         )
         assert compare_metadata(context, metadata) == []
+
+
+def test_the_known_head_is_the_migrations_head() -> None:
+    assert head_revision() == HEAD_REVISION, "update HEAD_REVISION with the new migration"
 
 
 def test_migrating_twice_is_a_no_op(tmp_path: Path) -> None:

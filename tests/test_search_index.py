@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,7 +28,7 @@ from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Locator, LocatorStrategy
 from desktop_app.core.models.workflow import WorkflowStatus
-from desktop_app.core.views import IndexedWorkflow
+from desktop_app.core.views import IndexedWorkflow, SearchHit
 from tests.fakes.openai_server import FakeOpenAIServer, embed_text
 
 APPROVED = WorkflowStatus.APPROVED
@@ -154,7 +157,7 @@ def openai_server() -> Iterator[FakeOpenAIServer]:
         yield server
 
 
-def top_ids(hits: list, n: int | None = None) -> list[str]:  # type: ignore[type-arg]
+def top_ids(hits: list[SearchHit], n: int | None = None) -> list[str]:
     return [h.id for h in hits][:n]
 
 
@@ -181,6 +184,32 @@ def test_minilm_missing_files_say_reinstall(tmp_path: Path) -> None:
     missing_tokenizer = MiniLMEmbeddingFunction(tokenizer_path=tmp_path / "tokenizer.json")
     with pytest.raises(StoreError, match=r"tokenizer.*reinstall procedura"):
         missing_tokenizer(["hello"])
+
+
+def test_minilm_loads_once_when_threads_race(tmp_path: Path) -> None:
+    from desktop_app.adapters.search import embeddings
+
+    # A copy of the tokenizer is a runtime no other test has loaded yet.
+    tokenizer = tmp_path / "tokenizer.json"
+    shutil.copyfile(embeddings._default_tokenizer_path(), tokenizer)
+    ef = MiniLMEmbeddingFunction(tokenizer_path=tokenizer)
+    texts = [f"open the report number {i}" for i in range(8)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda i: np.array(ef(texts[i : i + 3])), range(6)))
+    loaded = [key for key in embeddings._RUNTIMES if key[1] == tokenizer]
+    assert len(loaded) == 1
+    expected = np.array(ef(texts))
+    for i, result in enumerate(results):
+        assert np.allclose(result, expected[i : i + 3], atol=1e-5)
+
+
+def test_package_exports_lazily() -> None:
+    import desktop_app.adapters.search as search
+
+    assert search.ChromaSearchIndex is ChromaSearchIndex
+    assert search.make_embedding_function is make_embedding_function
+    with pytest.raises(AttributeError):
+        _ = search.Nothing
 
 
 def test_make_embedding_function() -> None:
@@ -456,7 +485,7 @@ CHILD = textwrap.dedent(
 )
 
 
-def run_child(path: Path, query: str, env: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
+def run_child(path: Path, query: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(path), query],
         capture_output=True,
@@ -466,7 +495,8 @@ def run_child(path: Path, query: str, env: dict[str, str] | None = None) -> dict
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 @pytest.mark.slow

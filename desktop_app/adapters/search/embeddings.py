@@ -120,6 +120,8 @@ def _load_runtime(model_path: Path, tokenizer_path: Path) -> _MiniLMRuntime:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # No busy-waiting between runs: a desktop app's cores are not ours to spin on.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             session = ort.InferenceSession(
                 str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
