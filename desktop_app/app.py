@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Engine
 
@@ -23,11 +24,15 @@ from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
 from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.models.trajectory import Trajectory, TrajectoryKind
 from desktop_app.core.ports import SearchIndex
 from desktop_app.core.trajectories import TrajectoryLibrary
 from desktop_app.settings import Settings
 
-__all__ = ["Services", "api_key", "collect_info", "open_services"]
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+__all__ = ["Services", "api_key", "collect_info", "open_services", "record_web"]
 
 
 @dataclass
@@ -130,6 +135,8 @@ def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
             lock.release()
         raise
     try:
+        if write:
+            services.trajectories.recover_abandoned()
         yield services
     finally:
         services.close()
@@ -169,3 +176,63 @@ def collect_info(services: Services) -> dict[str, Any]:
         },
         "embedding": settings.embedding,
     }
+
+
+async def record_web(
+    services: Services,
+    *,
+    url: str | None,
+    intent: str,
+    attach: str | None = None,
+    profile: str | None = None,
+    headless: bool = False,
+    stop: asyncio.Event | None = None,
+    on_started: Callable[[str, Page], object] | None = None,
+) -> Trajectory:
+    """Record a demonstration in Chromium until its windows close or *stop* is set.
+
+    Every event is stored as it happens; the trajectory is finished (noise dropped) at the end,
+    whatever ended the recording.
+
+    Raises:
+        BrowserError: no browser, or it could not start or be attached to (nothing is stored).
+    """
+    from desktop_app.adapters.browser.launch import open_browser
+    from desktop_app.adapters.browser.web_recorder import WebRecorder
+    from desktop_app.resources import resource_path
+
+    settings = services.settings
+    browser = await open_browser(
+        configured=settings.browser,
+        headless=headless,
+        profile_dir=settings.home / "profiles" / profile if profile else None,
+        attach=attach,
+        viewport=(1280, 800) if headless else None,
+    )
+    try:
+        header = Trajectory(
+            intent=intent,
+            kind=TrajectoryKind.WEB,
+            start_url=url,
+            recorder=f"procedura-web {__version__}",
+        )
+        session = services.trajectories.start_recording(header)
+        recorder = WebRecorder(
+            browser, session, services.media, resource_path("recorder", "capture.js")
+        )
+        try:
+            page = await recorder.start(url)
+            if on_started is not None:
+                on_started(session.trajectory_id, page)
+            waiters = [asyncio.create_task(recorder.closed.wait())]
+            if stop is not None:
+                waiters.append(asyncio.create_task(stop.wait()))
+            _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+        finally:
+            await recorder.stop()
+            trajectory = session.finish()
+    finally:
+        await browser.close()
+    return trajectory

@@ -6,8 +6,12 @@ file, an unknown id, a status change review does not allow, a missing confirmati
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
+import re
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -471,7 +475,7 @@ def _trajectory_rows(items: Sequence[TrajectorySummary]) -> list[list[str]]:
             t.kind.value,
             f"{t.started_at.astimezone():%Y-%m-%d %H:%M}",
             str(t.event_count),
-            _short(t.intent or "-", 50),
+            _short(t.intent or "-", 50) + (" [incomplete]" if t.incomplete else ""),
             _short(t.start or "-", 40),
         ]
         for t in items
@@ -505,6 +509,8 @@ def trajectories_show(ctx: click.Context, ref: str, as_json: bool) -> None:
         _emit_json(t.model_dump(mode="json"))
         return
     click.echo(f"{t.intent or '(no intent)'}  [{t.id}]")
+    if t.incomplete:
+        click.echo("incomplete: the recording ended abruptly; these are the events up to then")
     click.echo(
         f"{t.kind.value}, started {t.started_at.astimezone():%Y-%m-%d %H:%M:%S}, "
         f"from {t.start_url or t.start_app or '-'}"
@@ -547,6 +553,99 @@ def trajectories_delete(ctx: click.Context, ref: str, yes: bool) -> None:
     with _services(ctx, write=True) as services:
         s = services.trajectories.delete(ref, confirmed=yes)
     click.echo(f"deleted recording {s.id[:8]}")
+
+
+# ── recording ───────────────────────────────────────────────────────────────────────────────
+
+
+@cli.group(cls=_Group)
+def record() -> None:
+    """Record a demonstration."""
+
+
+@record.command("web")
+@click.option("--url", help="Where to start (required unless --attach).")
+@click.option("--intent", default="", help='What you are about to do, e.g. "Create a contact".')
+@click.option(
+    "--attach",
+    metavar="CDP_URL",
+    help="Record in your own running Chrome (started with --remote-debugging-port=9222).",
+)
+@click.option("--profile", help="A named browser profile kept between recordings (logins stay).")
+@click.option("--headless", is_flag=True, help="No window (for scripted demonstrations).")
+@click.option("-o", "--out", help="Also write the trajectory to this JSON file.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.pass_context
+def record_web_command(
+    ctx: click.Context,
+    url: str | None,
+    intent: str,
+    attach: str | None,
+    profile: str | None,
+    headless: bool,
+    out: str | None,
+    force: bool,
+) -> None:
+    """Record what you do in a browser until you close it, press Ctrl+C, or SIGTERM.
+
+    Passwords and other sensitive fields are never stored: their values are replaced by a secret
+    placeholder and masked in screenshots. Press Alt+Shift+S in a field to mark it sensitive.
+    """
+    if url is None and attach is None:
+        raise click.UsageError("give --url to start at, or --attach to use your own browser")
+    if out is not None and Path(out).exists() and not force:
+        raise ConfirmationRequired(f"{out} exists; pass --force to replace it")
+    if profile is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", profile):
+        raise click.BadParameter("letters, digits, '.', '_' and '-' only", param_hint="--profile")
+    from desktop_app.app import record_web
+
+    def started(trajectory_id: str, _page: object) -> None:
+        click.echo(
+            f"recording {trajectory_id[:8]}: do the task in the browser, then close it "
+            "(or press Ctrl+C) to finish",
+            err=True,
+        )
+
+    async def run(services: Any) -> Any:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        return await record_web(
+            services,
+            url=url,
+            intent=intent,
+            attach=attach,
+            profile=profile,
+            headless=headless,
+            stop=stop,
+            on_started=started,
+        )
+
+    with _services(ctx, write=True) as services:
+        trajectory = asyncio.run(run(services))
+        text = services.trajectories.export_json(trajectory.id) if out else None
+    if text is not None:
+        _write_output(text, out, force=True)
+    click.echo(
+        f"recorded {len(trajectory.events)} events as trajectory {trajectory.id}\n"
+        f"see it with: procedura trajectories show {trajectory.id[:8]}"
+    )
+
+
+@cli.command("demo-site")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--variant",
+    default="",
+    help="Drift variants to apply, comma-separated (see docs/demo-site.md).",
+)
+def demo_site(port: int, variant: str) -> None:
+    """Serve the bundled demo web app "Acme CRM" on 127.0.0.1 (Ctrl+C stops it)."""
+    from desktop_app.demo_site.server import serve_forever
+
+    serve_forever(port, [v.strip() for v in variant.split(",") if v.strip()])
 
 
 # ── index ───────────────────────────────────────────────────────────────────────────────────

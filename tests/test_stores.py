@@ -115,8 +115,11 @@ def test_trajectory_round_trip_and_incremental_append(engine: Engine) -> None:
     store.append_events("live", full.events[:3])
     store.append_events("live", full.events[3:])
     assert store.get("live").events == full.events
-    store.finish(live.model_copy(update={"ended_at": full.ended_at}))
+    store.append_raw_events("live", full.events[:2])
+    assert store.raw_events("live") == list(full.events[:2])
+    store.finish(live.model_copy(update={"ended_at": full.ended_at, "events": full.events}))
     assert store.get("live").ended_at == full.ended_at
+    assert store.get("live").events == full.events
     assert {s.id: s.event_count for s in store.summaries()} == {full.id: 16, "live": 16}
     with pytest.raises(StoreError, match="already exists"):
         store.add(full)

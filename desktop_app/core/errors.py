@@ -7,6 +7,7 @@
     ├── TransitionError          a status change the review process does not allow
     ├── StoreError               a store cannot be used
     │   └── StoreLockedError     another process already writes the stores
+    ├── BrowserError             no browser, a browser that died, or one we could not attach to
     └── ConfirmationRequired     a destructive operation was asked for without confirmation
 
 Every error carries a message meant for a person: one line that says what was wrong, where,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 __all__ = [
     "AmbiguousReferenceError",
+    "BrowserError",
     "ConfirmationRequired",
     "DocumentError",
     "NotFoundError",
@@ -73,6 +75,10 @@ class StoreError(ProceduraError):
 
 class StoreLockedError(StoreError):
     """Another process already writes the stores."""
+
+
+class BrowserError(ProceduraError):
+    """No usable browser: none installed, it died, or attaching to it failed."""
 
 
 class ConfirmationRequired(ProceduraError):

@@ -79,8 +79,14 @@ class TrajectoryStore(Protocol):
     def append_events(self, trajectory_id: str, events: Sequence[Event]) -> None:
         """Append events to a trajectory, in order."""
 
+    def append_raw_events(self, trajectory_id: str, events: Sequence[Event]) -> None:
+        """Append events to the raw stream a recorder captured (kept for debugging)."""
+
+    def raw_events(self, trajectory_id: str) -> list[Event]:
+        """The raw stream, in order."""
+
     def finish(self, trajectory: Trajectory) -> None:
-        """Update the header (end time) of a trajectory that was begun."""
+        """Write a begun trajectory's header and its (clean) events, replacing any there."""
 
     def get(self, trajectory_id: str) -> Trajectory:
         """A trajectory with all its events."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from desktop_app.core.documents import dump_document, load_trajectory
 from desktop_app.core.errors import ConfirmationRequired, DocumentError
-from desktop_app.core.models.trajectory import Trajectory
+from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.ports import TrajectoryStore
+from desktop_app.core.recording import RecordingSession, clean_events, recover_abandoned
 from desktop_app.core.references import resolve_reference
 from desktop_app.core.views import TrajectorySummary
 
@@ -23,8 +24,30 @@ class TrajectoryLibrary:
         return resolve_reference(ref, self._store.find(ref), noun="trajectory")
 
     def get(self, ref: str) -> Trajectory:
-        """A trajectory with all its events."""
-        return self._store.get(self.resolve(ref))
+        """A trajectory with all its events.
+
+        A recording still under way (or abandoned and not yet recovered) has no clean events
+        yet; its events are then derived from the raw stream so far.
+        """
+        trajectory = self._store.get(self.resolve(ref))
+        if trajectory.incomplete and not trajectory.events:
+            raw = self._store.raw_events(trajectory.id)
+            trajectory = trajectory.model_copy(update={"events": tuple(clean_events(raw))})
+        return trajectory
+
+    def raw_events(self, ref: str) -> list[Event]:
+        """The raw stream a recorder captured, before noise was dropped."""
+        return self._store.raw_events(self.resolve(ref))
+
+    def start_recording(self, header: Trajectory) -> RecordingSession:
+        """A new recording session, its trajectory created (marked incomplete) at once."""
+        session = RecordingSession(self._store, header)
+        session.start()
+        return session
+
+    def recover_abandoned(self) -> list[str]:
+        """Keep the events of recordings whose recorder died; see :func:`recover_abandoned`."""
+        return recover_abandoned(self._store)
 
     def list(self) -> list[TrajectorySummary]:
         """Every trajectory, newest first."""

@@ -49,6 +49,8 @@ class TrajectorySummary(FrozenModel):
     started_at: AwareDatetime
     ended_at: AwareDatetime | None
     event_count: int
+    raw_event_count: int = 0
+    incomplete: bool = False
 
 
 class IndexedWorkflow(FrozenModel):

@@ -15,6 +15,7 @@ __all__ = [
     "RunRow",
     "RunStepRow",
     "TrajectoryEventRow",
+    "TrajectoryRawEventRow",
     "TrajectoryRow",
     "UtcDateTime",
     "WorkflowRow",
@@ -120,6 +121,8 @@ class TrajectoryRow(SQLModel, table=True):
     started_at: datetime = _utc(index=True)
     ended_at: datetime | None = _utc(default=None, nullable=True)
     event_count: int = 0
+    incomplete: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    raw_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     header: str = Field(sa_column=Column(Text, nullable=False))
 
 
@@ -127,6 +130,20 @@ class TrajectoryEventRow(SQLModel, table=True):
     """One event of a trajectory, appended as it happens."""
 
     __tablename__ = "trajectory_events"
+
+    trajectory_id: str = Field(
+        sa_column_args=[ForeignKey("trajectories.id", ondelete="CASCADE")], primary_key=True
+    )
+    seq: int = Field(primary_key=True)
+    action: str
+    at: datetime = _utc()
+    document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class TrajectoryRawEventRow(SQLModel, table=True):
+    """One event of the raw stream a recorder captured, before noise was dropped."""
+
+    __tablename__ = "trajectory_raw_events"
 
     trajectory_id: str = Field(
         sa_column_args=[ForeignKey("trajectories.id", ondelete="CASCADE")], primary_key=True

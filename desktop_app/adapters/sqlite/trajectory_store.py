@@ -7,7 +7,11 @@ from collections.abc import Sequence
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
-from desktop_app.adapters.sqlite.tables import TrajectoryEventRow, TrajectoryRow
+from desktop_app.adapters.sqlite.tables import (
+    TrajectoryEventRow,
+    TrajectoryRawEventRow,
+    TrajectoryRow,
+)
 from desktop_app.core.errors import NotFoundError, StoreError
 from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
 from desktop_app.core.views import TrajectorySummary
@@ -42,14 +46,51 @@ class SqlTrajectoryStore:
             session.add(row)
             session.commit()
 
+    def append_raw_events(self, trajectory_id: str, events: Sequence[Event]) -> None:
+        with Session(self._engine) as session:
+            row = self._row(session, trajectory_id)
+            for event in events:
+                session.add(
+                    TrajectoryRawEventRow(
+                        trajectory_id=trajectory_id,
+                        seq=row.raw_count,
+                        action=event.action,
+                        at=event.at,
+                        document=event.model_dump_json(),
+                    )
+                )
+                row.raw_count += 1
+            session.add(row)
+            session.commit()
+
+    def raw_events(self, trajectory_id: str) -> list[Event]:
+        with Session(self._engine) as session:
+            self._row(session, trajectory_id)
+            docs = session.exec(
+                select(TrajectoryRawEventRow.document)
+                .where(col(TrajectoryRawEventRow.trajectory_id) == trajectory_id)
+                .order_by(col(TrajectoryRawEventRow.seq))
+            ).all()
+        return [Event.model_validate_json(doc) for doc in docs]
+
     def finish(self, trajectory: Trajectory) -> None:
+        """Write the header and replace the (clean) events with *trajectory*'s, in one go."""
         with Session(self._engine) as session:
             row = self._row(session, trajectory.id)
             header = _header_row(trajectory)
             row.intent = header.intent
             row.ended_at = header.ended_at
+            row.incomplete = trajectory.incomplete
             row.header = header.header
+            row.event_count = len(trajectory.events)
             session.add(row)
+            session.exec(
+                delete(TrajectoryEventRow).where(
+                    col(TrajectoryEventRow.trajectory_id) == trajectory.id
+                )
+            )
+            for seq, event in enumerate(trajectory.events):
+                session.add(_event_row(trajectory.id, seq, event))
             session.commit()
 
     def get(self, trajectory_id: str) -> Trajectory:
@@ -79,6 +120,8 @@ class SqlTrajectoryStore:
                     started_at=r.started_at,
                     ended_at=r.ended_at,
                     event_count=r.event_count,
+                    raw_event_count=r.raw_count,
+                    incomplete=r.incomplete,
                 )
                 for r in rows
             ]
@@ -121,6 +164,7 @@ def _header_row(trajectory: Trajectory) -> TrajectoryRow:
         started_at=trajectory.started_at,
         ended_at=trajectory.ended_at,
         event_count=len(trajectory.events),
+        incomplete=trajectory.incomplete,
         header=trajectory.model_copy(update={"events": ()}).model_dump_json(),
     )
 

@@ -29,13 +29,15 @@ class Locator(FrozenModel):
 
     ``value`` is the role for ``role`` (with the accessible name in ``name``), the label text for
     ``label``, the selector for ``css`` and ``xpath``, and a media ref for ``image_anchor``.
-    Values may contain ``{parameter}`` placeholders.
+    Values may contain ``{parameter}`` placeholders. ``nth`` picks one of several matches (in
+    document order) where the strategy alone is ambiguous; such a locator ranks last.
     """
 
     strategy: LocatorStrategy
     value: str = Field(min_length=1)
     name: str | None = None
     exact: bool = True
+    nth: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _name_only_for_role(self) -> Locator:
@@ -46,8 +48,10 @@ class Locator(FrozenModel):
     def describe(self) -> str:
         """A short human form, e.g. ``role=button[name="Save"]``."""
         if self.strategy is LocatorStrategy.ROLE and self.name is not None:
-            return f'role={self.value}[name="{self.name}"]'
-        return f"{self.strategy.value}={self.value}"
+            text = f'role={self.value}[name="{self.name}"]'
+        else:
+            text = f"{self.strategy.value}={self.value}"
+        return text if self.nth is None else f"{text} >> nth={self.nth}"
 
 
 class Fingerprint(FrozenModel):

@@ -93,7 +93,11 @@ class ScrollDelta(FrozenModel):
 
 
 class Event(FrozenModel):
-    """One observed action with what was seen before and after it."""
+    """One observed action with what was seen before and after it.
+
+    ``effect`` says whether the action visibly changed the page (the DOM or the URL) shortly
+    after it; ``None`` when that was not observed. ``injected`` marks input Procedura itself sent.
+    """
 
     action: ActionKind
     at: AwareDatetime
@@ -110,6 +114,7 @@ class Event(FrozenModel):
     tab: str | None = None
     frame: str | None = None
     injected: bool = False
+    effect: bool | None = None
     before: Observation | None = None
     after: Observation | None = None
 
@@ -130,7 +135,11 @@ class Event(FrozenModel):
 
 
 class Trajectory(FrozenModel):
-    """A demonstration: the stated intent and the ordered events observed."""
+    """A demonstration: the stated intent and the ordered events observed.
+
+    ``incomplete`` marks a recording that ended abruptly (a crash, ``kill -9``): the events up to
+    then are kept, never silently discarded.
+    """
 
     schema_version: Literal[1] = SCHEMA_VERSION
     document: Literal["trajectory"] = "trajectory"
@@ -142,6 +151,7 @@ class Trajectory(FrozenModel):
     started_at: AwareDatetime = Field(default_factory=utcnow)
     ended_at: AwareDatetime | None = None
     recorder: str | None = None
+    incomplete: bool = False
     events: tuple[Event, ...] = ()
 
     @model_validator(mode="after")

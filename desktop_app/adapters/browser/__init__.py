@@ -1,0 +1,1 @@
+"""Chromium through Playwright's async API: launching or attaching, locators, the web recorder."""

@@ -1,0 +1,259 @@
+"""Recording sessions: persist the raw event stream as it happens, then keep the clean events.
+
+A recorder adapter (web or desktop) calls :meth:`RecordingSession.add` for every event it observes.
+Each event is written to the store at once, so a crash loses nothing already added. On
+:meth:`RecordingSession.finish` the raw stream is cleaned by :func:`clean_events` (noise dropped,
+typing coalesced) and the clean list becomes the trajectory's events; the raw stream stays beside
+it for debugging. A session that never finished is found by :func:`recover_abandoned` and kept,
+marked ``incomplete``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Final
+
+from desktop_app.core.models.common import utcnow
+from desktop_app.core.models.trajectory import ActionKind, Event, Trajectory
+from desktop_app.core.ports import TrajectoryStore
+
+__all__ = ["RecordingSession", "clean_events", "recover_abandoned"]
+
+#: Roles and tags a person clicks on purpose even when nothing visibly changes.
+_INTERACTIVE_ROLES: Final = frozenset(
+    {
+        "button",
+        "link",
+        "checkbox",
+        "radio",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "tab",
+        "option",
+        "combobox",
+        "textbox",
+        "searchbox",
+        "spinbutton",
+        "switch",
+        "slider",
+        "treeitem",
+    }
+)
+_INTERACTIVE_TAGS: Final = frozenset(
+    {"a", "button", "input", "select", "textarea", "summary", "label", "option", "details"}
+)
+_FIELD_ROLES: Final = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+_FIELD_TAGS: Final = frozenset({"input", "textarea", "select"})
+_CAUSES_NAVIGATION: Final = frozenset(
+    {
+        ActionKind.CLICK,
+        ActionKind.DOUBLE_CLICK,
+        ActionKind.PRESS,
+        ActionKind.SUBMIT,
+        ActionKind.SELECT,
+    }
+)
+_ACTIONS_ON_A_FIELD: Final = frozenset({ActionKind.FILL, ActionKind.SELECT, ActionKind.PRESS})
+
+#: How close two events must be to count as one accidental repeat, or as cause and effect.
+_REPEAT: Final = timedelta(milliseconds=400)
+_DOUBLE_CLICK: Final = timedelta(milliseconds=700)
+_CONSEQUENCE: Final = timedelta(seconds=3)
+
+
+def _key(event: Event) -> tuple[str, ...] | None:
+    """What identifies the element an event acted on: its unique CSS selector, else its locators."""
+    if event.target is None:
+        return None
+    for loc in event.target.locators:
+        if loc.strategy == "css":
+            return ("css", loc.value)
+    return tuple(loc.describe() for loc in event.target.locators)
+
+
+def _same_element(a: Event, b: Event) -> bool:
+    return a.target is not None and _key(a) == _key(b) and a.frame == b.frame
+
+
+def _is_interactive(event: Event) -> bool:
+    fp = event.target.fingerprint if event.target else None
+    if fp is None:
+        return True  # not observed: never drop on a guess
+    return (fp.role or "") in _INTERACTIVE_ROLES or (fp.tag or "") in _INTERACTIVE_TAGS
+
+
+def _is_field(event: Event) -> bool:
+    fp = event.target.fingerprint if event.target else None
+    return fp is not None and ((fp.role or "") in _FIELD_ROLES or (fp.tag or "") in _FIELD_TAGS)
+
+
+def _end(event: Event) -> datetime:
+    return event.ended_at or event.at
+
+
+def clean_events(raw: Sequence[Event]) -> list[Event]:
+    """The events a workflow should be induced from: *raw* without noise, typing coalesced.
+
+    Dropped: input Procedura injected; repeated fills of one field (the last value wins, the first
+    keystroke's time is kept); clicks that only focused a field; clicks with no visible effect on
+    something not interactive; accidental repeats of a click; the clicks a double click is made
+    of; navigations that an action caused (its ``after`` observation shows the new page) and
+    navigations to where the page already was; form submits caused by the click or key that
+    precedes them.
+    """
+    events = [e for e in raw if not e.injected]
+    out: list[Event] = []
+    for i, event in enumerate(events):
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        prev = out[-1] if out else None
+        action = event.action
+
+        if (
+            action is ActionKind.FILL
+            and prev is not None
+            and prev.action is ActionKind.FILL
+            and _same_element(prev, event)
+        ):
+            out[-1] = event.model_copy(update={"at": prev.at, "ended_at": _end(event)})
+            continue
+
+        if action is ActionKind.CLICK:
+            if (
+                nxt is not None
+                and nxt.action in _ACTIONS_ON_A_FIELD
+                and _is_field(event)
+                and _same_element(event, nxt)
+            ):
+                continue  # a click that only focused the field typed into next
+            if event.effect is False and (_is_field(event) or not _is_interactive(event)):
+                continue  # focus only, or a click on plain content that changed nothing
+            if (
+                prev is not None
+                and prev.action is ActionKind.CLICK
+                and _same_element(prev, event)
+                and event.at - _end(prev) <= _REPEAT
+            ):
+                continue  # an accidental repeat
+            if any(
+                later.action is ActionKind.DOUBLE_CLICK
+                and _same_element(event, later)
+                and later.at - event.at <= _DOUBLE_CLICK
+                for later in events[i + 1 : i + 3]
+            ):
+                continue  # one of the clicks the double click that follows is made of
+
+        if action is ActionKind.NAVIGATE and prev is not None and event.url is not None:
+            here = prev.after.url if prev.after else None
+            if prev.action is ActionKind.NAVIGATE and prev.url == event.url:
+                continue
+            caused = prev.action in _CAUSES_NAVIGATION and event.at - _end(prev) <= _CONSEQUENCE
+            if event.typed is not True and (caused or here == event.url):
+                out[-1] = _with_after_url(prev, event)  # what the action led to
+                continue
+
+        if (
+            action is ActionKind.SUBMIT
+            and prev is not None
+            and prev.action in {ActionKind.CLICK, ActionKind.PRESS}
+            and event.at - _end(prev) <= _CONSEQUENCE
+        ):
+            continue
+
+        out.append(event)
+    return out
+
+
+def _with_after_url(event: Event, navigation: Event) -> Event:
+    """*event* whose ``after`` observation shows the page *navigation* led to."""
+    after = navigation.after or navigation.before
+    if after is None:
+        return event
+    if event.after is not None and event.after.url == after.url:
+        # keep when the action's own observation was made; add what the loaded page showed
+        merged = event.after.model_copy(
+            update={
+                "title": event.after.title or after.title,
+                "aria_snapshot": event.after.aria_snapshot or after.aria_snapshot,
+            }
+        )
+        return event.model_copy(update={"after": merged})
+    return event.model_copy(update={"after": after})
+
+
+class RecordingSession:
+    """One recording in progress, written to the store as it happens."""
+
+    def __init__(self, store: TrajectoryStore, header: Trajectory) -> None:
+        self._store = store
+        self._header = header.model_copy(update={"events": (), "incomplete": True})
+        self._count = 0
+        self._started = False
+        self._finished: Trajectory | None = None
+
+    @property
+    def trajectory_id(self) -> str:
+        """The id of the trajectory being recorded."""
+        return self._header.id
+
+    @property
+    def event_count(self) -> int:
+        """How many raw events were added."""
+        return self._count
+
+    def start(self) -> None:
+        """Create the trajectory, marked incomplete until :meth:`finish`."""
+        self._store.begin(self._header)
+        self._started = True
+
+    def add(self, event: Event) -> None:
+        """Persist one observed event now."""
+        if not self._started:
+            raise RuntimeError("start() the session first")
+        if self._finished is not None:
+            raise RuntimeError("the session is finished")
+        self._store.append_raw_events(self._header.id, [event])
+        self._count += 1
+
+    def finish(self, *, intent: str | None = None) -> Trajectory:
+        """Clean the raw stream, store the clean events and mark the trajectory complete."""
+        if self._finished is not None:
+            return self._finished
+        raw = self._store.raw_events(self._header.id)
+        update: dict[str, object] = {
+            "ended_at": utcnow(),
+            "incomplete": False,
+            "events": tuple(clean_events(raw)),
+        }
+        if intent is not None:
+            update["intent"] = intent
+        trajectory = Trajectory.model_validate({**self._header.model_dump(), **update})
+        self._store.finish(trajectory)
+        self._finished = trajectory
+        return trajectory
+
+
+def recover_abandoned(store: TrajectoryStore) -> list[str]:
+    """Keep the events of recordings that never finished (a crash or ``kill -9``).
+
+    Call it only while holding the writer lock and before recording anything: every trajectory
+    still marked incomplete with raw events but no clean ones then belongs to a recorder that
+    died. Its clean events are derived from the raw stream and it stays marked ``incomplete``.
+    Returns the ids recovered.
+    """
+    recovered = []
+    for summary in store.summaries():
+        if summary.incomplete and summary.event_count == 0 and summary.raw_event_count > 0:
+            raw = store.raw_events(summary.id)
+            header = store.get(summary.id)
+            trajectory = header.model_copy(
+                update={
+                    "events": tuple(clean_events(raw)),
+                    "ended_at": max(_end(e) for e in raw),
+                    "incomplete": True,
+                }
+            )
+            store.finish(trajectory)
+            recovered.append(summary.id)
+    return recovered

@@ -1,0 +1,1746 @@
+/*
+ * Procedura capture script — resources/recorder/capture.js
+ *
+ * Injected by the recorder with `context.add_init_script(path=...)` into every page and frame
+ * (popups and iframes included). It watches what the person does and reports each action to
+ * Python through the binding `window.__proceduraEmit(payloadJsonString)`, which the recorder
+ * exposes with `context.expose_binding("__proceduraEmit", handler)`. Until the binding exists,
+ * payloads wait in a queue that is retried every 50 ms and flushed in order.
+ *
+ * The script never changes what the page does: listeners run in the capture phase, are passive,
+ * swallow their own errors, and prevent no default except our own hotkey (Alt+Shift+S). The
+ * only DOM changes it makes are the attributes `data-procedura-target` (on the element last
+ * pressed) and `data-procedura-sensitive` (on fields the user marked). Nothing is reported
+ * while `window.__proceduraInjecting === true` (Procedura's own actions).
+ *
+ * PAYLOAD PROTOCOL (the contract with the Python recorder). Every payload is a JSON object:
+ *
+ *   id      string   unique per page: "<random page token>-<counter>"
+ *   type    string   one of the types below
+ *   t       number   Date.now() when the payload was made (ms since the epoch)
+ *   url     string   location.href
+ *   title   string   document.title
+ *   frame   string|null  null in the top frame; otherwise the frame's name, else its URL
+ *
+ * plus, per type:
+ *
+ *   pointerdown       {target}          on pointerdown, before the click takes effect; the
+ *                                       element also gets data-procedura-target=""
+ *   click             {target, button: "left"|"middle"|"right", modifiers, effect_ref}
+ *                                       effect_ref = this payload's own id (what `effect.ref`
+ *                                       will name). Not sent for checkbox/radio/file inputs,
+ *                                       labels of those, <select>/<option> (they report
+ *                                       check/uncheck/upload/select), for the extra clicks of
+ *                                       a double click (detail > 1), nor for the click a
+ *                                       browser makes right after an Enter press (the press
+ *                                       says it all). A pointer click targets the closest
+ *                                       control, link or label around the element hit.
+ *   double_click      {target}
+ *   effect            {ref, effect: bool}   for each click: true as soon as the DOM mutates
+ *                                       (also from the pointerdown on), the URL changes or the
+ *                                       page starts unloading; false after 600 ms without, or
+ *                                       when the next action begins
+ *   fill              {target, value: string|null, t_start}   typing coalesced per field
+ *                                       (input, textarea, contenteditable); also sent
+ *                                       provisionally after 800 ms idle, so consecutive fills
+ *                                       of one field mean "keep the last"
+ *   select            {target, value: visible option text(s), option_value}   (multiple
+ *                                       selections joined with "\n")
+ *   check / uncheck   {target}
+ *   upload            {target, files: [file names]}
+ *   press             {target|null, key, modifiers}   Enter, Tab, Escape, F1–F24 and shortcuts
+ *                                       (a key with Control/Meta/Alt, not AltGr); `key` is the
+ *                                       KeyboardEvent key ("Enter", "s", "Space"), modifiers
+ *                                       are listed apart. target null when focus is on <body>.
+ *                                       Enter in a textarea/editor is typing, not a press.
+ *   submit            {target: the form, submitter: target|null}
+ *   scroll            {dx, dy}           only just before an action (sent before its
+ *                                       pointerdown for clicks) on an element that was outside
+ *                                       the viewport at the previous action, after the window
+ *                                       scrolled more than 100 px
+ *   dom_changed       {}                 500 ms (at most 2 s) after >= 5 elements were
+ *                                       added/removed or a dialog appeared/disappeared
+ *   sensitive_marked  {target}           Alt+Shift+S toggled data-procedura-sensitive
+ *
+ *   modifiers: a sorted subset of ["Alt", "Control", "Meta", "Shift"].
+ *
+ * Order around an action: the previous click's `effect`, then a pending `fill` (of another
+ * field; of any field before a press), then `scroll`, then the action (pointerdown, click…).
+ * A pending fill is also sent before submit, double_click and sensitive_marked, on blur, on
+ * change, on pagehide/visibilitychange and by `__procedura.flush()`; never before `effect` or
+ * `dom_changed`, which are observations rather than actions.
+ *
+ * TARGET: {locators, fingerprint, sensitive, css}
+ *   locators     ranked [{strategy, value[, name]}]: role (value = ARIA role, name =
+ *                accessible name), label, placeholder, text, test_id, css, xpath. Every locator
+ *                matched exactly this one element, as Playwright resolves it, when recorded;
+ *                a strategy that would match several elements is left out.
+ *   fingerprint  {tag, role, name, text, attributes, bbox: {x, y, width, height},
+ *                nearby_text: [...<=4], ancestors: [...<=5]}; keys not observed are absent
+ *   sensitive    true for secret fields; their value is null in every payload and never
+ *                appears in locators or fingerprint
+ *   css          the unique CSS selector (also among the locators) or null
+ *
+ * `window.__procedura` (non-enumerable): {version, describe(element) -> target|null,
+ * flush() (send a pending fill now), errors() -> internal error messages (for tests)}.
+ */
+(() => {
+  "use strict";
+
+  if (Object.prototype.hasOwnProperty.call(window, "__procedura")) return; // injected already
+
+  // ── settings ─────────────────────────────────────────────────────────────────────────────
+
+  const EMIT_RETRY_MS = 50;
+  const FILL_IDLE_MS = 800;
+  const EFFECT_WINDOW_MS = 600;
+  const DOM_DEBOUNCE_MS = 500;
+  const DOM_MAX_WAIT_MS = 2000;
+  const DOM_MIN_ELEMENTS = 5;
+  const SCROLL_MIN_PX = 100;
+  const ENTER_CLICK_WINDOW_MS = 500;
+  const MAX_TEXT = 200;
+  const MAX_LOCATOR_TEXT = 80;
+  const MAX_ERRORS = 20;
+  const MAX_QUEUED = 5000;
+
+  const TARGET_ATTR = "data-procedura-target";
+  /** A role locator with `nth` is emitted only among this many same-named elements. */
+  const MAX_NTH = 5;
+  const SENSITIVE_ATTR = "data-procedura-sensitive";
+  const OWN_ATTR_PREFIX = "data-procedura-";
+  const XHTML_NS = "http://www.w3.org/1999/xhtml";
+
+  const SENSITIVE_PATTERN = /pass(word)?|passcode|secret|token|\bpin\b|ssn|iban|cvv|cvc|otp/i;
+  const SENSITIVE_AUTOCOMPLETE = new Set(["one-time-code", "current-password", "new-password"]);
+  const FILL_INPUT_TYPES = new Set([
+    "text", "email", "tel", "url", "search", "password", "number",
+    "date", "time", "datetime-local", "month", "week", "color", "range",
+  ]);
+  const CHANGE_DRIVEN_INPUT_TYPES = new Set(["checkbox", "radio", "file"]);
+  const MODIFIER_KEYS = new Set([
+    "Alt", "AltGraph", "CapsLock", "Control", "Fn", "FnLock", "Hyper", "Meta", "NumLock",
+    "OS", "ScrollLock", "Shift", "Super", "Symbol", "SymbolLock",
+  ]);
+  const IGNORED_KEYS = new Set(["Dead", "Process", "Unidentified", "Compose"]);
+  const TEST_ID_ATTRIBUTES = ["data-testid", "data-test", "data-qa"];
+  const FINGERPRINT_ATTRIBUTES = [
+    "id", "name", "type", "class", "href", "placeholder", "aria-label", "title", "alt", "role",
+    "data-testid", "data-test", "data-qa", "for", "autocomplete",
+  ];
+  const CSS_ATTRIBUTES = [
+    "data-testid", "data-test", "data-qa", "name", "aria-label", "placeholder", "title", "type",
+    "for", "role",
+  ];
+  const ACTIONABLE_SELECTOR = [
+    "a[href]", "button", "input", "select", "textarea", "label", "summary", "option",
+    "[contenteditable='']", "[contenteditable='true']",
+    ...["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+      "menuitemradio", "option", "treeitem", "combobox", "textbox", "searchbox"]
+      .map((role) => `[role='${role}']`),
+  ].join(", ");
+  const DIALOG_SELECTOR = "dialog, [role='dialog'], [role='alertdialog'], [aria-modal='true']";
+  const DIALOG_ATTRIBUTES = new Set([
+    "open", "hidden", "style", "class", "aria-hidden", "aria-modal", "role",
+  ]);
+  const ROW_SELECTOR = "tr, li, [role='row'], [role='listitem']";
+  const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+  const TEXT_SKIP_TAGS = new Set(["script", "noscript", "style"]);
+  const ARIA_IGNORED_TAGS = new Set(["style", "script", "noscript", "template"]);
+  const LABELABLE_TAGS = new Set(["button", "meter", "output", "progress", "select", "textarea"]);
+
+  /** Tags whose implicit role gets a `role` locator (an explicit role attribute always does). */
+  const IMPLICIT_ROLE_TAGS = new Set([
+    "a", "button", "input", "textarea", "select", "option", "img", ...HEADING_TAGS,
+  ]);
+  const VALID_ROLES = new Set((
+    "alert alertdialog application article banner blockquote button caption cell checkbox code " +
+    "columnheader combobox complementary contentinfo definition deletion dialog directory " +
+    "document emphasis feed figure form generic grid gridcell group heading img insertion link " +
+    "list listbox listitem log main mark marquee math meter menu menubar menuitem " +
+    "menuitemcheckbox menuitemradio navigation none note option paragraph presentation " +
+    "progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox " +
+    "separator slider spinbutton status strong subscript superscript switch tab table tablist " +
+    "tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem").split(" "));
+  const INPUT_TYPE_ROLES = {
+    button: "button", checkbox: "checkbox", image: "button", number: "spinbutton",
+    radio: "radio", range: "slider", reset: "button", submit: "button",
+  };
+  const TEXTBOX_INPUT_TYPES = new Set(["", "text", "email", "tel", "url", "search"]);
+  const SIMPLE_IMPLICIT_ROLES = {
+    article: "article", aside: "complementary", blockquote: "blockquote", button: "button",
+    caption: "caption", code: "code", datalist: "listbox", dd: "definition", del: "deletion",
+    details: "group", dfn: "term", dialog: "dialog", dt: "term", em: "emphasis",
+    fieldset: "group", figure: "figure", h1: "heading", h2: "heading", h3: "heading",
+    h4: "heading", h5: "heading", h6: "heading", hr: "separator", html: "document",
+    ins: "insertion", li: "listitem", main: "main", mark: "mark", math: "math", menu: "list",
+    meter: "meter", nav: "navigation", ol: "list", optgroup: "group", option: "option",
+    output: "status", p: "paragraph", progress: "progressbar", search: "search",
+    strong: "strong", sub: "subscript", sup: "superscript", svg: "img", table: "table",
+    tbody: "rowgroup", textarea: "textbox", tfoot: "rowgroup", thead: "rowgroup", time: "time",
+    tr: "row", ul: "list",
+  };
+  const NAME_PROHIBITED_ROLES = new Set([
+    "caption", "code", "definition", "deletion", "emphasis", "generic", "insertion", "mark",
+    "paragraph", "presentation", "strong", "subscript", "suggestion", "superscript", "term",
+    "time",
+  ]);
+  const NAME_FROM_CONTENT_ROLES = new Set([
+    "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab",
+    "tooltip", "treeitem",
+  ]);
+  const DESCENDANT_NAME_FROM_CONTENT_ROLES = new Set([
+    "", "caption", "code", "contentinfo", "definition", "deletion", "emphasis", "insertion",
+    "list", "listitem", "mark", "none", "paragraph", "presentation", "region", "row",
+    "rowgroup", "section", "strong", "subscript", "superscript", "table", "term", "time",
+  ]);
+  /** Embedded controls whose value would enter a label's text: we never read other values. */
+  const VALUE_ROLES = new Set([
+    "textbox", "searchbox", "combobox", "listbox", "progressbar", "scrollbar", "slider",
+    "spinbutton", "meter", "menu",
+  ]);
+  /** Where elements of a role can be, besides anything with a role attribute. */
+  const ROLE_CANDIDATES = {
+    button: "button, input", link: "a, area", textbox: "input, textarea",
+    searchbox: "input", combobox: "input, select", listbox: "select, datalist",
+    checkbox: "input", radio: "input", spinbutton: "input", slider: "input",
+    option: "option", heading: "h1, h2, h3, h4, h5, h6", img: "img, svg",
+  };
+  const NAME_ATTRIBUTES = ["aria-label", "title", "alt", "placeholder", "value"];
+  const NAME_ATTRIBUTE_SELECTOR = NAME_ATTRIBUTES.map((a) => `[${a}]`).join(", ");
+  const INPUT_DEFAULT_NAMES = "Submit Reset Choose File";
+  /** What whitespace normalization drops: spaces and zero-width characters. */
+  const NOT_LETTERS = /[\s\u200b\u00ad]/g;
+  const TEXT_LOCATOR_ROLES = new Set([
+    "button", "link", "heading", "option", "menuitem", "menuitemcheckbox", "menuitemradio",
+    "tab", "treeitem",
+  ]);
+
+  // Builtins taken before page scripts run, so a page that replaces them cannot break us.
+  const stringify = JSON.stringify;
+  const setTimer = window.setTimeout.bind(window);
+  const clearTimer = window.clearTimeout.bind(window);
+  const now = Date.now;
+  const NativeMutationObserver = window.MutationObserver;
+  const cssEscape = (window.CSS && window.CSS.escape) ||
+    ((s) => String(s).replace(/[^\w-]/g, "\\$&"));
+
+  // ── errors: never thrown into the page ───────────────────────────────────────────────────
+
+  const internalErrors = [];
+
+  function noteError(error) {
+    if (internalErrors.length < MAX_ERRORS) {
+      internalErrors.push(String((error && (error.stack || error.message)) || error));
+    }
+  }
+
+  /** `fn` wrapped so that nothing it throws reaches the page. */
+  function guarded(fn) {
+    return function guardedHandler(...args) {
+      try {
+        return fn.apply(this, args);
+      } catch (error) {
+        noteError(error);
+        return undefined;
+      }
+    };
+  }
+
+  /** The value of `fn()`, or `fallback` if it throws. */
+  function attempt(fn, fallback) {
+    try {
+      return fn();
+    } catch (error) {
+      noteError(error);
+      return fallback;
+    }
+  }
+
+  const api = Object.freeze({
+    version: 1,
+    describe: guarded((element) => describe(element)),
+    flush: guarded(() => {
+      flushFill();
+      return true;
+    }),
+    errors: () => internalErrors.slice(),
+  });
+  Object.defineProperty(window, "__procedura", {
+    value: api, enumerable: false, configurable: false, writable: false,
+  });
+
+  // ── transport ────────────────────────────────────────────────────────────────────────────
+
+  const pageToken = randomToken();
+  let payloadCounter = 0;
+  const outbox = [];
+  let outboxTimer = null;
+
+  function randomToken() {
+    const bytes = new Uint8Array(6);
+    if (window.crypto && window.crypto.getRandomValues) window.crypto.getRandomValues(bytes);
+    else for (let i = 0; i < bytes.length; i += 1) bytes[i] = Math.floor(Math.random() * 256);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function isInjecting() {
+    return window.__proceduraInjecting === true;
+  }
+
+  function frameName() {
+    if (window.top === window) return null;
+    return window.name || location.href;
+  }
+
+  /** A payload of `type` with the common fields, not sent yet. */
+  function makePayload(type, fields) {
+    payloadCounter += 1;
+    return Object.assign(
+      {
+        id: `${pageToken}-${payloadCounter}`,
+        type,
+        t: now(),
+        url: location.href,
+        title: document.title,
+        frame: frameName(),
+      },
+      fields,
+    );
+  }
+
+  /** Queue `payload` for Python (dropped while Procedura injects input); returns its id. */
+  function send(payload) {
+    if (isInjecting()) return null;
+    if (outbox.length >= MAX_QUEUED) outbox.shift(); // no binding for a long while: keep the last
+    outbox.push(stringify(payload));
+    drainOutbox();
+    return payload.id;
+  }
+
+  function emit(type, fields) {
+    return send(makePayload(type, fields));
+  }
+
+  function drainOutbox() {
+    if (typeof window.__proceduraEmit !== "function") {
+      if (outboxTimer === null) outboxTimer = setTimer(retryOutbox, EMIT_RETRY_MS);
+      return;
+    }
+    while (outbox.length > 0) {
+      const message = outbox.shift();
+      try {
+        const result = window.__proceduraEmit(message);
+        if (result && typeof result.catch === "function") result.catch(() => {});
+      } catch (error) {
+        noteError(error);
+      }
+    }
+  }
+
+  const retryOutbox = guarded(() => {
+    outboxTimer = null;
+    drainOutbox();
+  });
+
+  // ── text helpers ─────────────────────────────────────────────────────────────────────────
+
+  /** Whitespace collapsed the way Playwright compares text. */
+  function normalizeSpace(text) {
+    return String(text || "").replace(/[\u200b\u00ad]/g, "").trim().replace(/\s+/g, " ");
+  }
+
+  function clip(text, max) {
+    return text.length > max ? text.slice(0, max) : text;
+  }
+
+  function isElement(node) {
+    return !!node && node.nodeType === Node.ELEMENT_NODE;
+  }
+
+  function tagOf(element) {
+    return element.localName.toLowerCase();
+  }
+
+  function idRefs(element, attribute) {
+    const value = element.getAttribute(attribute);
+    if (!value) return [];
+    const root = element.getRootNode();
+    const found = [];
+    for (const id of value.split(/[ \t\n\f\r]+/).filter(Boolean)) {
+      const ref = root.getElementById ? root.getElementById(id) : null;
+      if (ref && !found.includes(ref)) found.push(ref);
+    }
+    return found;
+  }
+
+  /**
+   * Memo of computed facts while one target is described (the DOM cannot change meanwhile):
+   * styles, roles, hidden-ness, accessible names and the label index. Null outside `describe`.
+   */
+  let memo = null;
+
+  function memoized(table, key, compute) {
+    if (!memo) return compute();
+    const map = memo[table];
+    if (map.has(key)) return map.get(key);
+    const value = compute();
+    map.set(key, value);
+    return value;
+  }
+
+  /**
+   * The <label>s of a control. `element.labels` scans the whole document on each first use,
+   * which is slow for thousands of candidates, so one index is built per description.
+   */
+  function labelsOf(element) {
+    if (!memo) return Array.from(element.labels || []);
+    if (!memo.labels) {
+      memo.labels = new Map();
+      for (const label of element.ownerDocument.querySelectorAll("label")) {
+        const control = label.control;
+        if (!control) continue;
+        if (!memo.labels.has(control)) memo.labels.set(control, []);
+        memo.labels.get(control).push(label);
+      }
+    }
+    return memo.labels.get(element) || [];
+  }
+
+  function withMemo(fn) {
+    const outer = memo;
+    memo = memo || {
+      style: new Map(), role: new Map(), hidden: new Map(), name: new Map(), labels: null,
+    };
+    try {
+      return fn();
+    } finally {
+      memo = outer;
+    }
+  }
+
+  function style(element, pseudo) {
+    const compute = () => attempt(() => window.getComputedStyle(element, pseudo || null), null);
+    return pseudo ? compute() : memoized("style", element, compute);
+  }
+
+  function displayOf(element) {
+    const computed = style(element);
+    return (computed && computed.display) || "inline";
+  }
+
+  /** Text of a subtree as Playwright's text and label engines see it (textContent-like). */
+  function playwrightText(root, cache) {
+    if (cache && cache.has(root)) return cache.get(root);
+    let full = "";
+    const skip = isElement(root) && (TEXT_SKIP_TAGS.has(tagOf(root)) ||
+      (document.head && document.head.contains(root)));
+    if (!skip) {
+      if (isElement(root) && tagOf(root) === "input" &&
+        ["submit", "button", "reset"].includes(root.type)) {
+        full = root.value;
+      } else {
+        for (let child = root.firstChild; child; child = child.nextSibling) {
+          if (child.nodeType === Node.TEXT_NODE) full += child.nodeValue || "";
+          else if (isElement(child)) full += playwrightText(child, cache).full;
+        }
+        if (root.shadowRoot) full += playwrightText(root.shadowRoot, cache).full;
+      }
+    }
+    const result = { full, normalized: normalizeSpace(full) };
+    if (cache) cache.set(root, result);
+    return result;
+  }
+
+  /** Text of `root` without `excluded`'s subtree, form controls, scripts or edited content. */
+  function textWithout(root, excluded) {
+    const parts = [];
+    const visit = (node) => {
+      if (node === excluded) return;
+      if (node.nodeType === Node.TEXT_NODE) {
+        parts.push(node.nodeValue || "");
+        return;
+      }
+      if (!isElement(node)) return;
+      const tag = tagOf(node);
+      if (TEXT_SKIP_TAGS.has(tag) || tag === "textarea" || tag === "select" ||
+        node.isContentEditable || node.getAttribute(SENSITIVE_ATTR) === "true") {
+        parts.push(" ");
+        return;
+      }
+      for (let child = node.firstChild; child; child = child.nextSibling) visit(child);
+      if (displayOf(node) !== "inline") parts.push(" ");
+    };
+    visit(root);
+    return normalizeSpace(parts.join(""));
+  }
+
+  function visibleText(element) {
+    const text = element.innerText !== undefined ? element.innerText : element.textContent;
+    return normalizeSpace(text);
+  }
+
+  /** Whether a secret is typed somewhere inside `element` (a sensitive editable region). */
+  function containsSecret(element) {
+    if (element.querySelector(`[${SENSITIVE_ATTR}="true"]`)) return true;
+    const editables = element.querySelectorAll("[contenteditable]:not([contenteditable='false'])");
+    return Array.from(editables).some((editable) => isSensitive(editable));
+  }
+
+  /** Visible text of `element`, leaving out any editable content when a secret is inside. */
+  function safeVisibleText(element) {
+    return containsSecret(element) ? textWithout(element, null) : visibleText(element);
+  }
+
+  // ── ARIA roles (as Playwright computes them) ─────────────────────────────────────────────
+
+  function explicitRole(element) {
+    const tokens = (element.getAttribute("role") || "").toLowerCase().split(" ");
+    return tokens.map((t) => t.trim()).find((t) => VALID_ROLES.has(t)) || null;
+  }
+
+  function implicitInputRole(input) {
+    const type = (input.type || "").toLowerCase();
+    if (TEXTBOX_INPUT_TYPES.has(type)) {
+      const list = idRefs(input, "list")[0];
+      if (list && tagOf(list) === "datalist") return "combobox";
+      return type === "search" ? "searchbox" : "textbox";
+    }
+    if (type === "hidden") return null;
+    if (type === "file") return "button";
+    return INPUT_TYPE_ROLES[type] || "textbox";
+  }
+
+  function hasExplicitName(element) {
+    return element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby");
+  }
+
+  function implicitRole(element) {
+    const tag = tagOf(element);
+    switch (tag) {
+      case "a":
+      case "area":
+        return element.hasAttribute("href") ? "link" : null;
+      case "input":
+        return implicitInputRole(element);
+      case "select":
+        return element.multiple || element.size > 1 ? "listbox" : "combobox";
+      case "img":
+        return element.getAttribute("alt") === "" && !element.getAttribute("title") &&
+          !element.hasAttribute("tabindex") ? "presentation" : "img";
+      case "form":
+        return hasExplicitName(element) ? "form" : null;
+      case "section":
+        return hasExplicitName(element) ? "region" : null;
+      case "header":
+      case "footer": {
+        const landmarkBlocker = element.parentElement &&
+          element.parentElement.closest("article, aside, main, nav, section");
+        if (landmarkBlocker) return null;
+        return tag === "header" ? "banner" : "contentinfo";
+      }
+      case "td": {
+        const table = element.closest("table");
+        const tableRole = table ? explicitRole(table) : null;
+        return tableRole === "grid" || tableRole === "treegrid" ? "gridcell" : "cell";
+      }
+      case "th": {
+        const scope = element.getAttribute("scope");
+        return scope === "row" || scope === "rowgroup" ? "rowheader" : "columnheader";
+      }
+      default:
+        return SIMPLE_IMPLICIT_ROLES[tag] || null;
+    }
+  }
+
+  function isNativelyFocusable(element) {
+    const tag = tagOf(element);
+    if (["button", "details", "select", "textarea"].includes(tag)) return true;
+    if (tag === "a" || tag === "area") return element.hasAttribute("href");
+    if (tag === "input") return !element.hidden;
+    return element.hasAttribute("tabindex");
+  }
+
+  function ariaRole(element) {
+    return memoized("role", element, () => computeAriaRole(element));
+  }
+
+  function computeAriaRole(element) {
+    const explicit = explicitRole(element);
+    if (!explicit) return implicitRole(element);
+    if ((explicit === "none" || explicit === "presentation") && isNativelyFocusable(element)) {
+      return implicitRole(element);
+    }
+    return explicit;
+  }
+
+  /** Hidden from the accessibility tree: what Playwright's role queries skip. */
+  function isHiddenForAria(element) {
+    if (ARIA_IGNORED_TAGS.has(tagOf(element))) return true;
+    const computed = style(element);
+    if (!computed) return false;
+    const optionInSelect = tagOf(element) === "option" && !!element.closest("select");
+    if (computed.display !== "contents" && !optionInSelect) {
+      if (element.checkVisibility && !element.checkVisibility()) return true;
+      if (computed.visibility !== "visible") return true;
+    }
+    return inHiddenSubtree(element);
+  }
+
+  /** Whether the element or an ancestor has display:none or aria-hidden="true". */
+  function inHiddenSubtree(element) {
+    return memoized("hidden", element, () => {
+      const computed = style(element);
+      if (computed && computed.display === "none") return true;
+      if ((element.getAttribute("aria-hidden") || "").toLowerCase() === "true") return true;
+      return !!element.parentElement && inHiddenSubtree(element.parentElement);
+    });
+  }
+
+  // ── accessible names (a practical subset of accname, aligned with Playwright) ────────────
+
+  /** The accessible name of `element`, whitespace collapsed ("" when it has none). */
+  function accessibleName(element) {
+    return memoized("name", element, () => {
+      const role = ariaRole(element) || "";
+      if (NAME_PROHIBITED_ROLES.has(role)) return "";
+      const context = { visited: new Set(), position: "self", inReference: false, hidden: false };
+      return normalizeSpace(textAlternative(element, context));
+    });
+  }
+
+  function childContext(context) {
+    return Object.assign({}, context, {
+      position: context.position === "self" ? "descendant" : context.position,
+    });
+  }
+
+  function referenceContext(context, reference, labelledBy) {
+    return {
+      visited: context.visited,
+      position: null,
+      inReference: true,
+      labelledBy,
+      hidden: context.hidden || isHiddenForAria(reference),
+    };
+  }
+
+  function textAlternative(element, context) {
+    if (context.visited.has(element)) return "";
+    if (!context.hidden && isHiddenForAria(element)) {
+      context.visited.add(element);
+      return "";
+    }
+    const role = ariaRole(element) || "";
+    const tag = tagOf(element);
+    const labelledBy = idRefs(element, "aria-labelledby");
+
+    if (!context.labelledBy && labelledBy.length > 0) {
+      const text = labelledBy
+        .map((ref) => textAlternative(ref, referenceContext(context, ref, true)))
+        .join(" ");
+      if (text) return text;
+    }
+    const embedded = context.inReference || context.position === "descendant";
+    if (embedded && (VALUE_ROLES.has(role) || element.isContentEditable)) {
+      // An embedded control or editor: Playwright would read its value. We never read
+      // another field's value (it may be secret), so it contributes nothing.
+      context.visited.add(element);
+      return "";
+    }
+    const ariaLabel = element.getAttribute("aria-label") || "";
+    if (ariaLabel.trim()) {
+      context.visited.add(element);
+      return ariaLabel;
+    }
+    if (role !== "presentation" && role !== "none") {
+      const native = nativeTextAlternative(element, tag, labelledBy.length > 0, context);
+      if (native !== null) return native;
+    }
+    const fromContent = NAME_FROM_CONTENT_ROLES.has(role) ||
+      (context.position === "descendant" && DESCENDANT_NAME_FROM_CONTENT_ROLES.has(role)) ||
+      tag === "summary" || context.inReference;
+    if (fromContent) {
+      context.visited.add(element);
+      const text = contentText(element, childContext(context));
+      if (context.position === "self" ? text.trim() : text) return text;
+    }
+    context.visited.add(element);
+    if (role !== "presentation" && role !== "none") {
+      const title = element.getAttribute("title") || "";
+      if (title.trim()) return title;
+    }
+    return "";
+  }
+
+  /** The name from the element's own markup (labels, alt, value of input buttons), or null. */
+  function nativeTextAlternative(element, tag, hasLabelledBy, context) {
+    if (tag === "input") {
+      const type = element.type;
+      if (type === "button" || type === "submit" || type === "reset") {
+        context.visited.add(element);
+        if ((element.value || "").trim()) return element.value;
+        if (type === "submit") return "Submit";
+        if (type === "reset") return "Reset";
+        return element.getAttribute("title") || "";
+      }
+      if (type === "file" || type === "image") {
+        context.visited.add(element);
+        const labels = labelsOf(element);
+        if (labels.length > 0 && !context.labelledBy) return namesFromLabels(labels, context);
+        if (type === "file") return "Choose File";
+        const alt = element.getAttribute("alt") || "";
+        if (alt.trim()) return alt;
+        const title = element.getAttribute("title") || "";
+        return title.trim() ? title : "Submit";
+      }
+    }
+    if (hasLabelledBy) return tag === "img" ? imageName(element, context) : null;
+    if (tag === "button") {
+      const labels = labelsOf(element);
+      if (labels.length > 0) {
+        context.visited.add(element);
+        return namesFromLabels(labels, context);
+      }
+      return null;
+    }
+    if (["textarea", "select", "input", "meter", "progress", "output"].includes(tag)) {
+      context.visited.add(element);
+      const labels = labelsOf(element);
+      if (labels.length > 0) return namesFromLabels(labels, context);
+      const title = element.getAttribute("title") || "";
+      const placeholderAllowed = tag === "textarea" || (tag === "input" &&
+        ["text", "password", "number", "search", "tel", "email", "url"].includes(element.type));
+      if (!placeholderAllowed || title) return title;
+      return element.getAttribute("placeholder") || "";
+    }
+    if (tag === "img") return imageName(element, context);
+    if (tag === "fieldset" || tag === "table" || tag === "figure") {
+      const captionTag = { fieldset: "legend", table: "caption", figure: "figcaption" }[tag];
+      const caption = Array.from(element.children).find((child) => tagOf(child) === captionTag);
+      if (caption) {
+        context.visited.add(element);
+        return textAlternative(caption, referenceContext(context, caption, false));
+      }
+    }
+    return null;
+  }
+
+  function imageName(element, context) {
+    context.visited.add(element);
+    const alt = element.getAttribute("alt") || "";
+    return alt.trim() ? alt : element.getAttribute("title") || "";
+  }
+
+  function namesFromLabels(labels, context) {
+    return Array.from(labels)
+      .map((label) => textAlternative(label, referenceContext(context, label, false)))
+      .filter(Boolean)
+      .join(" ");
+  }
+
+  /** CSS `content` of a pseudo element when it is plain strings / attr(), as Playwright reads. */
+  function pseudoContent(element, pseudo) {
+    const computed = style(element, pseudo);
+    if (!computed) return "";
+    const content = computed.content;
+    if (!content || content === "none" || content === "normal") return "";
+    if (computed.display === "none" || computed.visibility === "hidden") return "";
+    const pattern = /\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([\w-]+)\s*\))/y;
+    let text = "";
+    let index = 0;
+    while (index < content.length) {
+      pattern.lastIndex = index;
+      const match = pattern.exec(content);
+      if (!match) {
+        if (content.slice(index).trim() === "") break;
+        return ""; // url(), counter(), alt text syntax…: Playwright ignores those too
+      }
+      if (match[3] !== undefined) text += element.getAttribute(match[3]) || "";
+      else text += (match[1] !== undefined ? match[1] : match[2]).replace(/\\(.)/g, "$1");
+      index = pattern.lastIndex;
+    }
+    if (!text) return "";
+    return computed.display !== "inline" ? ` ${text} ` : text;
+  }
+
+  function contentText(element, context) {
+    const tokens = [pseudoContent(element, "::before")];
+    for (let child = element.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === Node.TEXT_NODE) {
+        const parent = child.parentElement;
+        const closedDetails = parent && tagOf(parent) === "details" && !parent.open;
+        if (!closedDetails || context.hidden) tokens.push(child.nodeValue || "");
+      } else if (isElement(child)) {
+        let token = textAlternative(child, context);
+        if (displayOf(child) !== "inline" || tagOf(child) === "br") token = ` ${token} `;
+        tokens.push(token);
+      }
+    }
+    tokens.push(pseudoContent(element, "::after"));
+    return tokens.join("");
+  }
+
+  // ── labels (as Playwright's get_by_label matches them) ───────────────────────────────────
+
+  /** The label texts Playwright's label engine sees for `element`, each normalized. */
+  function playwrightLabels(element, cache) {
+    const refs = idRefs(element, "aria-labelledby");
+    if (refs.length > 0) return refs.map((ref) => playwrightText(ref, cache).normalized);
+    const ariaLabel = element.getAttribute("aria-label");
+    if (ariaLabel !== null && ariaLabel.trim()) return [normalizeSpace(ariaLabel)];
+    const tag = tagOf(element);
+    const labelable = LABELABLE_TAGS.has(tag) || (tag === "input" && element.type !== "hidden");
+    if (!labelable) return [];
+    return labelsOf(element).map((label) => playwrightText(label, cache).normalized);
+  }
+
+  /** Readable label text of a form control, without the control's own content. */
+  function controlLabelText(element) {
+    const refs = idRefs(element, "aria-labelledby");
+    if (refs.length > 0) {
+      return normalizeSpace(refs.map((ref) => textWithout(ref, element)).join(" "));
+    }
+    const ariaLabel = normalizeSpace(element.getAttribute("aria-label"));
+    if (ariaLabel) return ariaLabel;
+    const labels = labelsOf(element);
+    return normalizeSpace(labels.map((label) => textWithout(label, element)).join(" "));
+  }
+
+  // ── sensitivity ──────────────────────────────────────────────────────────────────────────
+
+  function isValueField(element) {
+    const tag = tagOf(element);
+    if (tag === "input") return element.type !== "hidden";
+    if (tag === "textarea" || tag === "select") return true;
+    if (element.isContentEditable) return true;
+    return ["textbox", "searchbox", "combobox", "spinbutton"].includes(explicitRole(element));
+  }
+
+  /** Whether the element holds a secret: its value must never leave the page. */
+  function isSensitive(element) {
+    if (!isElement(element)) return false;
+    if (element.closest(`[${SENSITIVE_ATTR}="true"]`)) return true;
+    if (!isValueField(element)) return false;
+    const type = tagOf(element) === "input" ? (element.type || "").toLowerCase() : "";
+    if (type === "password") return true;
+    const autocomplete = (element.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+    if (autocomplete.some((t) => t.startsWith("cc-") || SENSITIVE_AUTOCOMPLETE.has(t))) return true;
+    const names = [
+      element.getAttribute("name"), element.getAttribute("id"),
+      element.getAttribute("aria-label"), controlLabelText(element),
+    ];
+    return names.some((text) => !!text && SENSITIVE_PATTERN.test(text));
+  }
+
+  // ── unique CSS selectors and XPaths ──────────────────────────────────────────────────────
+
+  function looksGenerated(token) {
+    if (/\d{3,}/.test(token)) return true; // long digit runs: row-12345, ember1234
+    if (/[:{}]/.test(token)) return true; // React useId ":r1:", templating leftovers
+    return token.split(/[-_.]/).some((part) => part.length >= 6 && /[a-z]/i.test(part) &&
+      (part.match(/\d/g) || []).length >= 2); // hashes: css-1x2y3z, a8f3e9c1
+  }
+
+  function isUsableId(id) {
+    return !!id && id.length <= 64 && !/\s/.test(id) && !looksGenerated(id);
+  }
+
+  function matchesOnly(selector, element) {
+    return attempt(() => {
+      const found = element.ownerDocument.querySelectorAll(selector);
+      return found.length === 1 && found[0] === element;
+    }, false);
+  }
+
+  function cssString(value) {
+    return `"${value.replace(/["\\]/g, "\\$&")}"`;
+  }
+
+  function uniqueIdSelector(element) {
+    const id = element.getAttribute("id");
+    if (!isUsableId(id)) return null;
+    const selector = `#${cssEscape(id)}`;
+    return matchesOnly(selector, element) ? selector : null;
+  }
+
+  function cssTag(element) {
+    return cssEscape(tagOf(element));
+  }
+
+  /** `tag[attr="v"]` selectors, from the most to the least meaningful attribute. */
+  function attributeSelectors(element) {
+    const tag = cssTag(element);
+    const selectors = [];
+    const usable = (value) => !!value && value.length <= MAX_LOCATOR_TEXT && !/[\n\r]/.test(value);
+    for (const attribute of CSS_ATTRIBUTES) {
+      const value = element.getAttribute(attribute);
+      if (usable(value)) selectors.push(`${tag}[${attribute}=${cssString(value)}]`);
+    }
+    const type = element.getAttribute("type");
+    const name = element.getAttribute("name");
+    if (usable(type) && usable(name)) {
+      const base = `${tag}[type=${cssString(type)}][name=${cssString(name)}]`;
+      selectors.push(base);
+      // A radio/checkbox's value attribute is static markup (never a typed value).
+      const value = element.getAttribute("value");
+      const staticValue = ["radio", "checkbox"].includes(element.type) && !isSensitive(element);
+      if (staticValue && usable(value)) {
+        selectors.push(`${base}[value=${cssString(value)}]`);
+      }
+    }
+    return selectors;
+  }
+
+  function nthOfTypeStep(element) {
+    const tag = cssTag(element);
+    const parent = element.parentElement;
+    if (!parent) return tag;
+    const same = Array.from(parent.children).filter((c) => c.localName === element.localName);
+    return same.length === 1 ? tag : `${tag}:nth-of-type(${same.indexOf(element) + 1})`;
+  }
+
+  /** The first of `element`'s attribute selectors that matches only it, or null. */
+  function uniqueAttributeSelector(element) {
+    return attributeSelectors(element).find((s) => matchesOnly(s, element)) || null;
+  }
+
+  /**
+   * `#anchor tr:nth-of-type(2) > td > button`: from the nearest ancestor that has a unique id
+   * or attribute selector (else from the document), the shortest nth-of-type tail that is unique.
+   */
+  function pathSelector(element) {
+    const steps = [];
+    let anchor = null;
+    for (let node = element; node && !anchor; node = node.parentElement) {
+      anchor = node !== element ? uniqueIdSelector(node) || uniqueAttributeSelector(node) : null;
+      if (!anchor) steps.unshift(nthOfTypeStep(node));
+    }
+    for (let length = 1; length <= steps.length; length += 1) {
+      const tail = steps.slice(-length).join(" > ");
+      const selector = anchor ? `${anchor} ${tail}` : tail;
+      if (matchesOnly(selector, element)) return selector;
+    }
+    const full = anchor ? `${anchor} > ${steps.join(" > ")}` : null; // the path, child by child
+    return full && matchesOnly(full, element) ? full : null;
+  }
+
+  /** A short CSS selector that matches only `element` now, or null. */
+  function cssSelector(element) {
+    if (!element.isConnected || element.getRootNode() !== element.ownerDocument) return null;
+    const byId = uniqueIdSelector(element);
+    if (byId) return byId;
+    return uniqueAttributeSelector(element) || pathSelector(element);
+  }
+
+  function xpathLiteral(value) {
+    if (!value.includes('"')) return `"${value}"`;
+    if (!value.includes("'")) return `'${value}'`;
+    return null;
+  }
+
+  function xpathStep(element) {
+    const parent = element.parentElement;
+    const same = parent
+      ? Array.from(parent.children).filter((c) => c.localName === element.localName &&
+        c.namespaceURI === element.namespaceURI)
+      : [element];
+    const index = same.indexOf(element) + 1;
+    const name = element.namespaceURI === XHTML_NS
+      ? tagOf(element)
+      : `*[local-name()=${xpathLiteral(element.localName)}]`;
+    return `${name}[${index}]`;
+  }
+
+  function xpathMatchesOnly(xpath, element) {
+    return attempt(() => {
+      const result = element.ownerDocument.evaluate(
+        xpath, element.ownerDocument, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      return result.snapshotLength === 1 && result.snapshotItem(0) === element;
+    }, false);
+  }
+
+  /** `//*[@id="x"]/div[2]/button[1]` from the nearest ancestor with a usable id, else /html/… */
+  function xpathFor(element) {
+    if (!element.isConnected || element.getRootNode() !== element.ownerDocument) return null;
+    const steps = [];
+    for (let node = element; node; node = node.parentElement) {
+      const id = node.getAttribute("id");
+      const literal = isUsableId(id) ? xpathLiteral(id) : null;
+      if (literal && uniqueIdSelector(node)) {
+        const xpath = [`//*[@id=${literal}]`, ...steps].join("/");
+        if (xpathMatchesOnly(xpath, element)) return xpath;
+      }
+      steps.unshift(node.parentElement ? xpathStep(node) : tagOf(node));
+    }
+    const xpath = `/${steps.join("/")}`;
+    return xpathMatchesOnly(xpath, element) ? xpath : null;
+  }
+
+  // ── locators, each kept only when it matches exactly this element ────────────────────────
+
+  /**
+   * role + name, exactly as Playwright's get_by_role finds it. When several elements share the
+   * role and name (a "New contact" link in the menu and a "New contact" button on the page),
+   * the locator carries `nth`, this element's index among them in document order (Playwright's
+   * order), and ranks last: it still tells the element apart, but breaks if one is added before.
+   */
+  function roleLocator(element, role, name) {
+    if (!role || !name || role === "presentation" || role === "none" || role === "generic") {
+      return null;
+    }
+    const emitted = explicitRole(element) || IMPLICIT_ROLE_TAGS.has(tagOf(element));
+    if (!emitted || isHiddenForAria(element)) return null;
+    const ownSource = nameSource(element);
+    const words = name.split(" ").filter((word) => ownSource.includes(word));
+    let count = 0;
+    let index = -1;
+    const selector = ROLE_CANDIDATES[role] ? `${ROLE_CANDIDATES[role]}, [role]` : "*";
+    for (const candidate of element.ownerDocument.querySelectorAll(selector)) {
+      if (ariaRole(candidate) !== role) continue;
+      if (candidate !== element && !words.every((w) => nameSource(candidate).includes(w))) {
+        continue; // cheap test first: computing names of every button is slow on big pages
+      }
+      if (accessibleName(candidate) !== name || isHiddenForAria(candidate)) continue;
+      if (candidate === element) index = count;
+      count += 1;
+      if (count > MAX_NTH) return null;
+    }
+    if (count === 1) return { strategy: "role", value: role, name };
+    return index >= 0 ? { strategy: "role", value: role, name, nth: index } : null;
+  }
+
+  /**
+   * All the text an accessible name can be made of, except CSS generated content: content,
+   * naming attributes (own and of descendants), labels and aria-labelledby targets.
+   */
+  function nameSource(element) {
+    const parts = [element.textContent || ""];
+    const addAttributes = (node) => {
+      for (const attribute of NAME_ATTRIBUTES) {
+        const value = node.getAttribute(attribute);
+        if (value) parts.push(value);
+      }
+    };
+    addAttributes(element);
+    if (element.firstElementChild) {
+      for (const node of element.querySelectorAll(NAME_ATTRIBUTE_SELECTOR)) addAttributes(node);
+    }
+    if (tagOf(element) === "input") parts.push(element.value || "", INPUT_DEFAULT_NAMES);
+    for (const label of labelsOf(element)) parts.push(label.textContent || "");
+    for (const ref of idRefs(element, "aria-labelledby")) parts.push(ref.textContent || "");
+    return normalizeSpace(parts.join(" "));
+  }
+
+  function isFormControl(element) {
+    const tag = tagOf(element);
+    if (tag === "input") return element.type !== "hidden";
+    if (tag === "textarea" || tag === "select") return true;
+    return ["textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider",
+      "spinbutton", "listbox"].includes(explicitRole(element));
+  }
+
+  function labelLocator(element) {
+    if (!isFormControl(element)) return null;
+    const cache = new Map();
+    const ownTextInLabel = (text) => text.includes(playwrightText(element, cache).normalized) &&
+      playwrightText(element, cache).normalized !== "";
+    const texts = playwrightLabels(element, cache).filter((text) =>
+      text && text.length <= MAX_LOCATOR_TEXT * 1.5 && !ownTextInLabel(text));
+    const candidates = element.ownerDocument.querySelectorAll(
+      "[aria-labelledby], [aria-label], input, select, textarea, button, meter, output, progress");
+    for (const text of texts) {
+      let count = 0;
+      for (const candidate of candidates) {
+        if (playwrightLabels(candidate, cache).includes(text)) count += 1;
+        if (count > 1) break;
+      }
+      if (count === 1) return { strategy: "label", value: text };
+    }
+    return null;
+  }
+
+  function placeholderLocator(element) {
+    const placeholder = element.getAttribute("placeholder");
+    if (!placeholder || placeholder !== normalizeSpace(placeholder)) return null;
+    const same = Array.from(element.ownerDocument.querySelectorAll("[placeholder]"))
+      .filter((candidate) => candidate.getAttribute("placeholder") === placeholder);
+    return same.length === 1 ? { strategy: "placeholder", value: placeholder } : null;
+  }
+
+  /** Whether Playwright's get_by_text(text, exact) would stop at `element` (not a child). */
+  function matchesTextItself(element, text, cache) {
+    if (TEXT_SKIP_TAGS.has(tagOf(element))) return false;
+    if (playwrightText(element, cache).normalized !== text) return false;
+    for (let child = element.firstElementChild; child; child = child.nextElementSibling) {
+      if (playwrightText(child, cache).normalized === text) return false;
+    }
+    return true;
+  }
+
+  function textLocator(element, role, secretInside) {
+    if (secretInside || isFormControl(element) || tagOf(element) === "input") return null;
+    const isLeaf = element.children.length === 0;
+    if (!TEXT_LOCATOR_ROLES.has(role) && !isLeaf) return null;
+    const cache = new Map();
+    const text = playwrightText(element, cache).normalized;
+    if (!text || text.length > MAX_LOCATOR_TEXT || text !== visibleText(element)) return null;
+    if (!matchesTextItself(element, text, cache)) return null;
+    return countTextMatches(element.ownerDocument, text, cache) === 1
+      ? { strategy: "text", value: text }
+      : null;
+  }
+
+  /**
+   * How many elements Playwright's get_by_text(text, exact=True) finds (counting stops at 2).
+   * Only ancestors of text nodes holding its longest word can match; going up, an element's
+   * text only grows, so each climb stops once the text is longer than `text`.
+   */
+  function countTextMatches(doc, text, cache) {
+    const probe = text.split(" ").reduce((a, b) => (b.length > a.length ? b : a));
+    const seen = new Set();
+    let count = 0;
+    const letters = text.replace(NOT_LETTERS, "").length;
+    for (const node of textNodesContaining(doc, probe)) {
+      if (count >= 2) break;
+      for (let el = node.parentElement; el && !seen.has(el); el = el.parentElement) {
+        seen.add(el);
+        if (hasMoreLetters(el, letters)) break;
+        if (matchesTextItself(el, text, cache)) count += 1;
+      }
+    }
+    const inputButtons = doc.querySelectorAll(
+      "input[type=submit i], input[type=button i], input[type=reset i]");
+    for (const input of inputButtons) {
+      if (count < 2 && matchesTextItself(input, text, cache)) count += 1;
+    }
+    return count;
+  }
+
+  /** Whether the text of `root` has more than `limit` non-space characters (stops early). */
+  function hasMoreLetters(root, limit) {
+    let total = 0;
+    const visit = (node) => {
+      for (let child = node.firstChild; child && total <= limit; child = child.nextSibling) {
+        if (child.nodeType === Node.TEXT_NODE) {
+          total += (child.nodeValue || "").replace(NOT_LETTERS, "").length;
+        } else if (isElement(child) && !TEXT_SKIP_TAGS.has(tagOf(child))) {
+          visit(child);
+        }
+      }
+    };
+    visit(root);
+    return total > limit;
+  }
+
+  /** Text nodes whose text contains `probe` (found by the browser's XPath engine). */
+  function textNodesContaining(doc, probe) {
+    const literal = xpathLiteral(probe);
+    const nodes = [];
+    if (literal) {
+      const found = doc.evaluate(`//text()[contains(., ${literal})]`, doc, null,
+        XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      for (let i = 0; i < found.snapshotLength; i += 1) nodes.push(found.snapshotItem(i));
+      return nodes;
+    }
+    const walker = doc.createTreeWalker(doc.documentElement, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if ((node.nodeValue || "").includes(probe)) nodes.push(node);
+    }
+    return nodes;
+  }
+
+  function testIdLocator(element) {
+    for (const attribute of TEST_ID_ATTRIBUTES) {
+      const value = element.getAttribute(attribute);
+      if (!value) continue;
+      if (!/^[\x20-\x7e]+$/.test(value) || /["\\]/.test(value)) return null;
+      const selector = TEST_ID_ATTRIBUTES.map((a) => `[${a}="${value}"]`).join(", ");
+      return matchesOnly(selector, element) ? { strategy: "test_id", value } : null;
+    }
+    return null;
+  }
+
+  // ── fingerprint ──────────────────────────────────────────────────────────────────────────
+
+  function fingerprintAttributes(element) {
+    const attributes = {};
+    for (const name of FINGERPRINT_ATTRIBUTES) {
+      const value = element.getAttribute(name);
+      if (value !== null && value !== "") attributes[name] = clip(value, 1000);
+    }
+    return attributes;
+  }
+
+  function boundingBox(element) {
+    const rect = element.getBoundingClientRect();
+    return {
+      x: Math.round(rect.x), y: Math.round(rect.y),
+      width: Math.round(rect.width), height: Math.round(rect.height),
+    };
+  }
+
+  function precedingHeadingText(element) {
+    const walker = element.ownerDocument.createTreeWalker(
+      element.ownerDocument.body || element.ownerDocument.documentElement,
+      NodeFilter.SHOW_ELEMENT);
+    walker.currentNode = element;
+    for (let steps = 0; steps < 5000 && walker.previousNode(); steps += 1) {
+      const node = walker.currentNode;
+      if (HEADING_TAGS.has(tagOf(node)) || explicitRole(node) === "heading") {
+        return clip(safeVisibleText(node), MAX_TEXT);
+      }
+    }
+    return "";
+  }
+
+  function legendText(element) {
+    const fieldset = element.parentElement && element.parentElement.closest("fieldset");
+    if (!fieldset) return "";
+    const legend = Array.from(fieldset.children).find((child) => tagOf(child) === "legend");
+    return legend ? clip(safeVisibleText(legend), MAX_TEXT) : "";
+  }
+
+  function rowText(element) {
+    const row = element.closest(ROW_SELECTOR);
+    return row ? clip(textWithout(row, element), MAX_TEXT) : "";
+  }
+
+  function nearbyText(element) {
+    const texts = [
+      isFormControl(element) ? clip(controlLabelText(element), MAX_TEXT) : "",
+      precedingHeadingText(element),
+      legendText(element),
+      rowText(element),
+    ];
+    return texts.filter((text, index) => text && texts.indexOf(text) === index).slice(0, 4);
+  }
+
+  function ancestorLabel(element) {
+    let label = tagOf(element);
+    const id = element.getAttribute("id");
+    if (isUsableId(id)) return `${label}#${id}`;
+    const classes = Array.from(element.classList)
+      .filter((c) => c.length <= 30 && !looksGenerated(c)).slice(0, 2);
+    for (const name of classes) label += `.${name}`;
+    return label;
+  }
+
+  function ancestors(element) {
+    const result = [];
+    for (let node = element.parentElement; node && result.length < 5; node = node.parentElement) {
+      if (tagOf(node) === "html") break;
+      result.push(ancestorLabel(node));
+    }
+    return result;
+  }
+
+  function fingerprint(element, role, name, secretInside) {
+    const tag = tagOf(element);
+    const result = { tag };
+    if (role) result.role = role;
+    if (name) result.name = name;
+    let text = "";
+    if (!["input", "textarea", "select"].includes(tag) && !isSensitive(element)) {
+      text = clip(secretInside ? textWithout(element, null) : visibleText(element), MAX_TEXT);
+    }
+    if (text) result.text = text;
+    result.attributes = fingerprintAttributes(element);
+    result.bbox = boundingBox(element);
+    result.nearby_text = nearbyText(element);
+    result.ancestors = ancestors(element);
+    return result;
+  }
+
+  // ── describe: the target object ──────────────────────────────────────────────────────────
+
+  /** The target description of `element` (see TARGET in the header), or null. */
+  function describe(element) {
+    return isElement(element) ? withMemo(() => describeElement(element)) : null;
+  }
+
+  function describeElement(element) {
+    const sensitive = attempt(() => isSensitive(element), true);
+    const role = attempt(() => ariaRole(element), null);
+    let name = attempt(() => accessibleName(element), "");
+    const secretInside = attempt(() => sensitive || containsSecret(element), true);
+    if (secretInside && NAME_FROM_CONTENT_ROLES.has(role)) name = ""; // its content may be secret
+    const css = attempt(() => cssSelector(element), null);
+    const xpath = attempt(() => xpathFor(element), null);
+    const byRole = attempt(() => roleLocator(element, role, name), null);
+    const ambiguousRole = byRole && byRole.nth !== undefined;
+    const locators = [
+      ambiguousRole ? null : byRole,
+      attempt(() => labelLocator(element), null),
+      attempt(() => placeholderLocator(element), null),
+      attempt(() => textLocator(element, role, secretInside), null),
+      attempt(() => testIdLocator(element), null),
+      css ? { strategy: "css", value: css } : null,
+      xpath ? { strategy: "xpath", value: xpath } : null,
+      ambiguousRole ? byRole : null,
+    ].filter(Boolean);
+    return {
+      locators,
+      fingerprint: attempt(
+        () => fingerprint(element, role, name, secretInside), { tag: tagOf(element) }),
+      sensitive,
+      css,
+    };
+  }
+
+  // ── scroll: reported only when it brought the next action's element into view ────────────
+
+  let scrollBase = { x: window.scrollX, y: window.scrollY };
+
+  /** Before an action on `element`: send `scroll` if the window moved it into view. */
+  function noteScrollBefore(element) {
+    const x = window.scrollX;
+    const y = window.scrollY;
+    const dx = x - scrollBase.x;
+    const dy = y - scrollBase.y;
+    scrollBase = { x, y };
+    if (!isElement(element) || Math.max(Math.abs(dx), Math.abs(dy)) <= SCROLL_MIN_PX) return;
+    const rect = element.getBoundingClientRect();
+    const oldTop = rect.top + dy;
+    const oldLeft = rect.left + dx;
+    const wasOffScreen = oldTop < 0 || oldTop >= window.innerHeight ||
+      oldLeft < 0 || oldLeft >= window.innerWidth;
+    if (wasOffScreen) emit("scroll", { dx: Math.round(dx), dy: Math.round(dy) });
+  }
+
+  // ── fill: keystrokes coalesced per field ─────────────────────────────────────────────────
+
+  /** {element, target, tStart, dirty, timer} of the field being typed in, or null. */
+  let pendingFill = null;
+
+  function editingHost(element) {
+    if (!element.isContentEditable) return null;
+    let host = element;
+    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    return host;
+  }
+
+  /** The field an `input` event on `node` types into, or null if it is not text-like. */
+  function fillField(node) {
+    if (!isElement(node)) return null;
+    const tag = tagOf(node);
+    if (tag === "textarea") return node;
+    if (tag === "input") return FILL_INPUT_TYPES.has((node.type || "").toLowerCase()) ? node : null;
+    return editingHost(node);
+  }
+
+  function fieldValue(element) {
+    if (isSensitive(element)) return null;
+    const tag = tagOf(element);
+    if (tag === "input" || tag === "textarea") return element.value;
+    return (element.innerText || "").replace(/\n$/, "");
+  }
+
+  function sendFill(record) {
+    if (isInjecting()) return false;
+    const element = record.element;
+    const target = element.isConnected ? describe(element) : record.target;
+    record.target = target;
+    emit("fill", { target, value: fieldValue(element), t_start: record.tStart });
+    record.dirty = false;
+    return true;
+  }
+
+  /** Send the pending fill (if anything was typed since the last one) and forget the field. */
+  function flushFill() {
+    const record = pendingFill;
+    if (!record) return;
+    if (record.dirty && !sendFill(record)) return; // keep it while Procedura injects input
+    clearTimer(record.timer);
+    pendingFill = null;
+  }
+
+  const sendProvisionalFill = guarded(() => {
+    const record = pendingFill;
+    if (!record) return;
+    if (record.dirty && !sendFill(record)) {
+      record.timer = setTimer(sendProvisionalFill, FILL_IDLE_MS);
+    }
+  });
+
+  function noteTyping(element) {
+    if (!pendingFill || pendingFill.element !== element) {
+      beginAction(element);
+      pendingFill = {
+        element, target: describe(element), tStart: now(), dirty: true, timer: null,
+      };
+    }
+    pendingFill.dirty = true;
+    clearTimer(pendingFill.timer);
+    pendingFill.timer = setTimer(sendProvisionalFill, FILL_IDLE_MS);
+  }
+
+  function flushFillUnless(element) {
+    if (pendingFill && pendingFill.element !== element) flushFill();
+  }
+
+  // ── effect of a click ────────────────────────────────────────────────────────────────────
+
+  /** {ref, url, timer} of the click whose effect is being watched, or null. */
+  let effectWatch = null;
+  /** Whether the DOM changed since the last pointerdown (a mousedown handler may act first). */
+  let changedSincePointerDown = false;
+
+  function watchEffect(ref) {
+    settleEffect(false);
+    const timer = setTimer(guarded(() => settleEffect(false)), EFFECT_WINDOW_MS);
+    effectWatch = { ref, url: location.href, timer };
+    if (changedSincePointerDown) settleEffect(true);
+  }
+
+  function settleEffect(observed) {
+    const watch = effectWatch;
+    if (!watch) return;
+    effectWatch = null;
+    clearTimer(watch.timer);
+    emit("effect", { ref: watch.ref, effect: observed || location.href !== watch.url });
+  }
+
+  // ── DOM changes: effects and dom_changed ─────────────────────────────────────────────────
+
+  const domChange = { elements: 0, dialog: false, timer: null, since: 0 };
+
+  function countElements(node) {
+    if (!isElement(node)) return 0;
+    return 1 + Math.min(node.getElementsByTagName("*").length, 1000);
+  }
+
+  function involvesDialog(node) {
+    if (!isElement(node)) return false;
+    return node.matches(DIALOG_SELECTOR) || !!node.querySelector(DIALOG_SELECTOR);
+  }
+
+  function isOwnMutation(record) {
+    return record.type === "attributes" &&
+      (record.attributeName || "").startsWith(OWN_ATTR_PREFIX);
+  }
+
+  /**
+   * What Playwright changes while the recorder takes a screenshot: <style> tags on <html>
+   * (its `style` option), its animation-sync style in <head>, x-pw-* mask overlays and the
+   * caret-color it sets on fields. None of it is the page reacting to the user.
+   */
+  function isScreenshotMutation(record) {
+    if (record.type === "attributes") {
+      if (record.attributeName !== "style") return false;
+      const withoutCaret = (css) => (css || "").replace(/caret-color\s*:[^;]*;?/gi, "").trim();
+      return withoutCaret(record.oldValue) === withoutCaret(record.target.getAttribute("style"));
+    }
+    if (record.type !== "childList") return false;
+    const nodes = [...record.addedNodes, ...record.removedNodes];
+    return nodes.length > 0 && nodes.every((node) => isScreenshotNode(node, record.target));
+  }
+
+  function isScreenshotNode(node, parent) {
+    if (!isElement(node)) return false;
+    const tag = tagOf(node);
+    if (tag.startsWith("x-pw-")) return true;
+    if (tag !== "style") return false;
+    return parent === document.documentElement || node.textContent === "body {}";
+  }
+
+  function isIgnored(record) {
+    return isOwnMutation(record) || isScreenshotMutation(record);
+  }
+
+  function onMutations(records) {
+    const relevant = records.filter((record) => !isIgnored(record));
+    if (relevant.length === 0 || isInjecting()) return;
+    changedSincePointerDown = true;
+    if (effectWatch) settleEffect(true);
+    if (document.readyState === "loading") return; // the parser building the page
+    let elements = 0;
+    let dialog = false;
+    for (const record of relevant) {
+      if (record.type === "childList") {
+        for (const node of record.addedNodes) {
+          elements += countElements(node);
+          dialog = dialog || involvesDialog(node);
+        }
+        for (const node of record.removedNodes) {
+          elements += countElements(node);
+          dialog = dialog || involvesDialog(node);
+        }
+      } else if (record.type === "attributes" && DIALOG_ATTRIBUTES.has(record.attributeName)) {
+        dialog = dialog || (isElement(record.target) && record.target.matches(DIALOG_SELECTOR));
+      }
+    }
+    if (elements === 0 && !dialog) return;
+    noteDomChange(elements, dialog);
+  }
+
+  function noteDomChange(elements, dialog) {
+    const first = domChange.timer === null;
+    domChange.elements += elements;
+    domChange.dialog = domChange.dialog || dialog;
+    if (first) domChange.since = now();
+    else if (now() - domChange.since >= DOM_MAX_WAIT_MS) return; // keep the timer: it fires soon
+    clearTimer(domChange.timer);
+    const wait = Math.min(DOM_DEBOUNCE_MS, Math.max(0, domChange.since + DOM_MAX_WAIT_MS - now()));
+    domChange.timer = setTimer(reportDomChange, wait);
+  }
+
+  const reportDomChange = guarded(() => {
+    const significant = domChange.elements >= DOM_MIN_ELEMENTS || domChange.dialog;
+    domChange.elements = 0;
+    domChange.dialog = false;
+    domChange.timer = null;
+    if (significant) emit("dom_changed", {});
+  });
+
+  function observeDom() {
+    if (!NativeMutationObserver) return;
+    const observer = new NativeMutationObserver(guarded(onMutations));
+    observer.observe(document, {
+      childList: true, subtree: true, attributes: true, attributeOldValue: true,
+      characterData: true,
+    });
+  }
+
+  // ── what was acted on ────────────────────────────────────────────────────────────────────
+
+  /** The element a pointer event means: the closest control, link or label around it. */
+  function actionTarget(node) {
+    const element = isElement(node) ? node : node && node.parentElement;
+    if (!element) return null;
+    return element.closest(ACTIONABLE_SELECTOR) || element;
+  }
+
+  function isChangeDrivenInput(element) {
+    return !!element && tagOf(element) === "input" &&
+      CHANGE_DRIVEN_INPUT_TYPES.has((element.type || "").toLowerCase());
+  }
+
+  /** Clicks that change events report better (check/uncheck/select/upload). */
+  function reportedByChange(element) {
+    if (isChangeDrivenInput(element)) return true;
+    if (element.closest("select, option, datalist")) return true;
+    const label = element.closest("label");
+    return !!label && isChangeDrivenInput(label.control);
+  }
+
+  function modifiersOf(event) {
+    const modifiers = [];
+    if (event.altKey) modifiers.push("Alt");
+    if (event.ctrlKey) modifiers.push("Control");
+    if (event.metaKey) modifiers.push("Meta");
+    if (event.shiftKey) modifiers.push("Shift");
+    return modifiers;
+  }
+
+  function focusedElement(event) {
+    const element = isElement(event.target) ? event.target : document.activeElement;
+    if (!element || element === document.body || element === document.documentElement) {
+      return null;
+    }
+    return element;
+  }
+
+  function markTarget(element) {
+    for (const marked of document.querySelectorAll(`[${TARGET_ATTR}]`)) {
+      if (marked !== element) marked.removeAttribute(TARGET_ATTR);
+    }
+    if (!element.hasAttribute(TARGET_ATTR)) element.setAttribute(TARGET_ATTR, "");
+  }
+
+  // ── keys ─────────────────────────────────────────────────────────────────────────────────
+
+  function isSensitiveHotkey(event) {
+    return event.altKey && event.shiftKey && !event.ctrlKey && !event.metaKey &&
+      (event.code === "KeyS" || (event.key || "").toLowerCase() === "s");
+  }
+
+  function isMultilineField(element) {
+    return !!element && (tagOf(element) === "textarea" || element.isContentEditable);
+  }
+
+  /** The key to report for a keydown, or null when it is typing (never reported). */
+  function pressedKey(event, element) {
+    const key = event.key;
+    if (!key || MODIFIER_KEYS.has(key) || IGNORED_KEYS.has(key)) return null;
+    if (key === "Enter" && isMultilineField(element) && !event.ctrlKey && !event.metaKey &&
+      !event.altKey) {
+      return null; // a new line typed in a textarea or editor is part of the fill
+    }
+    if (key === "Enter" || key === "Tab" || key === "Escape") return key;
+    if (/^F\d{1,2}$/.test(key)) return key;
+    const altGraph = event.getModifierState && event.getModifierState("AltGraph");
+    if (altGraph) return null; // AltGr composes characters: typing
+    const name = key === " " ? "Space" : key;
+    if (event.ctrlKey || event.metaKey) return name;
+    if (event.altKey) {
+      // macOS Option+key types characters (π, ß): typing, not a shortcut.
+      if (key.length === 1 && !/^[\x21-\x7e]$/.test(key)) return null;
+      return name;
+    }
+    return null;
+  }
+
+  function toggleSensitive(element) {
+    const marking = element.getAttribute(SENSITIVE_ATTR) !== "true";
+    if (marking) element.setAttribute(SENSITIVE_ATTR, "true");
+    flushFill(); // while the field is sensitive either way, so its value stays null
+    if (!marking) element.removeAttribute(SENSITIVE_ATTR);
+    emit("sensitive_marked", { target: describe(element) });
+  }
+
+  // ── event handlers ───────────────────────────────────────────────────────────────────────
+
+  let lastEnterPress = 0;
+
+  /**
+   * What precedes an action's payload, in this order: the previous click's effect is settled,
+   * a pending fill (of another field, unless `flushAll`) is sent, and a scroll that brought
+   * `element` into view is reported.
+   */
+  function beginAction(element, flushAll) {
+    settleEffect(false);
+    if (flushAll) flushFill();
+    else flushFillUnless(element);
+    noteScrollBefore(element);
+  }
+
+  function onPointerDown(event) {
+    if (!event.isTrusted || isInjecting()) return;
+    const element = actionTarget(event.target);
+    if (!element) return;
+    beginAction(element);
+    changedSincePointerDown = false;
+    markTarget(element);
+    emit("pointerdown", { target: describe(element) });
+  }
+
+  function onClick(event) {
+    if (!event.isTrusted || isInjecting()) return;
+    if (event.detail > 1) return; // the 2nd click of a double click: see double_click
+    // detail 0: a click made by the keyboard; after Enter, the press already tells it.
+    if (event.detail === 0 && now() - lastEnterPress < ENTER_CLICK_WINDOW_MS) return;
+    const element = actionTarget(event.target);
+    if (!element || reportedByChange(element)) return;
+    beginAction(element);
+    const payload = makePayload("click", {
+      target: describe(element),
+      button: ["left", "middle", "right"][event.button] || "left",
+      modifiers: modifiersOf(event),
+    });
+    payload.effect_ref = payload.id;
+    if (send(payload)) watchEffect(payload.id);
+  }
+
+  function onDoubleClick(event) {
+    if (!event.isTrusted || isInjecting()) return;
+    const element = actionTarget(event.target);
+    if (!element || reportedByChange(element)) return;
+    flushFillUnless(element);
+    emit("double_click", { target: describe(element) });
+  }
+
+  function onInput(event) {
+    if (isInjecting()) return;
+    const field = fillField(event.target);
+    if (field) noteTyping(field);
+  }
+
+  function onChange(event) {
+    if (isInjecting()) return;
+    const element = event.target;
+    if (!isElement(element)) return;
+    const tag = tagOf(element);
+    if (tag === "select") {
+      beginAction(element, true);
+      emit("select", selectFields(element));
+    } else if (isChangeDrivenInput(element)) {
+      beginAction(element, true);
+      if (element.type === "file") {
+        const files = isSensitive(element) ? [] : Array.from(element.files || [], (f) => f.name);
+        emit("upload", { target: describe(element), files });
+      } else {
+        emit(element.checked ? "check" : "uncheck", { target: describe(element) });
+      }
+    } else if (pendingFill && pendingFill.element === fillField(element)) {
+      flushFill();
+    }
+  }
+
+  function selectFields(select) {
+    const options = Array.from(select.selectedOptions || []);
+    const sensitive = isSensitive(select);
+    return {
+      target: describe(select),
+      value: sensitive ? null : options.map((o) => normalizeSpace(o.label || o.text)).join("\n"),
+      option_value: sensitive ? null : options.map((o) => o.value).join("\n"),
+    };
+  }
+
+  function onKeyDown(event) {
+    if (!event.isTrusted || isInjecting() || event.isComposing) return;
+    if (isSensitiveHotkey(event)) {
+      const element = focusedElement(event);
+      if (!element) return;
+      event.preventDefault(); // our hotkey: the only default we ever prevent
+      toggleSensitive(element);
+      return;
+    }
+    const element = focusedElement(event);
+    const key = pressedKey(event, element);
+    if (!key) return;
+    beginAction(element, true);
+    if (key === "Enter") lastEnterPress = now();
+    const target = element ? describe(element) : null;
+    emit("press", { target, key, modifiers: modifiersOf(event) });
+  }
+
+  function onFocusOut(event) {
+    if (isInjecting() || !pendingFill) return;
+    if (pendingFill.element === event.target) flushFill();
+  }
+
+  function onSubmit(event) {
+    if (isInjecting()) return;
+    flushFill();
+    const submitter = isElement(event.submitter) ? describe(event.submitter) : null;
+    emit("submit", { target: describe(event.target), submitter });
+  }
+
+  function onPageLeaving() {
+    flushFill();
+    settleEffect(true);
+  }
+
+  function onVisibilityChange() {
+    if (document.visibilityState === "hidden") flushFill();
+  }
+
+  function onUrlChange() {
+    if (effectWatch && location.href !== effectWatch.url) settleEffect(true);
+  }
+
+  // ── installation ─────────────────────────────────────────────────────────────────────────
+
+  const PASSIVE_CAPTURE = { capture: true, passive: true };
+
+  function listen(target, type, handler, options) {
+    target.addEventListener(type, guarded(handler), options || PASSIVE_CAPTURE);
+  }
+
+  listen(window, "pointerdown", onPointerDown);
+  listen(window, "click", onClick);
+  listen(window, "dblclick", onDoubleClick);
+  listen(window, "input", onInput);
+  listen(window, "change", onChange);
+  listen(window, "keydown", onKeyDown, { capture: true, passive: false });
+  listen(window, "focusout", onFocusOut);
+  listen(window, "submit", onSubmit);
+  listen(window, "pagehide", onPageLeaving);
+  listen(window, "beforeunload", onPageLeaving);
+  listen(window, "hashchange", onUrlChange);
+  listen(window, "popstate", onUrlChange);
+  listen(document, "visibilitychange", onVisibilityChange);
+  attempt(observeDom, undefined);
+})();

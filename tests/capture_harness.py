@@ -1,0 +1,302 @@
+"""A harness for testing the recorder's injected capture script in a real headless Chromium.
+
+It serves ``tests/pages/`` on 127.0.0.1, launches Chromium once, and gives each scenario a fresh
+browser context with ``capture.js`` injected into every page and frame and the
+``__proceduraEmit`` binding collecting what the script reports. Tests drive the page like a
+person would (clicks, key presses, typing) and look at the payloads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import shutil
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, TypeVar
+
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    ElementHandle,
+    Frame,
+    Locator,
+    Page,
+    Playwright,
+    async_playwright,
+)
+
+from desktop_app.adapters.browser.locators import to_playwright
+from desktop_app.core.models.target import Locator as RecordedLocator
+
+REPO = Path(__file__).resolve().parents[1]
+CAPTURE_SCRIPT = REPO / "resources" / "recorder" / "capture.js"
+PAGES = Path(__file__).resolve().parent / "pages"
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+TEST_ID_ATTRIBUTES = ("data-testid", "data-test", "data-qa")
+
+T = TypeVar("T")
+
+
+# ── serving the fixture pages ──────────────────────────────────────────────────────────────
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class PageServer:
+    """``tests/pages`` over HTTP on 127.0.0.1, in a background thread."""
+
+    def __init__(self, root: Path = PAGES) -> None:
+        handler = functools.partial(_QuietHandler, directory=str(root))
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def url(self, name: str) -> str:
+        return f"{self.base_url}/{name}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+# ── what the capture script reports ────────────────────────────────────────────────────────
+
+
+@dataclass
+class Captured:
+    """One report: the payload, its raw JSON, and the page and frame it came from."""
+
+    payload: dict[str, Any]
+    raw: str
+    page: Page | None
+    frame: Frame | None
+
+    @property
+    def type(self) -> str:
+        return str(self.payload.get("type"))
+
+
+@dataclass
+class Reports:
+    """Everything the binding received in one browser context, in order."""
+
+    items: list[Captured] = field(default_factory=list)
+
+    def on_binding(self, source: dict[str, Any], payload: str) -> None:
+        self.items.append(
+            Captured(json.loads(payload), payload, source.get("page"), source.get("frame"))
+        )
+
+    @property
+    def payloads(self) -> list[dict[str, Any]]:
+        return [c.payload for c in self.items]
+
+    def of(self, *types: str) -> list[dict[str, Any]]:
+        return [c.payload for c in self.items if c.type in types]
+
+    def types(self, *, ignore: tuple[str, ...] = ("dom_changed",)) -> list[str]:
+        return [c.type for c in self.items if c.type not in ignore]
+
+    def mark(self) -> int:
+        """A position to look at later reports from (``since``)."""
+        return len(self.items)
+
+    def since(self, mark: int) -> Reports:
+        return Reports(self.items[mark:])
+
+    async def wait_for(
+        self, predicate: Callable[[Reports], bool], *, timeout: float = 5.0, what: str = ""
+    ) -> None:
+        """Poll until *predicate* holds for these reports."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate(self):
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out waiting for {what or 'reports'}: {self.types()}")
+            await asyncio.sleep(0.03)
+
+    async def wait_for_type(self, type_: str, *, count: int = 1, timeout: float = 5.0) -> None:
+        await self.wait_for(lambda r: len(r.of(type_)) >= count, timeout=timeout, what=type_)
+
+    async def settle(self, seconds: float = 0.3) -> None:
+        """Give late reports (effects, debounced changes) time to arrive."""
+        await asyncio.sleep(seconds)
+
+
+def target_key(payload: dict[str, Any]) -> str | None:
+    target = payload.get("target") or {}
+    return target.get("css")
+
+
+def collapse_fills(payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the recorder keeps: of consecutive fills of one field, only the last.
+
+    Reports that are not actions (effects, DOM changes) do not break a run of fills.
+    """
+    kept: list[dict[str, Any]] = []
+    last_action: dict[str, Any] | None = None
+    for payload in payloads:
+        if payload["type"] in ("effect", "dom_changed"):
+            kept.append(payload)
+            continue
+        if (
+            payload["type"] == "fill"
+            and last_action is not None
+            and last_action["type"] == "fill"
+            and target_key(last_action) == target_key(payload)
+        ):
+            kept[kept.index(last_action)] = payload
+        else:
+            kept.append(payload)
+        last_action = payload
+    return kept
+
+
+# ── resolving recorded locators the way Playwright replays them ───────────────────────────
+
+
+def to_locator(scope: Page | Frame, locator: dict[str, Any]) -> Locator:
+    """The Playwright locator for one recorded locator, exactly as replay builds it."""
+    return to_playwright(scope, RecordedLocator.model_validate(locator))
+
+
+async def locator_problems(
+    scope: Page | Frame, target: dict[str, Any], element: ElementHandle
+) -> list[str]:
+    """Locators of *target* that do not resolve to exactly *element* (empty when all do)."""
+    problems = []
+    for locator in target["locators"]:
+        resolved = to_locator(scope, locator)
+        count = await resolved.count()
+        if count != 1:
+            problems.append(f"{locator} matches {count} elements")
+            continue
+        found = await resolved.element_handle()
+        assert found is not None
+        same = await scope.evaluate("([a, b]) => a === b", [found, element])
+        if not same:
+            problems.append(f"{locator} matches another element")
+    return problems
+
+
+# ── the browser ────────────────────────────────────────────────────────────────────────────
+
+
+class CaptureHarness:
+    """One Chromium and one page server, shared by a test module, with its own event loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.server = PageServer()
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        try:
+            self.run(self._start())
+        except BaseException:
+            self.close()
+            raise
+
+    async def _start(self) -> None:
+        executable = shutil.which("chromium") or shutil.which("chromium-browser")
+        assert executable, "Chromium is not installed"
+        self._playwright = await async_playwright().start()
+        self._browser = await self._playwright.chromium.launch(
+            executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
+        )
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run *coroutine* on the harness's loop (tests are synchronous)."""
+        return self.loop.run_until_complete(coroutine)
+
+    def scenario(self, body: Callable[[Session], Awaitable[T]]) -> T:
+        """Run *body* with a fresh recording :class:`Session`, closed afterwards."""
+
+        async def main() -> T:
+            async with self.session() as session:
+                return await body(session)
+
+        return self.run(main())
+
+    @contextlib.asynccontextmanager
+    async def session(self, *, bind: bool = True) -> Any:
+        """A fresh context with the script injected; *bind* False leaves out the binding."""
+        assert self._browser is not None
+        context = await self._browser.new_context(viewport={"width": 1000, "height": 700})
+        reports = Reports()
+        if bind:
+            await context.expose_binding("__proceduraEmit", reports.on_binding)
+        await context.add_init_script(path=str(CAPTURE_SCRIPT))
+        session = Session(self.server, context, reports)
+        context.on("page", session.watch_page)
+        try:
+            yield session
+        finally:
+            await context.close()
+
+    def close(self) -> None:
+        async def stop() -> None:
+            if self._browser is not None:
+                await self._browser.close()
+            if self._playwright is not None:
+                await self._playwright.stop()
+
+        try:
+            self.run(stop())
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        finally:
+            self.loop.close()
+            self.server.close()
+
+
+@dataclass
+class Session:
+    """A browser context being recorded: its reports and page errors."""
+
+    server: PageServer
+    context: BrowserContext
+    reports: Reports
+    page_errors: list[str] = field(default_factory=list)
+
+    def watch_page(self, page: Page) -> None:
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+
+    async def open(self, name: str) -> Page:
+        page = await self.context.new_page()
+        await page.goto(self.server.url(name))
+        await page.wait_for_function("() => !!window.__procedura")
+        return page
+
+    async def internal_errors(self, scope: Page | Frame) -> list[str]:
+        errors: list[str] = await scope.evaluate("() => window.__procedura.errors()")
+        return errors
+
+
+@contextlib.contextmanager
+def harness_for_module() -> Iterator[CaptureHarness]:
+    harness = CaptureHarness()
+    try:
+        yield harness
+    finally:
+        harness.close()
