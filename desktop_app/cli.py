@@ -571,7 +571,10 @@ def record() -> None:
     metavar="CDP_URL",
     help="Record in your own running Chrome (started with --remote-debugging-port=9222).",
 )
-@click.option("--profile", help="A named browser profile kept between recordings (logins stay).")
+@click.option(
+    "--profile",
+    help="A named browser profile kept between recordings (cookies and site data stay).",
+)
 @click.option("--headless", is_flag=True, help="No window (for scripted demonstrations).")
 @click.option("-o", "--out", help="Also write the trajectory to this JSON file.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from browser_support import chromium_with_cdp, wait_for
 from conftest import REPO
+from demo_tasks import create_contact, record_task, sign_in
 from playwright.async_api import Page, async_playwright
 
 from desktop_app.adapters.browser.locators import to_playwright
@@ -25,8 +26,6 @@ from desktop_app.settings import load_settings
 
 pytestmark = pytest.mark.slow
 
-HUMAN_CLICK_MS = 120  # a person holds the button down about this long
-
 
 @pytest.fixture
 def site() -> Iterator[DemoSite]:
@@ -35,54 +34,13 @@ def site() -> Iterator[DemoSite]:
 
 
 async def _record(
-    services: Services, url: str, user: Callable[[Page], Awaitable[None]], intent: str = ""
+    services: Services,
+    url: str,
+    user: Callable[[Page], Awaitable[None]],
+    intent: str = "",
+    profile: str | None = None,
 ) -> Trajectory:
-    """Record while *user* acts on the page, then stop."""
-    stop = asyncio.Event()
-    tasks: list[asyncio.Task[None]] = []
-
-    async def act(page: Page) -> None:
-        try:
-            await user(page)
-        finally:
-            stop.set()
-
-    trajectory = await record_web(
-        services,
-        url=url,
-        intent=intent,
-        headless=True,
-        stop=stop,
-        on_started=lambda _id, page: tasks.append(asyncio.create_task(act(page))),
-    )
-    await tasks[0]  # re-raises what went wrong in the user's actions
-    return trajectory
-
-
-async def _sign_in(page: Page) -> None:
-    await page.get_by_label("Username").click(delay=HUMAN_CLICK_MS)
-    await page.get_by_label("Username").press_sequentially(DEMO_USERNAME, delay=15)
-    await page.get_by_label("Password").click(delay=HUMAN_CLICK_MS)
-    await page.get_by_label("Password").press_sequentially(DEMO_PASSWORD, delay=15)
-    await page.get_by_role("button", name="Sign in").click(delay=HUMAN_CLICK_MS)
-    await page.wait_for_url("**/contacts")
-
-
-async def _create_contact(page: Page) -> None:
-    await _sign_in(page)
-    await page.get_by_test_id("new-contact").click(delay=HUMAN_CLICK_MS)
-    await page.wait_for_url("**/contacts/new")
-    await page.get_by_text("New contact", exact=True).last.click(delay=HUMAN_CLICK_MS)  # noise
-    name = page.get_by_label("Full name")
-    await name.click(delay=HUMAN_CLICK_MS)  # a focus click: noise
-    await name.press_sequentially("Jane Doe", delay=15)
-    await page.get_by_label("Email").click(delay=HUMAN_CLICK_MS)
-    await page.get_by_label("Email").press_sequentially("jane@example.test", delay=15)
-    await page.get_by_label("Company").select_option("Globex")
-    await page.get_by_label("Subscribe to newsletter").check()
-    await page.get_by_role("button", name="Save").click(delay=HUMAN_CLICK_MS)
-    await page.wait_for_url("**/contacts/*")
-    await page.get_by_text("Contact Jane Doe created").wait_for()
+    return await record_task(services, url, user, intent=intent, profile=profile)
 
 
 def _grep(root: Path, needle: str) -> list[str]:
@@ -93,7 +51,7 @@ def test_recording_a_new_contact(home: Path, site: DemoSite) -> None:
     async def scenario() -> tuple[Trajectory, int, list[int]]:
         with open_services(load_settings(), write=True) as services:
             trajectory = await _record(
-                services, site.url + "/login", _create_contact, intent="Create a contact"
+                services, site.url + "/login", create_contact, intent="Create a contact"
             )
             raw = services.trajectories.raw_events(trajectory.id)
             stored = services.trajectories.get(trajectory.id)
@@ -250,7 +208,7 @@ def test_sigint_saves_the_recording(home: Path, site: DemoSite, tmp_path: Path) 
             assert recorder.stderr.readline().startswith("recording ")
 
             async def user() -> None:
-                await _user_over_cdp(cdp, site.url + "/login", _sign_in)
+                await _user_over_cdp(cdp, site.url + "/login", sign_in)
                 await wait_for(lambda: _signed_in_is_stored(home), what="the sign-in to be stored")
 
             asyncio.run(user())
@@ -278,7 +236,7 @@ def test_kill_9_keeps_the_events_so_far(
             assert recorder.stderr.readline().startswith("recording ")
 
             async def user() -> None:
-                await _user_over_cdp(cdp, site.url + "/login", _sign_in)
+                await _user_over_cdp(cdp, site.url + "/login", sign_in)
                 await wait_for(lambda: _signed_in_is_stored(home), what="the sign-in to be stored")
 
             asyncio.run(user())
@@ -292,3 +250,146 @@ def test_kill_9_keeps_the_events_so_far(
     shown = procedura("trajectories", "show", listed[0]["id"]).stdout
     assert "incomplete: the recording ended abruptly" in shown
     assert "= 'demo'" in shown and "[secret]" in shown and 'role=button[name="Sign in"]' in shown
+
+
+def test_noise_is_dropped_and_the_raw_stream_kept(home: Path, site: DemoSite) -> None:
+    async def user(page: Page) -> None:
+        await page.get_by_role("heading").click(delay=120)  # plain text, changes nothing
+        username = page.get_by_label("Username")
+        await username.click(delay=120)  # only focuses the field
+        await username.click(delay=120)
+        await username.press_sequentially("demo", delay=15)
+        await page.get_by_role("heading").click(delay=120)
+        await page.get_by_label("Password").focus()  # the fill above ends here
+
+    async def scenario() -> tuple[Trajectory, list[str]]:
+        with open_services(load_settings(), write=True) as services:
+            trajectory = await _record(services, site.url + "/login", user)
+            raw = [e.action.value for e in services.trajectories.raw_events(trajectory.id)]
+            return trajectory, raw
+
+    trajectory, raw = asyncio.run(scenario())
+    assert [e.action for e in trajectory.events] == [ActionKind.NAVIGATE, ActionKind.FILL]
+    assert trajectory.events[1].value == "demo"
+    assert raw.count("click") == 4
+
+
+def test_closing_the_window_ends_the_recording(home: Path, site: DemoSite) -> None:
+    async def scenario() -> Trajectory:
+        with open_services(load_settings(), write=True) as services:
+
+            async def user(page: Page) -> None:
+                await page.get_by_label("Username").click(delay=120)
+                await page.get_by_label("Username").press_sequentially("demo", delay=15)
+
+                def typing_stored() -> bool:  # the recorder keeps typing within about a second
+                    return any(
+                        e.value == "demo"
+                        for t in services.trajectories.list()
+                        for e in services.trajectories.raw_events(t.id)
+                    )
+
+                await wait_for(typing_stored, what="the typing to be stored")
+                await page.close()
+
+            tasks: list[asyncio.Task[None]] = []
+            trajectory = await asyncio.wait_for(
+                record_web(
+                    services,
+                    url=site.url + "/login",
+                    intent="",
+                    headless=True,
+                    on_started=lambda _id, page: tasks.append(asyncio.create_task(user(page))),
+                ),
+                timeout=60,
+            )
+            await tasks[0]
+            return trajectory
+
+    trajectory = asyncio.run(scenario())
+    assert [e.action for e in trajectory.events] == [ActionKind.NAVIGATE, ActionKind.FILL]
+    assert trajectory.events[-1].value == "demo" and not trajectory.incomplete
+
+
+def test_a_new_tab_is_recorded_after_a_tab_switch(home: Path, site: DemoSite) -> None:
+    async def user(page: Page) -> None:
+        await sign_in(page)
+        orders = await page.context.new_page()
+        await orders.goto(site.url + "/orders")
+        await orders.get_by_label("Status").select_option("Open")
+        await orders.get_by_role("button", name="Filter").click(delay=120)
+        await orders.wait_for_url("**status=open*")
+
+    async def scenario() -> Trajectory:
+        with open_services(load_settings(), write=True) as services:
+            return await _record(services, site.url + "/login", user)
+
+    events = asyncio.run(scenario()).events
+    kinds = [e.action for e in events]
+    switch = kinds.index(ActionKind.SWITCH_TAB)
+    assert kinds[switch + 1 :] == [ActionKind.NAVIGATE, ActionKind.SELECT, ActionKind.CLICK]
+    assert {e.tab for e in events[switch:]} == {"tab-2"}
+    assert {e.tab for e in events[:switch]} == {"tab-1"}
+    assert events[switch + 1].url == site.url + "/orders"
+    assert events[-1].after is not None and "status=open" in (events[-1].after.url or "")
+
+
+def test_procedura_own_input_is_never_recorded(home: Path, site: DemoSite) -> None:
+    from desktop_app.adapters.browser.launch import open_browser
+    from desktop_app.adapters.browser.web_recorder import WebRecorder
+    from desktop_app.resources import resource_path
+
+    async def scenario() -> Trajectory:
+        with open_services(load_settings(), write=True) as services:
+            browser = await open_browser(headless=True)
+            try:
+                session = services.trajectories.start_recording(Trajectory(intent="own input"))
+                recorder = WebRecorder(
+                    browser, session, services.media, resource_path("recorder", "capture.js")
+                )
+                page = await recorder.start(site.url + "/login")
+                username = page.get_by_label("Username")
+                await recorder.inject(page, lambda: username.press_sequentially("robot"))
+                await recorder.inject(page, lambda: page.get_by_label("Password").click())
+                await username.fill("")
+                await username.press_sequentially("demo", delay=15)
+                await page.get_by_label("Password").focus()
+                await recorder.stop()
+                return session.finish()
+            finally:
+                await browser.close()
+
+    trajectory = asyncio.run(scenario())
+    assert [(e.action, e.value) for e in trajectory.events] == [
+        (ActionKind.NAVIGATE, None),
+        (ActionKind.FILL, "demo"),
+    ]
+
+
+def test_a_named_profile_keeps_what_the_site_stored(home: Path) -> None:
+    """The consent given in one recording is remembered in the next with the same profile."""
+
+    async def accept(page: Page) -> None:
+        await page.get_by_test_id("consent-accept").click(delay=120)
+        await page.get_by_test_id("consent-overlay").wait_for(state="detached")
+
+    async def look(page: Page) -> None:
+        await page.get_by_label("Username").click(delay=120)  # no banner in the way
+
+    async def scenario(site: DemoSite) -> tuple[Trajectory, Trajectory, Trajectory]:
+        with open_services(load_settings(), write=True) as services:
+            first = await _record(services, site.url + "/login", accept, profile="work")
+            second = await _record(services, site.url + "/login", look, profile="work")
+            fresh = await _record(services, site.url + "/login", accept)
+            return first, second, fresh
+
+    with DemoSite(variants=["consent-banner"]) as site:
+        first, second, fresh = asyncio.run(scenario(site))
+
+    def banner_shown(trajectory: Trajectory) -> bool:
+        after = trajectory.events[0].after
+        return "We value your privacy" in (after.aria_snapshot or "" if after else "")
+
+    assert banner_shown(first) and not banner_shown(second)  # remembered by the profile
+    assert banner_shown(fresh)  # a fresh profile knows nothing
+    assert (home / "profiles" / "work").is_dir()

@@ -263,6 +263,7 @@
     describe: guarded((element) => describe(element)),
     flush: guarded(() => {
       flushFill();
+      settleEffect(false); // the recording ends: what the last click did so far is its effect
       return true;
     }),
     errors: () => internalErrors.slice(),

@@ -19,7 +19,7 @@ import logging
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -95,7 +95,7 @@ _ARIA_WAIT_S: Final = 1.0
 _SHOT_AT_REPORT: Final = frozenset(
     {"pointerdown", "fill", "select", "check", "uncheck", "press", "upload"}
 )
-_SCREENSHOT_QUALITY: Final = 55
+_SCREENSHOT_QUALITY: Final = 40
 _PRE_SHOT_MAX_AGE_S: Final = 3.0
 
 _ACTIONS: Final[dict[str, ActionKind]] = {
@@ -186,11 +186,13 @@ def redact_snapshot(snapshot: str, secrets: list[str]) -> str:
 class _Tab:
     page: Page
     id: str
-    cdp: CDPSession | None = None
+    cdp: asyncio.Task[CDPSession] | None = None
     # The screenshot started at the last pointerdown (before the click took effect): when it was
     # asked for, and the task taking it.
     pre_shot: tuple[float, asyncio.Task[str | None]] | None = None
     last_shot: tuple[str, str] | None = None  # (url, media ref) of the newest shot of this tab
+    # Outlining the target and taking the shot happen as one, in the order actions were reported.
+    shooting: asyncio.Lock = field(default_factory=asyncio.Lock)
     expect_typed: bool = False
 
 
@@ -236,6 +238,7 @@ class WebRecorder:
         self._consumer: asyncio.Task[None] | None = None
         self._errors: list[str] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._tab_count = 0
 
     # ── lifecycle ───────────────────────────────────────────────────────────────────────────
 
@@ -253,7 +256,7 @@ class WebRecorder:
         """Inject the capture script everywhere, open (or adopt) a page and go to *url*."""
         await self._context.expose_binding("__proceduraEmit", self._on_binding)
         await self._context.add_init_script(path=str(self._script))
-        self._context.on("page", lambda page: self._queue.put_nowait(("page", page)))
+        self._context.on("page", self._track)
         self._context.on("close", lambda _ctx: self._closed.set())
         if self._browser.browser is not None:
             self._browser.browser.on("disconnected", lambda _b: self._closed.set())
@@ -320,15 +323,19 @@ class WebRecorder:
         self._queue.put_nowait(("payload", (page, source.get("frame"), payload, shot)))
 
     async def _adopt(self, page: Page) -> _Tab:
+        return self._track(page)
+
+    def _track(self, page: Page) -> _Tab:
+        """Start following *page* (synchronously, so none of its first navigations is missed)."""
         tab = self._tabs.get(page)
         if tab is not None:
             return tab
-        tab = _Tab(page=page, id=f"tab-{len(self._tabs) + 1}")
+        self._tab_count += 1
+        tab = _Tab(page=page, id=f"tab-{self._tab_count}")
         self._tabs[page] = tab
         page.on("framenavigated", lambda frame: self._on_navigated(page, frame))
         page.on("close", lambda _p: self._queue.put_nowait(("close", page)))
-        with contextlib.suppress(Exception):
-            tab.cdp = await self._context.new_cdp_session(page)
+        tab.cdp = self._spawn(self._context.new_cdp_session(page))
         if self._active is None:
             self._active = tab
         return tab
@@ -349,9 +356,7 @@ class WebRecorder:
                 self._queue.task_done()
 
     async def _handle(self, kind: str, item: Any) -> None:
-        if kind == "page":
-            await self._adopt(item)
-        elif kind == "close":
+        if kind == "close":
             await self._on_page_closed(item)
         elif kind == "navigated":
             page, url, at = item
@@ -507,7 +512,8 @@ class WebRecorder:
         if tab.cdp is None:
             return None
         try:
-            history = await tab.cdp.send("Page.getNavigationHistory")
+            cdp = await asyncio.wait_for(asyncio.shield(tab.cdp), timeout=2)
+            history = await cdp.send("Page.getNavigationHistory")
         except Exception:
             return None
         entries = history.get("entries") or []
@@ -660,19 +666,20 @@ class WebRecorder:
         if expect_url is not None and page.url != expect_url:
             return None
         css = target.get("css") if isinstance(target, dict) else None
-        with contextlib.suppress(Exception):  # the outline is a nicety; the shot matters
-            await page.evaluate(_MARK_TARGET_JS, css)
-        try:
-            data = await page.screenshot(
-                type="jpeg",
-                quality=_SCREENSHOT_QUALITY,
-                mask=[page.locator(SENSITIVE_CSS)],
-                style=_HIGHLIGHT_CSS,
-                timeout=5000,
-            )
-        except Exception as exc:
-            log.debug("no screenshot: %s", str(exc).splitlines()[0] if str(exc) else exc)
-            return None
+        async with tab.shooting:
+            with contextlib.suppress(Exception):  # the outline is a nicety; the shot matters
+                await page.evaluate(_MARK_TARGET_JS, css)
+            try:
+                data = await page.screenshot(
+                    type="jpeg",
+                    quality=_SCREENSHOT_QUALITY,
+                    mask=[page.locator(SENSITIVE_CSS)],
+                    style=_HIGHLIGHT_CSS,
+                    timeout=5000,
+                )
+            except Exception as exc:  # the page moved on: this action gets no shot of its own
+                log.debug("no screenshot: %s", str(exc).splitlines()[0] if str(exc) else exc)
+                return None
         ref = self._media.put(data, "jpg")
         tab.last_shot = (expect_url or page.url, ref)
         return ref
