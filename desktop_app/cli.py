@@ -516,7 +516,10 @@ def trajectories_show(ctx: click.Context, ref: str, as_json: bool) -> None:
         f"from {t.start_url or t.start_app or '-'}"
     )
     for i, e in enumerate(t.events):
-        what = e.target.locators[0].describe() if e.target else (e.url or e.key or "")
+        what = e.target.locators[0].describe() if e.target else (e.url or "")
+        if e.key:
+            chord = "+".join([*(m.value for m in e.modifiers), e.key])
+            what = f"{chord} in {what}" if what else chord
         value = "" if e.value is None else (" = [secret]" if e.is_secret else f" = {e.value!r}")
         click.echo(f"  {i:>3}. {e.action.value:<12} {_short(what, 60)}{_short(value, 40)}")
 

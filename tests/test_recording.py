@@ -118,6 +118,18 @@ def test_navigations_caused_by_an_action_fold_into_its_after_observation() -> No
     assert clean[2].url == "http://x/orders"
 
 
+def test_the_first_navigation_in_a_new_tab_is_kept() -> None:
+    opened = Observation(url="http://x/orders")
+    raw = [
+        _ev(0, ActionKind.CLICK, SAVE, effect=True, tab="tab-1"),
+        _ev(5000, ActionKind.SWITCH_TAB, tab="tab-2", after=opened),
+        _ev(
+            5010, ActionKind.NAVIGATE, url="http://x/orders", typed=None, tab="tab-2", after=opened
+        ),
+    ]
+    assert _kinds(clean_events(raw)) == ["click", "switch_tab", "navigate"]
+
+
 def test_injected_input_is_never_the_users() -> None:
     raw = [_ev(0, ActionKind.CLICK, SAVE, effect=True, injected=True)]
     assert clean_events(raw) == []
@@ -162,3 +174,33 @@ def test_an_abandoned_recording_is_kept_marked_incomplete(home: Path) -> None:
         recovered = services.trajectories.get(trajectory_id)
         assert recovered.ended_at == T0 + timedelta(seconds=2)
         assert [e.value for e in recovered.events] == ["Jane", None]
+
+
+def test_marking_a_field_sensitive_late_scrubs_what_was_stored(services: Services) -> None:
+    from desktop_app.core.redaction import REDACTED
+
+    shot = "c" * 64 + ".jpg"
+    ref = services.media.put(b"a screenshot showing the value", "jpg")
+    session = services.trajectories.start_recording(Trajectory(intent="late"))
+    notes = _target("#notes", tag="textarea", role="textbox")
+    session.add(_ev(0, ActionKind.CLICK, SAVE, effect=True, before=Observation(screenshot=shot)))
+    session.add(
+        _ev(
+            100,
+            ActionKind.FILL,
+            notes,
+            value="PIN 4242",
+            before=Observation(screenshot=ref),
+            after=Observation(aria_snapshot='- textbox "Notes" [ref=e3]: PIN 4242'),
+        )
+    )
+    pending = [_ev(900, ActionKind.FILL, notes, value="PIN 4242 9")]
+    changes = session.redact_field("#notes", services.media, pending)
+    raw = services.trajectories.raw_events(session.trajectory_id)
+    assert raw[0].before is not None and raw[0].before.screenshot == shot  # before the typing
+    assert raw[1].is_secret and raw[1].before is not None and raw[1].before.screenshot is None
+    assert raw[1].after is not None and raw[1].after.aria_snapshot == (
+        f'- textbox "Notes" [ref=e3]: {REDACTED}'
+    )
+    assert changes[0].is_secret
+    assert not services.media.exists(ref)

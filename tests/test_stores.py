@@ -40,6 +40,7 @@ def test_connection_pragmas(engine: Engine) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+        assert conn.exec_driver_sql("PRAGMA secure_delete").scalar() == 1
 
 
 def test_workflow_versions_round_trip(engine: Engine) -> None:

@@ -393,3 +393,36 @@ def test_a_named_profile_keeps_what_the_site_stored(home: Path) -> None:
     assert banner_shown(first) and not banner_shown(second)  # remembered by the profile
     assert banner_shown(fresh)  # a fresh profile knows nothing
     assert (home / "profiles" / "work").is_dir()
+
+
+def test_a_field_marked_sensitive_after_typing_is_scrubbed(home: Path, site: DemoSite) -> None:
+    note = "my PIN is 4242-9999"
+
+    async def scenario() -> Trajectory:
+        with open_services(load_settings(), write=True) as services:
+
+            def stored(text: str) -> bool:
+                return any(
+                    text in e.model_dump_json()
+                    for t in services.trajectories.list()
+                    for e in services.trajectories.raw_events(t.id)
+                )
+
+            async def user(page: Page) -> None:
+                await sign_in(page)
+                await page.get_by_test_id("new-contact").click(delay=120)
+                notes = page.get_by_label("Notes")
+                await notes.click(delay=120)
+                await notes.press_sequentially(note, delay=15)
+                await wait_for(lambda: stored(note), what="the note to be stored")  # it was
+                await notes.press("Alt+Shift+S")  # "oh, that is sensitive"
+                await wait_for(lambda: not stored(note), what="the note to be scrubbed")
+                await notes.press_sequentially(" and 1234", delay=15)
+                await page.get_by_label("Full name").click(delay=120)
+
+            return await record_task(services, site.url + "/login", user)
+
+    trajectory = asyncio.run(scenario())
+    notes = [e for e in trajectory.events if e.target and "Notes" in str(e.target.locators)]
+    assert notes and all(e.is_secret for e in notes)
+    assert _grep(home, "4242-9999") == [] and _grep(home, "and 1234") == []

@@ -73,6 +73,9 @@ class FileMediaStore:
     def exists(self, ref: str) -> bool:
         return self.path(ref).is_file()
 
+    def delete(self, ref: str) -> None:
+        self.path(ref).unlink(missing_ok=True)
+
     def count(self) -> tuple[int, int]:
         files = 0
         size = 0

@@ -6,7 +6,7 @@ Every store method either does all it says or nothing (one transaction), and rai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -85,6 +85,9 @@ class TrajectoryStore(Protocol):
     def raw_events(self, trajectory_id: str) -> list[Event]:
         """The raw stream, in order."""
 
+    def replace_raw_events(self, trajectory_id: str, events: Mapping[int, Event]) -> None:
+        """Rewrite raw events by position (only to take something out, such as a secret)."""
+
     def finish(self, trajectory: Trajectory) -> None:
         """Write a begun trajectory's header and its (clean) events, replacing any there."""
 
@@ -147,6 +150,9 @@ class MediaStore(Protocol):
 
     def exists(self, ref: str) -> bool:
         """Whether *ref* is stored."""
+
+    def delete(self, ref: str) -> None:
+        """Remove *ref* (nothing happens if it is not stored)."""
 
     def count(self) -> tuple[int, int]:
         """How many files and how many bytes in all."""

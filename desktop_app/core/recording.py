@@ -16,7 +16,8 @@ from typing import Final
 
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.trajectory import ActionKind, Event, Trajectory
-from desktop_app.core.ports import TrajectoryStore
+from desktop_app.core.ports import MediaStore, TrajectoryStore
+from desktop_app.core.redaction import redact_field
 
 __all__ = ["RecordingSession", "clean_events", "recover_abandoned"]
 
@@ -149,7 +150,8 @@ def clean_events(raw: Sequence[Event]) -> list[Event]:
             if prev.action is ActionKind.NAVIGATE and prev.url == event.url:
                 continue
             caused = prev.action in _CAUSES_NAVIGATION and event.at - _end(prev) <= _CONSEQUENCE
-            if event.typed is not True and (caused or here == event.url):
+            reload = here == event.url and prev.action is not ActionKind.SWITCH_TAB
+            if event.typed is not True and (caused or reload):
                 out[-1] = _with_after_url(prev, event)  # what the action led to
                 continue
 
@@ -215,6 +217,27 @@ class RecordingSession:
             raise RuntimeError("the session is finished")
         self._store.append_raw_events(self._header.id, [event])
         self._count += 1
+
+    def redact_field(
+        self, css: str, media: MediaStore | None = None, pending: Sequence[Event] = ()
+    ) -> dict[int, Event]:
+        """Scrub what was typed into the field *css*, for a field marked sensitive late.
+
+        Its values become secret placeholders in the events stored so far and in *pending* (the
+        recorder's events not yet added), ARIA snapshots are masked, and screenshots taken since
+        the first value are deleted from *media*. Returns the replacements for *pending*, by
+        position.
+        """
+        stored = self._store.raw_events(self._header.id)
+        redaction = redact_field([*stored, *pending], css)
+        count = len(stored)
+        changed = {i: e for i, e in redaction.events.items() if i < count}
+        if changed:
+            self._store.replace_raw_events(self._header.id, changed)
+        if media is not None:
+            for ref in redaction.dropped_media:
+                media.delete(ref)
+        return {i - count: e for i, e in redaction.events.items() if i >= count}
 
     def finish(self, *, intent: str | None = None) -> Trajectory:
         """Clean the raw stream, store the clean events and mark the trajectory complete."""

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from desktop_app.core.models.trajectory import (
 )
 from desktop_app.core.ports import MediaStore
 from desktop_app.core.recording import RecordingSession
+from desktop_app.core.redaction import redact_snapshot
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, CDPSession, Frame, Page
@@ -111,7 +111,6 @@ _ACTIONS: Final[dict[str, ActionKind]] = {
     "scroll": ActionKind.SCROLL,
 }
 _MODIFIERS: Final = {m.value: m for m in Modifier}
-_TEXTBOX_VALUE = re.compile(r"^(\s*- textbox\b[^\n]*?:\s)(.+)$", re.MULTILINE)
 
 
 def _when(ms: Any) -> datetime:
@@ -163,23 +162,6 @@ async def _result(task: asyncio.Task[str | None] | None) -> str | None:
         return await task
     except Exception:
         return None
-
-
-def redact_snapshot(snapshot: str, secrets: list[str]) -> str:
-    """*snapshot* with the value of every textbox holding one of *secrets* masked."""
-    if not secrets:
-        return snapshot
-    hidden = set(secrets)
-
-    def mask(match: re.Match[str]) -> str:
-        value = match.group(2).strip().strip('"')
-        return match.group(1) + "[secret]" if value in hidden else match.group(0)
-
-    redacted = _TEXTBOX_VALUE.sub(mask, snapshot)
-    for secret in hidden:  # anything the pattern missed (another role, an attribute)
-        if len(secret) >= 4:
-            redacted = redacted.replace(secret, "[secret]")
-    return redacted
 
 
 @dataclass
@@ -392,6 +374,12 @@ class WebRecorder:
                 if held.payload_id is not None and held.payload_id == data.get("ref"):
                     held.event = held.event.model_copy(update={"effect": bool(data.get("effect"))})
             return
+        if kind == "sensitive_marked":
+            target = data.get("target")
+            css = target.get("css") if isinstance(target, dict) else None
+            if css and target.get("sensitive"):
+                await self._scrub_field(tab, css)
+            return
         if kind == "dom_changed":
             if self._held and self._held[-1].tab is tab and self._held[-1].aria is None:
                 self._held[-1].aria = self._spawn(self._aria_snapshot(tab.page))
@@ -469,6 +457,15 @@ class WebRecorder:
             self._errors.append(f"{action}: {exc.error_count()} validation errors")
             return None
 
+    async def _scrub_field(self, tab: _Tab, css: str) -> None:
+        """The person marked a field sensitive, perhaps after typing: scrub what it held."""
+        held = list(self._held)
+        changes = self._session.redact_field(css, self._media, [h.event for h in held])
+        for index, event in changes.items():
+            held[index].event = event
+        tab.pre_shot = None  # shots taken since may show the value
+        tab.last_shot = None
+
     async def _on_navigation(self, page: Page, url: str, at: datetime) -> None:
         tab = await self._adopt(page)
         if url in ("about:blank", "") or url.startswith("chrome-error://"):
@@ -512,7 +509,7 @@ class WebRecorder:
         if tab.cdp is None:
             return None
         try:
-            cdp = await asyncio.wait_for(asyncio.shield(tab.cdp), timeout=2)
+            cdp = await asyncio.wait_for(asyncio.shield(tab.cdp), timeout=5)
             history = await cdp.send("Page.getNavigationHistory")
         except Exception:
             return None

@@ -55,6 +55,9 @@ def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        # Deleted or rewritten rows (a value scrubbed after the fact) are overwritten on disk,
+        # not left in free pages.
+        cursor.execute("PRAGMA secure_delete=ON")
     finally:
         cursor.close()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
@@ -72,6 +72,16 @@ class SqlTrajectoryStore:
                 .order_by(col(TrajectoryRawEventRow.seq))
             ).all()
         return [Event.model_validate_json(doc) for doc in docs]
+
+    def replace_raw_events(self, trajectory_id: str, events: Mapping[int, Event]) -> None:
+        with Session(self._engine) as session:
+            for seq, event in events.items():
+                row = session.get(TrajectoryRawEventRow, (trajectory_id, seq))
+                if row is None:
+                    raise NotFoundError(f"trajectory {trajectory_id} has no raw event {seq}")
+                row.document = event.model_dump_json()
+                session.add(row)
+            session.commit()
 
     def finish(self, trajectory: Trajectory) -> None:
         """Write the header and replace the (clean) events with *trajectory*'s, in one go."""
