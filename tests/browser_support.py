@@ -28,8 +28,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def chromium_with_cdp(profile: Path) -> Iterator[str]:
-    """A headless Chromium of its own, reachable over CDP; yields the CDP URL."""
+def chromium_with_cdp(
+    profile: Path, processes: list[subprocess.Popen[bytes]] | None = None
+) -> Iterator[str]:
+    """A headless Chromium of its own, reachable over CDP; yields the CDP URL.
+
+    Its process is appended to *processes* when given (to kill it on purpose).
+    """
     assert CHROMIUM, "Chromium is not installed (bash scripts/test.sh installs it)"
     port = free_port()
     proc = subprocess.Popen(
@@ -46,6 +51,8 @@ def chromium_with_cdp(profile: Path) -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
+    if processes is not None:
+        processes.append(proc)
     try:
         deadline = time.monotonic() + 30
         while True:

@@ -426,3 +426,30 @@ def test_a_field_marked_sensitive_after_typing_is_scrubbed(home: Path, site: Dem
     notes = [e for e in trajectory.events if e.target and "Notes" in str(e.target.locators)]
     assert notes and all(e.is_secret for e in notes)
     assert _grep(home, "4242-9999") == [] and _grep(home, "and 1234") == []
+
+
+def test_a_browser_that_dies_mid_recording_keeps_what_was_recorded(
+    home: Path, site: DemoSite, tmp_path: Path
+) -> None:
+    browsers: list[subprocess.Popen[bytes]] = []
+    with chromium_with_cdp(tmp_path / "profile", browsers) as cdp:
+        recorder = _start_cli_recording(cdp)
+        try:
+            assert recorder.stderr is not None
+            assert recorder.stderr.readline().startswith("recording ")
+
+            async def user() -> None:
+                await _user_over_cdp(cdp, site.url + "/login", sign_in)
+                await wait_for(lambda: _signed_in_is_stored(home), what="the sign-in to be stored")
+
+            asyncio.run(user())
+            browsers[0].kill()  # the browser crashes
+            stdout, stderr = recorder.communicate(timeout=60)
+        finally:
+            if recorder.poll() is None:
+                recorder.kill()
+    assert recorder.returncode == 0, stderr
+    assert "recorded " in stdout
+    with open_services(load_settings(), write=False) as services:
+        (summary,) = services.trajectories.list()
+        assert not summary.incomplete and summary.event_count >= 4
