@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from demo_tasks import create_contact, record_task, sign_in
 from playwright.async_api import Page, async_playwright
 
 from desktop_app.adapters.browser.locators import to_playwright
-from desktop_app.app import Services, open_services, record_web
+from desktop_app.app import open_services, record_web
 from desktop_app.core.models import ActionKind, LocatorStrategy, Trajectory
 from desktop_app.demo_site.server import DEMO_PASSWORD, DEMO_USERNAME, DemoSite
 from desktop_app.settings import load_settings
@@ -33,16 +34,6 @@ def site() -> Iterator[DemoSite]:
         yield demo
 
 
-async def _record(
-    services: Services,
-    url: str,
-    user: Callable[[Page], Awaitable[None]],
-    intent: str = "",
-    profile: str | None = None,
-) -> Trajectory:
-    return await record_task(services, url, user, intent=intent, profile=profile)
-
-
 def _grep(root: Path, needle: str) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
 
@@ -50,7 +41,7 @@ def _grep(root: Path, needle: str) -> list[str]:
 def test_recording_a_new_contact(home: Path, site: DemoSite) -> None:
     async def scenario() -> tuple[Trajectory, int, list[int]]:
         with open_services(load_settings(), write=True) as services:
-            trajectory = await _record(
+            trajectory = await record_task(
                 services, site.url + "/login", create_contact, intent="Create a contact"
             )
             raw = services.trajectories.raw_events(trajectory.id)
@@ -199,9 +190,14 @@ def _signed_in_is_stored(home: Path) -> bool:
     return False
 
 
-def test_sigint_saves_the_recording(home: Path, site: DemoSite, tmp_path: Path) -> None:
-    out = tmp_path / "signin.json"
-    with chromium_with_cdp(tmp_path / "profile") as cdp:
+@contextmanager
+def _signed_in_while_the_cli_records(
+    home: Path, site: DemoSite, tmp_path: Path, out: Path | None = None
+) -> Iterator[tuple[subprocess.Popen[str], subprocess.Popen[bytes]]]:
+    """``procedura record web --attach`` runs while a person signs in to the demo app; yields
+    the recorder and the browser once the sign-in is stored."""
+    browsers: list[subprocess.Popen[bytes]] = []
+    with chromium_with_cdp(tmp_path / "profile", browsers) as cdp:
         recorder = _start_cli_recording(cdp, out)
         try:
             assert recorder.stderr is not None
@@ -212,11 +208,18 @@ def test_sigint_saves_the_recording(home: Path, site: DemoSite, tmp_path: Path) 
                 await wait_for(lambda: _signed_in_is_stored(home), what="the sign-in to be stored")
 
             asyncio.run(user())
-            recorder.send_signal(signal.SIGINT)
-            stdout, stderr = recorder.communicate(timeout=60)
+            yield recorder, browsers[0]
         finally:
             if recorder.poll() is None:
                 recorder.kill()
+                recorder.communicate(timeout=30)
+
+
+def test_sigint_saves_the_recording(home: Path, site: DemoSite, tmp_path: Path) -> None:
+    out = tmp_path / "signin.json"
+    with _signed_in_while_the_cli_records(home, site, tmp_path, out) as (recorder, _browser):
+        recorder.send_signal(signal.SIGINT)
+        stdout, stderr = recorder.communicate(timeout=60)
     assert recorder.returncode == 0, stderr
     assert "recorded " in stdout and "procedura trajectories show" in stdout
     document = json.loads(out.read_text())
@@ -229,27 +232,27 @@ def test_sigint_saves_the_recording(home: Path, site: DemoSite, tmp_path: Path) 
 def test_kill_9_keeps_the_events_so_far(
     home: Path, site: DemoSite, tmp_path: Path, procedura: Any
 ) -> None:
-    with chromium_with_cdp(tmp_path / "profile") as cdp:
-        recorder = _start_cli_recording(cdp)
-        try:
-            assert recorder.stderr is not None
-            assert recorder.stderr.readline().startswith("recording ")
-
-            async def user() -> None:
-                await _user_over_cdp(cdp, site.url + "/login", sign_in)
-                await wait_for(lambda: _signed_in_is_stored(home), what="the sign-in to be stored")
-
-            asyncio.run(user())
-            recorder.kill()  # SIGKILL: no chance to finish
-            recorder.communicate(timeout=30)
-        finally:
-            if recorder.poll() is None:
-                recorder.kill()
+    with _signed_in_while_the_cli_records(home, site, tmp_path) as (recorder, _browser):
+        recorder.kill()  # SIGKILL: no chance to finish
+        recorder.communicate(timeout=30)
     listed = json.loads(procedura("trajectories", "list", "--json").stdout)
     assert len(listed) == 1 and listed[0]["incomplete"] is True
     shown = procedura("trajectories", "show", listed[0]["id"]).stdout
     assert "incomplete: the recording ended abruptly" in shown
     assert "= 'demo'" in shown and "[secret]" in shown and 'role=button[name="Sign in"]' in shown
+
+
+def test_a_browser_that_dies_mid_recording_keeps_what_was_recorded(
+    home: Path, site: DemoSite, tmp_path: Path
+) -> None:
+    with _signed_in_while_the_cli_records(home, site, tmp_path) as (recorder, browser):
+        browser.kill()  # the browser crashes
+        stdout, stderr = recorder.communicate(timeout=60)
+    assert recorder.returncode == 0, stderr
+    assert "recorded " in stdout
+    with open_services(load_settings(), write=False) as services:
+        (summary,) = services.trajectories.list()
+        assert not summary.incomplete and summary.event_count >= 4
 
 
 def test_noise_is_dropped_and_the_raw_stream_kept(home: Path, site: DemoSite) -> None:
@@ -264,7 +267,7 @@ def test_noise_is_dropped_and_the_raw_stream_kept(home: Path, site: DemoSite) ->
 
     async def scenario() -> tuple[Trajectory, list[str]]:
         with open_services(load_settings(), write=True) as services:
-            trajectory = await _record(services, site.url + "/login", user)
+            trajectory = await record_task(services, site.url + "/login", user)
             raw = [e.action.value for e in services.trajectories.raw_events(trajectory.id)]
             return trajectory, raw
 
@@ -322,7 +325,7 @@ def test_a_new_tab_is_recorded_after_a_tab_switch(home: Path, site: DemoSite) ->
 
     async def scenario() -> Trajectory:
         with open_services(load_settings(), write=True) as services:
-            return await _record(services, site.url + "/login", user)
+            return await record_task(services, site.url + "/login", user)
 
     events = asyncio.run(scenario()).events
     kinds = [e.action for e in events]
@@ -378,9 +381,9 @@ def test_a_named_profile_keeps_what_the_site_stored(home: Path) -> None:
 
     async def scenario(site: DemoSite) -> tuple[Trajectory, Trajectory, Trajectory]:
         with open_services(load_settings(), write=True) as services:
-            first = await _record(services, site.url + "/login", accept, profile="work")
-            second = await _record(services, site.url + "/login", look, profile="work")
-            fresh = await _record(services, site.url + "/login", accept)
+            first = await record_task(services, site.url + "/login", accept, profile="work")
+            second = await record_task(services, site.url + "/login", look, profile="work")
+            fresh = await record_task(services, site.url + "/login", accept)
             return first, second, fresh
 
     with DemoSite(variants=["consent-banner"]) as site:
@@ -426,30 +429,3 @@ def test_a_field_marked_sensitive_after_typing_is_scrubbed(home: Path, site: Dem
     notes = [e for e in trajectory.events if e.target and "Notes" in str(e.target.locators)]
     assert notes and all(e.is_secret for e in notes)
     assert _grep(home, "4242-9999") == [] and _grep(home, "and 1234") == []
-
-
-def test_a_browser_that_dies_mid_recording_keeps_what_was_recorded(
-    home: Path, site: DemoSite, tmp_path: Path
-) -> None:
-    browsers: list[subprocess.Popen[bytes]] = []
-    with chromium_with_cdp(tmp_path / "profile", browsers) as cdp:
-        recorder = _start_cli_recording(cdp)
-        try:
-            assert recorder.stderr is not None
-            assert recorder.stderr.readline().startswith("recording ")
-
-            async def user() -> None:
-                await _user_over_cdp(cdp, site.url + "/login", sign_in)
-                await wait_for(lambda: _signed_in_is_stored(home), what="the sign-in to be stored")
-
-            asyncio.run(user())
-            browsers[0].kill()  # the browser crashes
-            stdout, stderr = recorder.communicate(timeout=60)
-        finally:
-            if recorder.poll() is None:
-                recorder.kill()
-    assert recorder.returncode == 0, stderr
-    assert "recorded " in stdout
-    with open_services(load_settings(), write=False) as services:
-        (summary,) = services.trajectories.list()
-        assert not summary.incomplete and summary.event_count >= 4

@@ -564,18 +564,19 @@ class _App:
         items = self.templates.join("tag", ({"tag": t} for t in tags))
         return self.templates.render("tags", items=items)
 
+    def _draft_notice(self, what: str) -> Markup:
+        """The notice a "Save draft" decoy (similar-sibling variant) leaves on the form."""
+        return self.templates.render(
+            "alert", kind="info", id="draft-notice", message=f"Draft kept on this page. {what}"
+        )
+
     def _contact_new(self, req: _Request) -> _Response:
         return self._contact_form_page(req, {}, {}, contact_id=None)
 
     def _contact_create(self, req: _Request) -> _Response:
         values, errors = self._read_contact(req)
         if req.field("action") == "draft":
-            notice = self.templates.render(
-                "alert",
-                kind="info",
-                id="draft-notice",
-                message="Draft kept on this page. The contact has not been created yet.",
-            )
+            notice = self._draft_notice("The contact has not been created yet.")
             return self._contact_form_page(req, values, {}, contact_id=None, notice=notice)
         if errors:
             return self._contact_form_page(req, values, errors, contact_id=None, status=422)
@@ -597,12 +598,7 @@ class _App:
             return self._missing_contact(req)
         values, errors = self._read_contact(req)
         if req.field("action") == "draft":
-            notice = self.templates.render(
-                "alert",
-                kind="info",
-                id="draft-notice",
-                message="Draft kept on this page. The changes have not been saved yet.",
-            )
+            notice = self._draft_notice("The changes have not been saved yet.")
             return self._contact_form_page(req, values, {}, contact_id=contact_id, notice=notice)
         if errors:
             return self._contact_form_page(req, values, errors, contact_id=contact_id, status=422)
