@@ -236,6 +236,19 @@ def workflows_list(
         _table(_summary_rows(items), _SUMMARY_HEADERS)
 
 
+def _describe_expectation(expectation: Any) -> str:
+    kind = expectation.kind
+    if kind in ("url", "window_title"):
+        return f"{kind.replace('_', ' ')} matches {expectation.pattern}"
+    if kind == "title":
+        return f"title contains {expectation.text!r}"
+    if kind == "text":
+        return f"text {expectation.text!r} on the page"
+    if kind in ("visible", "hidden"):
+        return f"{expectation.target.locators[0].describe()} is {kind}"
+    return f"image {expectation.anchor} visible"
+
+
 def _version_json(v: WorkflowVersion) -> dict[str, Any]:
     data = v.model_dump(mode="json")
     return data
@@ -296,6 +309,11 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
         flags = " [irreversible]" if step.irreversible else ""
         flags += " [optional]" if step.optional else ""
         click.echo(f"  {i:>2}. {step.title}  ({step.kind}){flags}")
+        target = step.target_or_none
+        if target is not None:
+            click.echo(f"      target: {' | '.join(loc.describe() for loc in target.locators[:3])}")
+        for expectation in step.expectations:
+            click.echo(f"      expect: {_describe_expectation(expectation)}")
     click.echo("\nhistory:")
     for v in history:
         for t in v.transitions:
@@ -556,6 +574,41 @@ def trajectories_delete(ctx: click.Context, ref: str, yes: bool) -> None:
     with _services(ctx, write=True) as services:
         s = services.trajectories.delete(ref, confirmed=yes)
     click.echo(f"deleted recording {s.id[:8]}")
+
+
+# ── induction ───────────────────────────────────────────────────────────────────────────────
+
+
+@cli.command()
+@click.argument("trajectory")
+@click.option("--name", help="Name the workflow (default: from the stated intent).")
+@click.option("--actor", help="Who (default: the setting `actor`, else your user name).")
+@click.pass_context
+def induce(ctx: click.Context, trajectory: str, name: str | None, actor: str | None) -> None:
+    """Induce a draft workflow from a recorded demonstration (offline heuristics).
+
+    TRAJECTORY is a trajectory id or a unique prefix of it. The draft is saved as a new workflow;
+    review it with `procedura workflows show ID`, then submit and approve it.
+    """
+    from desktop_app.core.induction.heuristic import induce as induce_workflow
+
+    with _services(ctx, write=True) as services:
+        recording = services.trajectories.get(trajectory)
+        result = induce_workflow(recording, name=name)
+        note = f"induced from trajectory {recording.id[:8]}"
+        saved = services.workflows.save(
+            result.workflow, actor=actor or services.settings.actor, change_note=note
+        )
+    wf = saved.version.workflow
+    click.echo(
+        f"induced {wf.name!r} as {wf.id[:8]} version {wf.version} (draft): "
+        f"{len(wf.parameters)} parameters, {len(wf.steps)} steps"
+    )
+    if recording.incomplete:
+        click.echo("note: the recording is incomplete; check the last steps", err=True)
+    for line in result.notes:
+        click.echo(f"note: {line}", err=True)
+    click.echo(f"review it with: procedura workflows show {wf.id[:8]}")
 
 
 # ── recording ───────────────────────────────────────────────────────────────────────────────

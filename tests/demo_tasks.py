@@ -93,6 +93,18 @@ async def filter_orders(page: Page) -> None:
     await page.wait_for_url("**page=2*")
 
 
+async def open_contact(page: Page) -> None:
+    """Sign in, search for Maria Garcia and open her contact from the results."""
+    await sign_in(page)
+    search = page.get_by_test_id("search")
+    await search.click(delay=HUMAN_CLICK_MS)
+    await search.press_sequentially("Maria Garcia", delay=KEY_DELAY_MS)
+    await search.press("Enter")
+    await page.wait_for_url("**q=Maria*")
+    await click(page, "link:Maria Garcia")
+    await page.get_by_role("heading", name="Maria Garcia").wait_for()
+
+
 #: Every task, by the name its fixture file carries, with its stated intent.
 TASKS: Final[dict[str, tuple[str, Callable[[Page], Awaitable[None]]]]] = {
     "create-contact": ("Create a contact for Jane Doe at Globex", create_contact),
@@ -101,6 +113,7 @@ TASKS: Final[dict[str, tuple[str, Callable[[Page], Awaitable[None]]]]] = {
         submit_expense_report,
     ),
     "filter-orders": ("Show the shipped orders", filter_orders),
+    "open-contact": ("Open the contact of Maria Garcia", open_contact),
 }
 
 

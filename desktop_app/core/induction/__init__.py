@@ -1,0 +1,1 @@
+"""Induction: from recorded trajectories to parameterized, reviewable workflows."""

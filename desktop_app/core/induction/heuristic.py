@@ -1,0 +1,391 @@
+"""The offline inducer: one trajectory → a draft workflow, by rules a person can follow.
+
+Every entered or chosen value becomes a typed parameter named after its field; a value that recurs
+later (in a locator, a URL, an expectation) becomes that parameter there too; expectations come
+from what the recording observed after each step; irreversible steps are flagged; the stated
+intent becomes an intent template. Nothing is invented: targets are the recorded ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Final
+from urllib.parse import quote, quote_plus, urlsplit
+
+from desktop_app.core.induction.intent import make_intent_template
+from desktop_app.core.induction.naming import label_of, snake_case, unique_name
+from desktop_app.core.models.common import new_id
+from desktop_app.core.models.target import LocatorStrategy, Target
+from desktop_app.core.models.trajectory import ActionKind, Event, SecretPlaceholder, Trajectory
+from desktop_app.core.models.workflow import (
+    CheckStep,
+    ClickStep,
+    DesktopClickStep,
+    DesktopTypeStep,
+    Expectation,
+    FillStep,
+    GotoStep,
+    HotkeyStep,
+    Parameter,
+    ParameterType,
+    PressStep,
+    ScrollStep,
+    SelectStep,
+    Step,
+    TextPresent,
+    TitleMatches,
+    UrlMatches,
+    Workflow,
+)
+from desktop_app.core.templating import escape
+
+__all__ = ["Induction", "induce"]
+
+#: Words on a control that mean its effect cannot be taken back.
+IRREVERSIBLE: Final = re.compile(
+    r"\b(submit|send|pay|purchase|buy|place order|checkout|delete|remove|confirm|transfer|"
+    r"approve|publish|book|order now|sign and send|wire)\b",
+    re.IGNORECASE,
+)
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_STATUS_LINE = re.compile(r'^\s*- (?:status|alert)\b[^:\n]*:\s*"?(.+?)"?\s*$', re.MULTILINE)
+_ID_SEGMENT = re.compile(r"/(\d+|[0-9a-f]{8,}|[0-9a-f-]{36})(?=/|$)")
+_PREPOSITIONS: Final = frozenset({"for", "at", "to", "with", "in", "of", "on", "from", "by", "as"})
+
+
+@dataclass
+class Induction:
+    """An induced workflow and what the inducer decided, for the person reviewing it."""
+
+    workflow: Workflow
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Slot:
+    parameter: Parameter
+    value: str | None  # the recorded value (None for a secret)
+
+
+def _input_type(target: Target | None) -> str:
+    fp = target.fingerprint if target else None
+    return (fp.attributes.get("type", "") if fp else "").lower()
+
+
+def _options(events: list[Event], index: int, label: str | None) -> tuple[str, ...]:
+    """The options of the select called *label*, from the newest ARIA snapshot before *index*."""
+    if not label:
+        return ()
+    for event in reversed(events[: index + 1]):
+        for observation in (event.after, event.before):
+            snapshot = observation.aria_snapshot if observation else None
+            if not snapshot:
+                continue
+            lines = snapshot.splitlines()
+            for i, line in enumerate(lines):
+                if re.match(rf'^\s*- (?:combobox|listbox) "{re.escape(label)}"', line):
+                    indent = len(line) - len(line.lstrip())
+                    options = []
+                    for child in lines[i + 1 :]:
+                        if len(child) - len(child.lstrip()) <= indent:
+                            break
+                        m = re.match(r'^\s*- option "(.*)"', child)
+                        if m:
+                            options.append(m.group(1))
+                    return tuple(options)
+    return ()
+
+
+def _parameter_type(event: Event, value: str) -> ParameterType:
+    kind = _input_type(event.target)
+    if kind == "email" or _EMAIL.match(value):
+        return ParameterType.EMAIL
+    if kind == "date" or _ISO_DATE.match(value):
+        return ParameterType.DATE
+    if kind == "number" or (_NUMBER.match(value) and kind not in {"tel", "text"}):
+        return ParameterType.NUMBER
+    return ParameterType.TEXT
+
+
+class _Builder:
+    def __init__(self, trajectory: Trajectory) -> None:
+        self.trajectory = trajectory
+        self.events = list(trajectory.events)
+        self.slots: list[_Slot] = []
+        self.steps: list[Step] = []
+        self.notes: list[str] = []
+
+    # ── parameters ──────────────────────────────────────────────────────────────────────────
+
+    def slot_for(self, event: Event, index: int) -> str:
+        """The placeholder for the value *event* entered, creating its parameter."""
+        label = label_of(event.target)
+        fp = event.target.fingerprint if event.target else None
+        base = snake_case(
+            label or (fp.attributes.get("name") if fp else None) or "value", fallback="value"
+        )
+        name = unique_name(base, (s.parameter.name for s in self.slots))
+        described = f"What to enter in '{label}'" if label else "The value to enter"
+        if isinstance(event.value, SecretPlaceholder):
+            parameter = Parameter(
+                name=name,
+                type=ParameterType.SECRET,
+                description=f"{described} (a secret: asked for at run time or kept in the keyring)",
+            )
+            self.slots.append(_Slot(parameter, None))
+            return "{" + name + "}"
+        value = event.value or ""
+        if event.action is ActionKind.SELECT:
+            options = _options(self.events, index, label)
+            options = tuple(o for o in options if not o.lower().startswith("choose"))
+            if value in options:
+                parameter = Parameter(
+                    name=name,
+                    type=ParameterType.CHOICE,
+                    choices=options,
+                    default=value,
+                    description=f"Which option to choose in '{label}'",
+                )
+            else:
+                parameter = Parameter(name=name, default=value, description=described)
+        elif event.action is ActionKind.UPLOAD:
+            parameter = Parameter(name=name, description="The file to upload (a path)")
+        else:
+            kind = _parameter_type(event, value)
+            default: str | float | None = value
+            if kind is ParameterType.NUMBER:
+                default = float(value.replace(",", "."))
+                if default.is_integer():
+                    default = int(default)
+            if kind is ParameterType.DATE and not _ISO_DATE.match(value):
+                kind = ParameterType.TEXT
+            if kind is ParameterType.DATE:
+                date.fromisoformat(value)  # a real date, or ValueError (caught by the caller)
+            parameter = Parameter(name=name, type=kind, default=default, description=described)
+        self.slots.append(_Slot(parameter, value))
+        return "{" + name + "}"
+
+    def templated(self, text: str) -> str:
+        """*text* as a template: every recorded value that appears in it becomes its slot."""
+        out = escape(text)
+        for slot in sorted(self.slots, key=lambda s: -len(s.value or "")):
+            value = slot.value
+            if value is None or len(value) < 3:
+                continue
+            for form in dict.fromkeys((value, quote(value), quote_plus(value))):
+                escaped = escape(form)
+                if escaped in out:
+                    out = out.replace(escaped, "{" + slot.parameter.name + "}")
+        return out
+
+    def templated_target(self, target: Target) -> Target:
+        """*target* with recurring values in its locator values and names made slots."""
+        locators = []
+        for loc in target.locators:
+            image = loc.strategy is LocatorStrategy.IMAGE_ANCHOR
+            value = loc.value if image else self.templated(loc.value)
+            name = self.templated(loc.name) if loc.name is not None else None
+            locators.append(loc.model_copy(update={"value": value, "name": name}))
+        return target.model_copy(update={"locators": tuple(locators)})
+
+    # ── steps ───────────────────────────────────────────────────────────────────────────────
+
+    def expectations(self, event: Event, navigated: bool) -> tuple[Expectation, ...]:
+        after = event.after
+        if after is None:
+            return ()
+        found: list[Expectation] = []
+        before_url = event.before.url if event.before else None
+        if after.aria_snapshot:
+            before_text = event.before.aria_snapshot if event.before else None
+            for message in _STATUS_LINE.findall(after.aria_snapshot):
+                if before_text and message in before_text:
+                    continue
+                found.append(TextPresent(text=self.templated(message.strip())))
+                break
+        if after.url and (navigated or (before_url and after.url != before_url)):
+            found.append(UrlMatches(pattern=_url_pattern(self.templated(after.url))))
+        elif navigated and after.title:
+            found.append(TitleMatches(text=self.templated(after.title)))
+        return tuple(found)
+
+    def add(self, index: int, event: Event) -> None:
+        action = event.action
+        target = self.templated_target(event.target) if event.target is not None else None
+        label = label_of(event.target)
+        common: dict[str, object] = {
+            "id": new_id()[:12],
+            "source_events": (index,),
+            "screenshot": event.before.screenshot if event.before else None,
+        }
+        step: Step | None = None
+        if action is ActionKind.NAVIGATE and event.url:
+            page = event.after.title if event.after and event.after.title else event.url
+            step = GotoStep(
+                title=f"Open {page}",
+                url=self.templated(event.url),
+                expectations=self.expectations(event, navigated=True),
+            )
+        elif action in {ActionKind.CLICK, ActionKind.DOUBLE_CLICK} and target is not None:
+            double = action is ActionKind.DOUBLE_CLICK
+            name = self.templated(label) if label else "the element"
+            step = ClickStep(
+                title=f"{'Double-click' if double else 'Click'} '{name}'",
+                target=target,
+                click_count=2 if double else 1,
+                modifiers=tuple(m.value for m in event.modifiers),
+                irreversible=_irreversible(event),
+                expectations=self.expectations(event, navigated=False),
+            )
+        elif action in {ActionKind.FILL, ActionKind.UPLOAD} and target is not None:
+            placeholder = self.slot_for(event, index)
+            step = FillStep(
+                title=f"{'Upload into' if action is ActionKind.UPLOAD else 'Fill'} "
+                f"'{label or 'the field'}' with {placeholder}",
+                target=self.templated_target(event.target) if event.target else target,
+                value=placeholder,
+            )
+        elif action is ActionKind.SELECT and target is not None:
+            placeholder = self.slot_for(event, index)
+            step = SelectStep(
+                title=f"Select {placeholder} in '{label or 'the list'}'",
+                target=target,
+                value=placeholder,
+                expectations=self.expectations(event, navigated=False),
+            )
+        elif action in {ActionKind.CHECK, ActionKind.UNCHECK} and target is not None:
+            checked = action is ActionKind.CHECK
+            step = CheckStep(
+                title=f"{'Check' if checked else 'Uncheck'} '{label or 'the box'}'",
+                target=target,
+                checked=checked,
+            )
+        elif action is ActionKind.PRESS and event.key:
+            chord = "+".join([*(m.value for m in event.modifiers), event.key])
+            where = f" in '{label}'" if label else ""
+            step = PressStep(
+                title=f"Press {chord}{where}",
+                target=target,
+                key=chord,
+                irreversible=event.key == "Enter" and _irreversible(event),
+                expectations=self.expectations(event, navigated=False),
+            )
+        elif action is ActionKind.SCROLL and event.scroll is not None:
+            step = ScrollStep(
+                title="Scroll down" if event.scroll.dy >= 0 else "Scroll up",
+                target=target,
+                dx=event.scroll.dx,
+                dy=event.scroll.dy,
+            )
+        elif action is ActionKind.DESKTOP_CLICK:
+            window = event.after.window_title if event.after else None
+            step = DesktopClickStep(
+                title=f"Click '{label or 'the spot'}' in {window or 'the window'}",
+                window_title=event.before.window_title if event.before else None,
+                point=event.point,
+                target=target,
+            )
+        elif action is ActionKind.DESKTOP_TYPE:
+            placeholder = self.slot_for(event, index)
+            step = DesktopTypeStep(
+                title=f"Type {placeholder}",
+                window_title=event.before.window_title if event.before else None,
+                text=placeholder,
+            )
+        elif action is ActionKind.HOTKEY and event.key:
+            keys = tuple([*(m.value.lower() for m in event.modifiers), event.key.lower()])
+            step = HotkeyStep(
+                title=f"Press {'+'.join(keys)}",
+                window_title=event.before.window_title if event.before else None,
+                keys=keys,
+            )
+        if step is None:
+            self.notes.append(f"event {index} ({action.value}) has no step of its own; left out")
+            return
+        self.steps.append(step.model_copy(update=common))
+
+
+def _irreversible(event: Event) -> bool:
+    target = event.target
+    if target is None:
+        return False
+    words = [label_of(target) or ""]
+    words += [loc.value for loc in target.locators if loc.strategy is LocatorStrategy.TEXT]
+    if target.fingerprint is not None:
+        words += [
+            target.fingerprint.text or "",
+            target.fingerprint.attributes.get("aria-label", ""),
+        ]
+    return any(IRREVERSIBLE.search(w) for w in words if w)
+
+
+def _url_pattern(url: str) -> str:
+    """A glob for *url* that tolerates what changes with other values: the ids a new record
+    gets (``/contacts/13`` → ``/contacts/*``) and the query string (``?status=shipped`` → ``?*``).
+    """
+    parts = urlsplit(url)
+    path = _ID_SEGMENT.sub("/*", parts.path)
+    query = "?*" if parts.query else ""
+    return f"{parts.scheme}://{parts.netloc}{path}{query}" if parts.netloc else url
+
+
+def _domains(trajectory: Trajectory) -> tuple[str, ...]:
+    hosts: list[str] = []
+    for event in trajectory.events:
+        for url in (event.url, event.before.url if event.before else None):
+            host = urlsplit(url).hostname if url else None
+            if host and host not in hosts:
+                hosts.append(host)
+    return tuple(hosts)
+
+
+def _name(intent: str | None, template: str | None, trajectory: Trajectory) -> str:
+    if template:
+        head = template.split("{", 1)[0].split()
+        while head and head[-1].lower() in _PREPOSITIONS:
+            head.pop()
+        return (" ".join(head) if len(head) >= 3 else template)[:200]
+    if intent and intent.strip():
+        return intent.strip()[:200]
+    titles = [e.after.title for e in trajectory.events if e.after and e.after.title]
+    if titles:
+        return f"Task on {titles[0]}"[:200]
+    domains = _domains(trajectory)
+    return f"Task on {domains[0]}" if domains else "Recorded task"
+
+
+def induce(trajectory: Trajectory, *, name: str | None = None) -> Induction:
+    """A draft workflow from one recorded demonstration, without an LLM."""
+    builder = _Builder(trajectory)
+    for index, event in enumerate(builder.events):
+        if event.injected:
+            continue
+        try:
+            builder.add(index, event)
+        except ValueError as exc:  # a value that does not fit its guessed type
+            builder.notes.append(f"event {index}: {exc}; kept as text")
+    values = {s.parameter.name: s.value for s in builder.slots if s.value}
+    template = make_intent_template(trajectory.intent, values) if trajectory.intent else None
+    titles = list(
+        dict.fromkeys(e.after.title for e in trajectory.events if e.after and e.after.title)
+    )
+    asks = ", ".join(s.parameter.name.replace("_", " ") for s in builder.slots)
+    description = (
+        (trajectory.intent.strip() + ". " if trajectory.intent.strip() else "")
+        + (f"Goes through: {'; '.join(titles[:6])}. " if titles else "")
+        + (f"Asks for: {asks}." if asks else "Needs no input.")
+    ).strip()
+    workflow = Workflow(
+        name=name or _name(trajectory.intent, template, trajectory),
+        description=description,
+        domains=_domains(trajectory),
+        parameters=tuple(s.parameter for s in builder.slots),
+        intent_template=template,
+        steps=tuple(builder.steps),
+        source_trajectories=(trajectory.id,),
+    )
+    return Induction(workflow=workflow, notes=builder.notes)
