@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
 from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.trajectory import Trajectory, TrajectoryKind
 from desktop_app.core.ports import SearchIndex
 from desktop_app.core.trajectories import TrajectoryLibrary
@@ -32,7 +33,14 @@ from desktop_app.settings import Settings
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-__all__ = ["Services", "api_key", "collect_info", "open_services", "record_web"]
+__all__ = [
+    "Services",
+    "api_key",
+    "collect_info",
+    "make_structured_llm",
+    "open_services",
+    "record_web",
+]
 
 
 @dataclass
@@ -236,3 +244,19 @@ async def record_web(
     finally:
         await browser.close()
     return trajectory
+
+
+def make_structured_llm(settings: Settings, *, secrets: Sequence[str] = ()) -> StructuredLLM | None:
+    """The configured LLM (None when none is: no endpoint and no key), with the run's budget."""
+    from desktop_app.adapters.llm import make_llm
+
+    key, _ = api_key(settings)
+    return make_llm(
+        settings.llm_base_url,
+        settings.llm_model,
+        key,
+        settings.llm_timeout_s,
+        max_calls=settings.llm_max_calls_per_run,
+        max_tokens=settings.llm_max_tokens_per_run,
+        secrets=secrets,
+    )

@@ -580,33 +580,108 @@ def trajectories_delete(ctx: click.Context, ref: str, yes: bool) -> None:
 
 
 @cli.command()
-@click.argument("trajectory")
+@click.argument("trajectories", nargs=-1, required=True)
 @click.option("--name", help="Name the workflow (default: from the stated intent).")
+@click.option("--llm", is_flag=True, help="Let the configured LLM name, describe and title it.")
+@click.option(
+    "--compose/--no-compose",
+    default=True,
+    show_default=True,
+    help="Call approved workflows where the recording does what they do.",
+)
 @click.option("--actor", help="Who (default: the setting `actor`, else your user name).")
 @click.pass_context
-def induce(ctx: click.Context, trajectory: str, name: str | None, actor: str | None) -> None:
-    """Induce a draft workflow from a recorded demonstration (offline heuristics).
+def induce(
+    ctx: click.Context,
+    trajectories: tuple[str, ...],
+    name: str | None,
+    actor: str | None,
+    llm: bool,
+    compose: bool,
+) -> None:
+    """Induce a draft workflow from recorded demonstrations (offline heuristics).
 
-    TRAJECTORY is a trajectory id or a unique prefix of it. The draft is saved as a new workflow;
-    review it with `procedura workflows show ID`, then submit and approve it.
+    TRAJECTORIES are trajectory ids or unique prefixes of them. Give several demonstrations of
+    the same task to learn what varies: values that differ become parameters, values that agree
+    become constants, and the alignment of their steps is printed. The draft is saved as a new
+    workflow; review it with `procedura workflows show ID`, then submit and approve it.
+
+    With --llm the configured LLM names and describes the workflow, titles its steps and names its
+    parameters (one call; if it fails or answers something the recording does not support, the
+    offline result is kept and you are told why). Steps that do what an approved workflow does
+    become a call to it, unless --no-compose.
     """
+    from desktop_app.app import make_structured_llm
+    from desktop_app.core.induction.compose import compose as compose_workflow
+    from desktop_app.core.induction.heuristic import Induction
     from desktop_app.core.induction.heuristic import induce as induce_workflow
+    from desktop_app.core.induction.llm_inducer import induce_with_llm
+    from desktop_app.core.induction.multi import induce_many
 
+    alignment = None
     with _services(ctx, write=True) as services:
-        recording = services.trajectories.get(trajectory)
-        result = induce_workflow(recording, name=name)
-        note = f"induced from trajectory {recording.id[:8]}"
+        recordings = [services.trajectories.get(ref) for ref in trajectories]
+        if len(recordings) == 1:
+            result = induce_workflow(recordings[0], name=name)
+            workflow, notes = result.workflow, list(result.notes)
+            note = f"induced from trajectory {recordings[0].id[:8]}"
+        else:
+            many = induce_many(recordings, name=name)
+            workflow, notes, alignment = many.workflow, list(many.notes), many.alignment
+            note = "induced from trajectories " + ", ".join(r.id[:8] for r in recordings)
+        if llm:
+            model = make_structured_llm(services.settings)
+            if model is None:
+                raise click.UsageError(
+                    "--llm needs an LLM: set OPENAI_API_KEY or PROCEDURA_LLM_BASE_URL "
+                    "(see docs/settings.md)"
+                )
+            improved = induce_with_llm(recordings[0], Induction(workflow, notes), model)
+            workflow, notes = improved.workflow, improved.notes
+            usage = improved.usage
+            spent = f"{usage.calls} call(s), {usage.prompt_tokens + usage.completion_tokens} tokens"
+            note += f"; LLM {services.settings.llm_model}: " + (
+                f"used ({spent})" if improved.used_llm else f"not used ({spent})"
+            )
+        if compose:
+            library = [
+                services.workflows.runnable(summary.id).workflow
+                for summary in services.workflows.list(status=WorkflowStatus.APPROVED)
+            ]
+            composed = compose_workflow(workflow, library)
+            workflow, notes = composed.workflow, [*notes, *composed.notes]
         saved = services.workflows.save(
-            result.workflow, actor=actor or services.settings.actor, change_note=note
+            workflow, actor=actor or services.settings.actor, change_note=note
         )
     wf = saved.version.workflow
     click.echo(
         f"induced {wf.name!r} as {wf.id[:8]} version {wf.version} (draft): "
         f"{len(wf.parameters)} parameters, {len(wf.steps)} steps"
     )
-    if recording.incomplete:
-        click.echo("note: the recording is incomplete; check the last steps", err=True)
-    for line in result.notes:
+    if alignment is not None:
+        click.echo(
+            f"\nalignment of {len(recordings)} demonstrations "
+            "(the event each step came from; - where one has no such step):"
+        )
+        rows = [
+            [str(i), _short(s.title, 44)]
+            + ["-" if e is None else str(e) for e in s.events]
+            + ["optional" if s.optional else ""]
+            for i, s in enumerate(alignment.steps, 1)
+        ]
+        rows += [
+            ["-", _short(s.title, 44)]
+            + ["-" if e is None else str(e) for e in s.events]
+            + ["dropped"]
+            for s in alignment.dropped
+        ]
+        _table(rows, ["#", "step", *(r.id[:8] for r in recordings), ""])
+        click.echo()
+    for recording in recordings:
+        if recording.incomplete:
+            what = f"recording {recording.id[:8]}" if len(recordings) > 1 else "the recording"
+            click.echo(f"note: {what} is incomplete; check the last steps", err=True)
+    for line in notes:
         click.echo(f"note: {line}", err=True)
     click.echo(f"review it with: procedura workflows show {wf.id[:8]}")
 

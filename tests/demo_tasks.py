@@ -54,6 +54,32 @@ async def create_contact(page: Page) -> None:
     await page.get_by_text("Contact Jane Doe created").wait_for()
 
 
+async def _create_contact_for(
+    page: Page, full_name: str, email: str, company: str, *, newsletter: bool
+) -> None:
+    """Sign in and create a contact the way ``create_contact`` does, with other values."""
+    await sign_in(page)
+    await page.get_by_test_id("new-contact").click(delay=HUMAN_CLICK_MS)
+    await page.wait_for_url("**/contacts/new")
+    await type_into(page, "Full name", full_name)
+    await type_into(page, "Email", email)
+    await page.get_by_label("Company").select_option(company)
+    if newsletter:
+        await page.get_by_label("Subscribe to newsletter").check()
+    await click(page, "button:Save")
+    await page.get_by_text(f"Contact {full_name} created").wait_for()
+
+
+async def create_contact_2(page: Page) -> None:
+    """Create "Ann Lee" at Initech, not subscribed: a second demonstration of create-contact."""
+    await _create_contact_for(page, "Ann Lee", "ann.lee@example.test", "Initech", newsletter=False)
+
+
+async def create_contact_3(page: Page) -> None:
+    """Create "Li Wei" at Globex, subscribed: a third demonstration of create-contact."""
+    await _create_contact_for(page, "Li Wei", "li.wei@example.test", "Globex", newsletter=True)
+
+
 async def submit_expense_report(page: Page) -> None:
     """Sign in and submit a two-item travel expense report (an irreversible submit)."""
     await sign_in(page)
@@ -108,6 +134,8 @@ async def open_contact(page: Page) -> None:
 #: Every task, by the name its fixture file carries, with its stated intent.
 TASKS: Final[dict[str, tuple[str, Callable[[Page], Awaitable[None]]]]] = {
     "create-contact": ("Create a contact for Jane Doe at Globex", create_contact),
+    "create-contact-2": ("Create a contact for Ann Lee at Initech", create_contact_2),
+    "create-contact-3": ("Create a contact for Li Wei at Globex", create_contact_3),
     "expense-report": (
         "Submit an expense report for the client visit in Berlin",
         submit_expense_report,

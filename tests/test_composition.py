@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from conftest import REPO
 
 from desktop_app.core.documents import load_trajectory
@@ -74,3 +77,22 @@ def test_a_workflow_never_calls_itself_and_short_ones_are_not_calls() -> None:
     assert compose(expense, [expense]).notes == []
     one_step = Workflow(name="Open", steps=expense.steps[:1])
     assert compose(expense, [one_step]).notes == []
+
+
+def test_induce_calls_an_approved_workflow(procedura: Any, tmp_path: Path) -> None:
+    from desktop_app.core.documents import dump_document
+
+    login = tmp_path / "sign-in.json"
+    login.write_text(dump_document(_sign_in()))
+    assert procedura("workflows", "import", str(login)).exit_code == 0
+    assert procedura("workflows", "approve", "Sign in").exit_code == 0
+    expense = load_trajectory((DATA / "expense-report.trajectory.json").read_bytes())
+    procedura("trajectories", "import", str(DATA / "expense-report.trajectory.json"))
+    result = procedura("induce", expense.id[:8])
+    assert result.exit_code == 0, result.stderr
+    assert "replaced by a call to it" in result.stderr
+    shown = procedura("workflows", "show", result.stdout.split(" as ")[1].split()[0]).stdout
+    assert "1. Run 'Sign in'  (call)" in shown
+    plain = procedura("induce", expense.id[:8], "--no-compose", "--name", "Plain")
+    assert "Run 'Sign in'" not in procedura("workflows", "show", "Plain").stdout
+    assert plain.exit_code == 0

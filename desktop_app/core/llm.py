@@ -183,11 +183,11 @@ class LLMBudget:
             return self._used
 
     def check(self, *, tokens: int = 0) -> None:
-        """Raise unless one more call expected to use *tokens* (beyond the first) fits.
+        """Raise if one more call, expected to use *tokens*, would pass a limit.
 
         Raises:
-            LLMBudgetExceeded: the call limit is reached, or the token limit is reached or would
-                be passed by *tokens*.
+            LLMBudgetExceeded: the call limit is reached, or the token limit is reached or
+                would be passed by *tokens* (0 when the caller cannot tell).
         """
         with self._lock:
             used = self._used

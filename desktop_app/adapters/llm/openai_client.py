@@ -240,7 +240,7 @@ class OpenAIStructuredLLM:
         if not response.choices:
             raise LLMInvalidOutput("the answer has no choices", usage=usage)
         choice = response.choices[0]
-        refusal = getattr(choice.message, "refusal", None)
+        refusal = choice.message.refusal
         if refusal:
             raise LLMRefused(
                 self._clean(f"the model refused: {_one_line(refusal, 200)}"), usage=usage
@@ -324,25 +324,40 @@ def _schema_for(output: type[BaseModel]) -> dict[str, Any]:
     """*output*'s JSON schema, adjusted for structured outputs.
 
     ``oneOf`` becomes ``anyOf`` and pydantic's ``discriminator`` goes (structured outputs
-    support neither); objects that do not say otherwise get ``additionalProperties: false``.
+    support neither); a property with a ``const`` (a union's tag) becomes required, so the
+    answer always says which variant it is; objects that do not say otherwise get
+    ``additionalProperties: false``.
     """
-    schema = copy.deepcopy(output.model_json_schema())
+    return cast(dict[str, Any], _strict_compatible(copy.deepcopy(output.model_json_schema())))
 
-    def fix(node: Any) -> Any:
-        if isinstance(node, dict):
-            node = {key: fix(value) for key, value in node.items()}
-            node.pop("discriminator", None)
-            if "oneOf" in node and "anyOf" not in node:
-                node["anyOf"] = node.pop("oneOf")
-            if node.get("type") == "object" and "properties" in node:
-                node.setdefault("additionalProperties", False)
-            return node
-        if isinstance(node, list):
-            return [fix(item) for item in node]
+
+def _strict_compatible(node: Any, *, names: bool = False) -> Any:
+    """See :func:`_schema_for`; *names* marks a mapping of names to schemas (not a schema)."""
+    if isinstance(node, list):
+        return [_strict_compatible(item) for item in node]
+    if not isinstance(node, dict):
         return node
-
-    fixed: dict[str, Any] = fix(schema)
-    return fixed
+    if names:
+        return {key: _strict_compatible(value) for key, value in node.items()}
+    node = {
+        key: _strict_compatible(value, names=key in ("properties", "$defs", "definitions"))
+        for key, value in node.items()
+    }
+    node.pop("discriminator", None)
+    if "oneOf" in node and "anyOf" not in node:
+        node["anyOf"] = node.pop("oneOf")
+    properties = node.get("properties")
+    if node.get("type") == "object" and isinstance(properties, dict):
+        node.setdefault("additionalProperties", False)
+        required = list(node.get("required", []))
+        tags = [
+            name
+            for name, prop in properties.items()
+            if isinstance(prop, dict) and "const" in prop and name not in required
+        ]
+        if tags:
+            node["required"] = required + tags
+    return node
 
 
 def _schema_name(name: str) -> str:

@@ -1,0 +1,267 @@
+"""The LLM inducer: the model names, describes and titles; the recording decides everything else.
+
+One structured-output call. The model sees the intent, the heuristic draft's parameters and a
+compact list of the recorded events (secrets are placeholders and are checked to be absent), and
+answers which events to keep, how to title them, what to call the parameters and which observed
+confirmation each step should expect. Its answer is checked against the recording: it may only
+refer to events and parameters that exist and only expect text the page really showed. Anything
+else — an invalid answer after the client's repair round-trip, a refusal, a timeout — falls back
+to the heuristic result, and the caller is told why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from string import Template
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop_app.core.induction.heuristic import Induction
+from desktop_app.core.induction.naming import label_of
+from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM, assert_no_secrets
+from desktop_app.core.models.common import Identifier
+from desktop_app.core.models.trajectory import Trajectory
+from desktop_app.core.models.workflow import TextPresent, Workflow
+from desktop_app.core.templating import placeholders
+
+__all__ = [
+    "InductionPlan",
+    "LLMInduction",
+    "ParameterPlan",
+    "StepPlan",
+    "induce_with_llm",
+    "prompt_templates",
+]
+
+_MAX_EVENT_TEXT: Final = 160
+_PLACEHOLDER = re.compile(r"(?<!\{)\{([a-z_][a-z0-9_]*)\}(?!\})")
+
+
+class ParameterPlan(BaseModel):
+    """The model's name and description for the draft parameter entered at *event*."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event: int = Field(ge=0)
+    name: Identifier
+    description: str = Field(max_length=300)
+
+
+class StepPlan(BaseModel):
+    """The model's view of one recorded event."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event: int = Field(ge=0)
+    keep: bool = True
+    title: str = Field(min_length=1, max_length=200)
+    expect_text: str | None = Field(default=None, max_length=300)
+
+
+class InductionPlan(BaseModel):
+    """The structured answer the LLM inducer asks for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=120)
+    description: str = Field(max_length=1000)
+    parameters: list[ParameterPlan]
+    steps: list[StepPlan]
+    intent_template: str | None = None
+
+
+@dataclass
+class LLMInduction:
+    """The result: the workflow, notes for the reviewer, whether the LLM's answer was used."""
+
+    workflow: Workflow
+    used_llm: bool
+    usage: LLMUsage
+    notes: list[str] = field(default_factory=list)
+
+
+def prompt_templates() -> tuple[Template, Template]:
+    """The system and user prompt templates shipped next to this module."""
+    folder = resources.files(__package__).joinpath("prompts")
+    system = folder.joinpath("induce_system.txt").read_text(encoding="utf-8")
+    user = folder.joinpath("induce_user.txt").read_text(encoding="utf-8")
+    return Template(system), Template(user)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_EVENT_TEXT else text[: _MAX_EVENT_TEXT - 1] + "…"
+
+
+def _event_lines(trajectory: Trajectory, draft: Workflow) -> list[str]:
+    """One line per recorded event the draft has a step for: what, where, with which value."""
+    by_event = {e: s for s in draft.steps for e in s.source_events}
+    lines = []
+    for index, event in enumerate(trajectory.events):
+        step = by_event.get(index)
+        if step is None:
+            continue
+        value = getattr(step, "value", None) if step.kind in {"fill", "select"} else None
+        parts = [f"[{index}] {event.action.value}"]
+        label = label_of(event.target)
+        if label:
+            parts.append(f"on '{_clip(label)}'")
+        if event.url and step.kind == "goto":
+            parts.append(f"url {event.url}")
+        if isinstance(value, str):
+            parts.append(f"value {value}")
+        if event.key:
+            parts.append(f"key {event.key}")
+        after = event.after
+        if after is not None:
+            if after.title:
+                parts.append(f"then page '{_clip(after.title)}'")
+            messages = _messages(after.aria_snapshot or "")
+            if messages:
+                parts.append("showing " + "; ".join(f"'{_clip(m)}'" for m in messages[:2]))
+        lines.append(" ".join(parts))
+    return lines
+
+
+_MESSAGE = re.compile(r'^\s*- (?:status|alert|heading)\b[^:\n]*:\s*"?(.+?)"?\s*$', re.MULTILINE)
+
+
+def _messages(snapshot: str) -> list[str]:
+    return _MESSAGE.findall(snapshot)
+
+
+def _observed_texts(trajectory: Trajectory, index: int) -> str:
+    event = trajectory.events[index]
+    after = event.after
+    if after is None:
+        return ""
+    return "\n".join(t for t in (after.title, after.aria_snapshot) if t)
+
+
+class _Rejected(Exception):
+    """The model's answer does not fit the recording."""
+
+
+def _apply(plan: InductionPlan, draft: Workflow, trajectory: Trajectory) -> Workflow:
+    """The draft with the plan's names, titles and expectations, or :class:`_Rejected`."""
+    step_by_event = {e: s for s in draft.steps for e in s.source_events}
+    param_by_event: dict[int, str] = {}
+    for step in draft.steps:
+        value = getattr(step, "value", None) or getattr(step, "text", None)
+        names = placeholders(value) if isinstance(value, str) else []
+        for event in step.source_events:
+            if len(names) == 1 and value == "{" + names[0] + "}":
+                param_by_event[event] = names[0]
+
+    renames: dict[str, str] = {}
+    descriptions: dict[str, str] = {}
+    for p in plan.parameters:
+        old = param_by_event.get(p.event)
+        if old is None:
+            raise _Rejected(
+                f"parameter {p.name!r} refers to event {p.event}, which enters no value"
+            )
+        renames[old] = p.name
+        descriptions[p.name] = p.description
+    if len(set(renames.values())) != len(renames):
+        raise _Rejected("two parameters were given the same name")
+
+    planned = {s.event: s for s in plan.steps}
+    for event in planned:
+        if event not in step_by_event:
+            raise _Rejected(f"step plan refers to event {event}, which has no step")
+    steps: list[dict[str, Any]] = []
+    for step in draft.steps:
+        dumped = step.model_dump(mode="json")
+        plan_step = planned.get(step.source_events[0]) if step.source_events else None
+        if plan_step is not None:
+            if not plan_step.keep and not step.irreversible:
+                continue
+            dumped["title"] = plan_step.title
+            expect = plan_step.expect_text
+            if expect:
+                if expect not in _observed_texts(trajectory, plan_step.event):
+                    raise _Rejected(f"event {plan_step.event} never showed {expect!r}")
+                text_exp = TextPresent(text=expect).model_dump(mode="json")
+                if text_exp not in dumped["expectations"]:
+                    dumped["expectations"] = [text_exp, *dumped["expectations"]]
+        steps.append(dumped)
+    data = draft.model_dump(mode="json")
+    data.update(
+        name=plan.name,
+        description=plan.description,
+        steps=steps,
+        intent_template=plan.intent_template or draft.intent_template,
+    )
+    for param in data["parameters"]:
+        new = renames.get(param["name"], param["name"])
+        param["description"] = descriptions.get(new, param["description"])
+    data = _renamed(data, renames)
+    try:
+        return Workflow.model_validate(data)
+    except ValueError as exc:
+        raise _Rejected(str(exc).splitlines()[-1].strip()) from None
+
+
+def _renamed(value: Any, renames: dict[str, str]) -> Any:
+    """*value* (JSON data) with every ``{old}`` placeholder and parameter name renamed."""
+    if isinstance(value, str):
+        return _PLACEHOLDER.sub(lambda m: "{" + renames.get(m.group(1), m.group(1)) + "}", value)
+    if isinstance(value, list):
+        return [_renamed(v, renames) for v in value]
+    if isinstance(value, dict):
+        out = {k: _renamed(v, renames) for k, v in value.items() if k != "fingerprint"}
+        if "fingerprint" in value:
+            out["fingerprint"] = value["fingerprint"]  # recorded data, not a template
+        if set(value) >= {"name", "type", "required"} and value["name"] in renames:
+            out["name"] = renames[value["name"]]  # a parameter definition
+        return out
+    return value
+
+
+def induce_with_llm(
+    trajectory: Trajectory,
+    draft: Induction,
+    llm: StructuredLLM,
+    *,
+    secrets: tuple[str, ...] = (),
+) -> LLMInduction:
+    """Improve the heuristic *draft* with one structured LLM call; on any failure, keep it."""
+    system_template, user_template = prompt_templates()
+    workflow = draft.workflow
+    parameters = (
+        "\n".join(f"- {{{p.name}}} ({p.type.value}): {p.description}" for p in workflow.parameters)
+        or "(none)"
+    )
+    user = user_template.substitute(
+        intent=trajectory.intent or "(not stated)",
+        parameters=parameters,
+        events="\n".join(_event_lines(trajectory, workflow)),
+    )
+    system = system_template.substitute()
+    assert_no_secrets(system + user, secrets)
+    try:
+        plan, usage = llm.complete(system=system, user=user, output=InductionPlan)
+    except LLMError as exc:
+        return LLMInduction(
+            workflow,
+            used_llm=False,
+            usage=exc.usage or LLMUsage(0, 0, 0),
+            notes=[*draft.notes, f"the LLM could not be used ({exc}); this is the offline result"],
+        )
+    try:
+        improved = _apply(plan, workflow, trajectory)
+    except _Rejected as exc:
+        return LLMInduction(
+            workflow,
+            used_llm=False,
+            usage=usage,
+            notes=[
+                *draft.notes,
+                f"the LLM's answer did not fit the recording ({exc}); this is the offline result",
+            ],
+        )
+    return LLMInduction(improved, used_llm=True, usage=usage, notes=list(draft.notes))

@@ -1,0 +1,1 @@
+"""Prompt templates (``string.Template`` text files) for the LLM inducer."""
