@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ValidationError
 
+from desktop_app.adapters.openai_sdk import make_openai_client
 from desktop_app.core.llm import (
     LLMBudget,
     LLMError,
@@ -258,15 +259,8 @@ class OpenAIStructuredLLM:
             with self._lock:
                 client = self._client
                 if client is None:
-                    import openai
-
-                    client = self._client = openai.OpenAI(
-                        # A local server may need no key; the SDK insists on one (and would
-                        # otherwise read OPENAI_API_KEY behind our back).
-                        api_key=self._api_key or "no-key",
-                        base_url=self._base_url,
-                        timeout=self._timeout,
-                        max_retries=0,
+                    client = self._client = make_openai_client(
+                        self._api_key, self._base_url, self._timeout
                     )
         return client
 

@@ -15,6 +15,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from desktop_app.adapters.openai_sdk import make_openai_client
 from desktop_app.core.errors import StoreError
 
 if TYPE_CHECKING:
@@ -294,14 +295,8 @@ class OpenAIEmbeddingFunction(EmbeddingFunction[Documents]):
             with self._lock:
                 client = self._client
                 if client is None:
-                    import openai
-
-                    client = self._client = openai.OpenAI(
-                        # A local server may need no key; the SDK insists on one.
-                        api_key=self._api_key or "no-key",
-                        base_url=self._base_url,
-                        timeout=self._timeout,
-                        max_retries=self._max_retries,
+                    client = self._client = make_openai_client(
+                        self._api_key, self._base_url, self._timeout, self._max_retries
                     )
         return client
 

@@ -50,6 +50,7 @@ from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.target import LocatorStrategy, Target
 from desktop_app.core.models.trajectory import SecretPlaceholder, Trajectory
 from desktop_app.core.models.workflow import (
+    NON_TEMPLATE_FIELDS,
     CheckStep,
     DesktopClickStep,
     DesktopTypeStep,
@@ -86,19 +87,6 @@ _KEY_STRATEGIES: Final = (
     LocatorStrategy.LABEL,
     LocatorStrategy.PLACEHOLDER,
     LocatorStrategy.CSS,
-)
-#: Strings of a dumped step that are data about the recording, not rendered templates.
-_NOT_TEMPLATES: Final = frozenset(
-    {
-        "id",
-        "kind",
-        "title",
-        "screenshot",
-        "fingerprint",
-        "workflow_id",
-        "variable",
-        "output_variable",
-    }
 )
 _STEP: Final[TypeAdapter[Step]] = TypeAdapter(Step)
 
@@ -277,7 +265,8 @@ def _rewrite_dumped(value: Any, mapping: Mapping[str, str]) -> Any:
         return _rewrite(value, mapping)
     if isinstance(value, dict):
         return {
-            k: v if k in _NOT_TEMPLATES else _rewrite_dumped(v, mapping) for k, v in value.items()
+            k: v if k in NON_TEMPLATE_FIELDS else _rewrite_dumped(v, mapping)
+            for k, v in value.items()
         }
     if isinstance(value, list):
         return [_rewrite_dumped(item, mapping) for item in value]

@@ -24,6 +24,7 @@ from desktop_app.core.templating import placeholders
 
 __all__ = [
     "ALLOWED_TRANSITIONS",
+    "NON_TEMPLATE_FIELDS",
     "AgentStep",
     "AssertStep",
     "CallStep",
@@ -368,8 +369,8 @@ Step = Annotated[
 # ── the workflow document ───────────────────────────────────────────────────────────────────
 
 
-# Fields whose strings are data about the recording, not templates that get rendered.
-_NOT_TEMPLATES: Final = frozenset(
+#: Fields of a dumped step whose strings are data about the recording, not rendered templates.
+NON_TEMPLATE_FIELDS: Final = frozenset(
     {
         "id",
         "kind",
@@ -389,7 +390,7 @@ def _template_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
         yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            if key not in _NOT_TEMPLATES:
+            if key not in NON_TEMPLATE_FIELDS:
                 yield from _template_strings(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
