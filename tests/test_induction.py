@@ -39,6 +39,7 @@ def test_create_contact() -> None:
         ("full_name", ParameterType.TEXT, "Jane Doe"),
         ("email", ParameterType.EMAIL, "jane@example.test"),
         ("company", ParameterType.CHOICE, "Globex"),
+        ("subscribe_to_newsletter", ParameterType.BOOL, True),
     ]
     company = wf.parameter("company")
     assert company is not None and company.choices == (
@@ -134,7 +135,7 @@ def test_induce_command_saves_a_draft(procedura: Cli) -> None:
     result = procedura("induce", trajectory_id[:8])
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("induced 'Create a contact' as ")
-    assert "5 parameters, 10 steps" in result.stdout
+    assert "6 parameters, 10 steps" in result.stdout
     listed = json.loads(procedura("workflows", "list", "--json").stdout)
     assert [(w["name"], w["status"]) for w in listed] == [("Create a contact", "draft")]
     shown = procedura("workflows", "show", "Create a contact").stdout

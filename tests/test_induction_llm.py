@@ -70,6 +70,7 @@ def test_a_good_answer_is_used(server: FakeOpenAIServer) -> None:
         "contact_name",
         "contact_email",
         "company",
+        "subscribe_to_newsletter",
     ]
     assert wf.parameter("contact_name") is not None
     assert wf.steps[5].value == "{contact_name}"  # type: ignore[union-attr]

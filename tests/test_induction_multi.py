@@ -88,10 +88,10 @@ def test_a_step_in_two_of_three_is_optional_and_the_alignment_says_where_each_ca
     assert len(wf.steps) == 10
     optional = [s for s in wf.steps if s.optional]
     assert len(optional) == 1 and isinstance(optional[0], CheckStep)
-    assert optional[0].title == "Check 'Subscribe to newsletter'"
+    assert optional[0].title == "Set 'Subscribe to newsletter' to true"
     assert (
-        "step \"Check 'Subscribe to newsletter'\" appears in 2 of 3 demonstrations: kept, optional"
-        in result.notes
+        "step \"Set 'Subscribe to newsletter' to true\" appears in 2 of 3 demonstrations: "
+        "kept, optional" in result.notes
     )
     assert alignment.trajectories == wf.source_trajectories
     assert [s.step_id for s in alignment.steps] == [s.id for s in wf.steps]
@@ -122,7 +122,7 @@ def test_a_step_in_fewer_than_half_is_dropped() -> None:
     # other two and is kept (2 of 3); with a second demonstration without it, 1 of 3: dropped.
     ann = _load("create-contact-2")
     result = induce_many([ann, _load("create-contact"), _load("create-contact-3")])
-    check = next(s for s in result.alignment.steps if s.title.startswith("Check"))
+    check = next(s for s in result.alignment.steps if s.title.startswith("Set 'Subscribe"))
     assert (check.events, check.optional) == ((None, 8, 8), True)
     assert result.workflow.steps[8].source_events == ()  # not in the first demonstration
 
@@ -130,11 +130,11 @@ def test_a_step_in_fewer_than_half_is_dropped() -> None:
     result = induce_many([ann, twin, _load("create-contact")])
     assert not any(isinstance(s, CheckStep) for s in result.workflow.steps)
     assert [(d.title, d.events, d.step_id) for d in result.alignment.dropped] == [
-        ("Check 'Subscribe to newsletter'", (None, None, 8), None)
+        ("Set 'Subscribe to newsletter' to true", (None, None, 8), None)
     ]
     assert (
-        "step \"Check 'Subscribe to newsletter'\" appears in 1 of 3 demonstrations: dropped"
-        in result.notes
+        "step \"Set 'Subscribe to newsletter' to true\" appears in 1 of 3 demonstrations: "
+        "dropped" in result.notes
     )
     # the twin's intent binds the template but does not say what it entered
     assert result.alignment.intent_binds == (True, True, True)
@@ -246,7 +246,7 @@ def test_induce_command_with_several_recordings(procedura: Cli) -> None:
     history = json.loads(procedura("workflows", "show", "Create a contact", "--json").stdout)
     assert history["versions"][0]["change_note"] == f"induced from trajectories {', '.join(ids)}"
     shown = procedura("workflows", "show", "Create a contact").stdout
-    assert "Check 'Subscribe to newsletter'  (check) [optional]" in shown
+    assert "Set 'Subscribe to newsletter' to true  (check) [optional]" in shown
 
 
 def test_induce_command_refuses_a_different_task(procedura: Cli) -> None:

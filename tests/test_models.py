@@ -182,3 +182,23 @@ def test_templates() -> None:
         assert render(escape(raw), {}) == raw
     with pytest.raises(KeyError):
         render("{missing}", {})
+
+
+def test_a_check_step_takes_a_bool_parameter() -> None:
+    box = full_workflow().steps[4]
+    flag = Parameter(name="agree_terms", type=ParameterType.BOOL, default=True)
+    step = box.model_copy(update={"checked": "{agree_terms}"}).model_dump()
+    Workflow(name="x", parameters=(flag,), steps=(step,))  # type: ignore[arg-type]
+    text = Parameter(name="agree_terms", type=ParameterType.TEXT)
+    with pytest.raises(
+        ValidationError, match=r"steps\[0\]\.checked: \{agree_terms\} is not a bool"
+    ):
+        Workflow(name="x", parameters=(text,), steps=(step,))  # type: ignore[arg-type]
+    assert (
+        Workflow.model_validate({"name": "x", "steps": [{**step, "checked": "False"}]})
+        .steps[0]
+        .checked
+        is False
+    )  # type: ignore[union-attr]
+    with pytest.raises(ValidationError, match="checked is true, false or one"):
+        Workflow.model_validate({"name": "x", "steps": [{**step, "checked": "yes please"}]})

@@ -54,7 +54,7 @@ def _key(step: Step) -> tuple[str, str, str]:
     if step.kind == "goto":
         extra = _SLOT.sub("{}", step.url)
     elif step.kind == "check":
-        extra = str(step.checked)
+        extra = _SLOT.sub("{}", str(step.checked))
     elif step.kind == "press":
         extra = step.key
     return step.kind, _target_key(step.target_or_none), extra
@@ -62,6 +62,8 @@ def _key(step: Step) -> tuple[str, str, str]:
 
 def _value(step: Step) -> str | None:
     value = getattr(step, "value", None)
+    if step.kind == "check":
+        value = step.checked
     return value if isinstance(value, str) else None
 
 

@@ -169,6 +169,19 @@ class _Builder:
         self.slots.append(_Slot(parameter, value))
         return "{" + name + "}"
 
+    def flag_for(self, event: Event, checked: bool) -> str:
+        """The placeholder of a bool parameter for a checkbox, its recorded state the default."""
+        label = label_of(event.target)
+        name = unique_name(snake_case(label or "option"), (s.parameter.name for s in self.slots))
+        parameter = Parameter(
+            name=name,
+            type=ParameterType.BOOL,
+            default=checked,
+            description=f"Whether to check '{label}'" if label else "Whether to check the box",
+        )
+        self.slots.append(_Slot(parameter, None))  # "true" is no value to look for elsewhere
+        return "{" + name + "}"
+
     def templated(self, text: str) -> str:
         """*text* as a template: every recorded value that appears in it becomes its slot."""
         out = escape(text)
@@ -258,11 +271,11 @@ class _Builder:
                 expectations=self.expectations(event, navigated=False),
             )
         elif action in {ActionKind.CHECK, ActionKind.UNCHECK} and target is not None:
-            checked = action is ActionKind.CHECK
+            placeholder = self.flag_for(event, action is ActionKind.CHECK)
             step = CheckStep(
-                title=f"{'Check' if checked else 'Uncheck'} '{label or 'the box'}'",
+                title=f"Set '{label or 'the box'}' to {placeholder}",
                 target=target,
-                checked=checked,
+                checked=placeholder,
             )
         elif action is ActionKind.PRESS and event.key:
             chord = "+".join([*(m.value for m in event.modifiers), event.key])

@@ -48,7 +48,7 @@ from desktop_app.core.induction.intent import bind_intent, make_intent_template
 from desktop_app.core.induction.naming import unique_name
 from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.target import LocatorStrategy, Target
-from desktop_app.core.models.trajectory import SecretPlaceholder, Trajectory
+from desktop_app.core.models.trajectory import ActionKind, SecretPlaceholder, Trajectory
 from desktop_app.core.models.workflow import (
     NON_TEMPLATE_FIELDS,
     CheckStep,
@@ -149,7 +149,8 @@ def step_key(step: Step) -> str:
     if isinstance(step, GotoStep):
         parts.append(_url_key(step.url))
     elif isinstance(step, CheckStep):
-        parts.append("on" if step.checked else "off")
+        checked = step.checked
+        parts.append(("on" if checked else "off") if isinstance(checked, bool) else "{}")
     elif isinstance(step, PressStep):
         parts.append(step.key)
     elif isinstance(step, ScrollStep):
@@ -186,6 +187,8 @@ def _entered(step: Step) -> str | None:
     text = step.value if isinstance(step, FillStep | SelectStep) else None
     if isinstance(step, DesktopTypeStep):
         text = step.text
+    if isinstance(step, CheckStep) and isinstance(step.checked, str):
+        text = step.checked
     names = placeholders(text) if text is not None else []
     return names[0] if len(names) == 1 and text == "{" + names[0] + "}" else None
 
@@ -197,7 +200,11 @@ def _demo(index: int, trajectory: Trajectory) -> _Demo:
         name = _entered(step)
         event = demo.event_of(step)
         if name is not None and name not in demo.values and event is not None:
-            demo.values[name] = trajectory.events[event].value
+            recorded = trajectory.events[event]
+            if isinstance(step, CheckStep):  # a checkbox's value is its state
+                demo.values[name] = "true" if recorded.action is ActionKind.CHECK else "false"
+            else:
+                demo.values[name] = recorded.value
     return demo
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import AwareDatetime, Field, model_validator
+from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from desktop_app.core.models.common import (
     SCHEMA_VERSION,
@@ -252,11 +252,25 @@ class SelectStep(_StepBase):
 
 
 class CheckStep(_StepBase):
-    """Check or uncheck a checkbox or radio button."""
+    """Check or uncheck a checkbox or radio button.
+
+    ``checked`` is true or false, or a ``{placeholder}`` of a bool parameter.
+    """
 
     kind: Literal["check"] = "check"
     target: Target
-    checked: bool = True
+    checked: bool | str = True
+
+    @field_validator("checked", mode="before")
+    @classmethod
+    def _bool_or_placeholder(cls, value: object) -> object:
+        if isinstance(value, str):
+            if value.strip().lower() in {"true", "false"}:
+                return value.strip().lower() == "true"
+            names = placeholders(value)
+            if len(names) != 1 or value != "{" + names[0] + "}":
+                raise ValueError("checked is true, false or one {bool_parameter}")
+        return value
 
 
 class PressStep(_StepBase):
@@ -467,6 +481,12 @@ class Workflow(FrozenModel):
                     f"steps[{i}].value",
                     "a password field is filled with a constant; use a secret parameter",
                 )
+            if isinstance(step, CheckStep) and isinstance(step.checked, str):
+                flag = self.parameter(placeholders(step.checked)[0])
+                if flag is not None and flag.type is not ParameterType.BOOL:
+                    raise DocumentPathError(
+                        f"steps[{i}].checked", f"{step.checked} is not a bool parameter"
+                    )
             if isinstance(step, ExtractStep):
                 known.add(step.variable)
             if isinstance(step, AgentStep) and step.output_variable is not None:
