@@ -518,13 +518,18 @@ def trajectories_list(ctx: click.Context, as_json: bool) -> None:
 @trajectories.command("show")
 @click.argument("ref")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole document as JSON.")
+@click.option("--raw", is_flag=True, help="The raw stream: every event observed, noise included.")
 @click.pass_context
-def trajectories_show(ctx: click.Context, ref: str, as_json: bool) -> None:
+def trajectories_show(ctx: click.Context, ref: str, as_json: bool, raw: bool) -> None:
     """Show a recording's events. REF is an id or a unique id prefix."""
     with _services(ctx, write=False) as services:
         t = services.trajectories.get(ref)
+        events = services.trajectories.raw_events(t.id) if raw else list(t.events)
     if as_json:
-        _emit_json(t.model_dump(mode="json"))
+        data = t.model_dump(mode="json")
+        if raw:
+            data["events"] = [e.model_dump(mode="json") for e in events]
+        _emit_json(data)
         return
     click.echo(f"{t.intent or '(no intent)'}  [{t.id}]")
     if t.incomplete:
@@ -533,13 +538,20 @@ def trajectories_show(ctx: click.Context, ref: str, as_json: bool) -> None:
         f"{t.kind.value}, started {t.started_at.astimezone():%Y-%m-%d %H:%M:%S}, "
         f"from {t.start_url or t.start_app or '-'}"
     )
-    for i, e in enumerate(t.events):
+    if raw:
+        click.echo(f"raw stream: {len(events)} events as observed ({len(t.events)} kept)")
+    for i, e in enumerate(events):
         what = e.target.locators[0].describe() if e.target else (e.url or "")
         if e.key:
             chord = "+".join([*(m.value for m in e.modifiers), e.key])
             what = f"{chord} in {what}" if what else chord
         value = "" if e.value is None else (" = [secret]" if e.is_secret else f" = {e.value!r}")
-        click.echo(f"  {i:>3}. {e.action.value:<12} {_short(what, 60)}{_short(value, 40)}")
+        effect = (
+            ""
+            if not raw or e.effect is None
+            else ("  (changed the page)" if e.effect else "  (no effect)")
+        )
+        click.echo(f"  {i:>3}. {e.action.value:<12} {_short(what, 60)}{_short(value, 40)}{effect}")
 
 
 @trajectories.command("import")

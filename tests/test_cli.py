@@ -162,6 +162,8 @@ def test_trajectory_commands(procedura: Cli, tmp_path: Path) -> None:
         "secret": True,
         "label": "Password",
     }
+    raw = procedura("trajectories", "show", "0b6d", "--raw")  # an import has no raw stream
+    assert "raw stream: 0 events as observed (5 kept)" in raw.stdout
     duplicate = procedura("trajectories", "import", str(out))
     assert duplicate.exit_code == 2
     assert "never overwritten" in duplicate.stderr

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from browser_support import chromium_with_cdp, wait_for
-from conftest import REPO
+from conftest import REPO, Cli
 from demo_tasks import create_contact, record_task, sign_in
 from playwright.async_api import Page, async_playwright
 
@@ -275,6 +275,9 @@ def test_noise_is_dropped_and_the_raw_stream_kept(home: Path, site: DemoSite) ->
     assert [e.action for e in trajectory.events] == [ActionKind.NAVIGATE, ActionKind.FILL]
     assert trajectory.events[1].value == "demo"
     assert raw.count("click") == 4
+    shown = Cli()("trajectories", "show", trajectory.id, "--raw").stdout
+    assert f"raw stream: {len(raw)} events as observed (2 kept)" in shown
+    assert shown.count("(no effect)") == 4
 
 
 def test_closing_the_window_ends_the_recording(home: Path, site: DemoSite) -> None:
