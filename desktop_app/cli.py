@@ -249,11 +249,6 @@ def _describe_expectation(expectation: Any) -> str:
     return f"image {expectation.anchor} visible"
 
 
-def _version_json(v: WorkflowVersion) -> dict[str, Any]:
-    data = v.model_dump(mode="json")
-    return data
-
-
 @workflows.command("show")
 @click.argument("ref")
 @click.option(
@@ -271,7 +266,7 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
         _emit_json(
             {
                 "summary": _summary_json(summary),
-                "version": _version_json(current),
+                "version": current.model_dump(mode="json"),
                 "versions": [
                     {
                         "version": v.version,

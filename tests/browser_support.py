@@ -18,6 +18,8 @@ from desktop_app.adapters.browser.launch import CHROMIUM_ARGS
 CHROMIUM = (
     shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 )
+#: How tests launch Chromium: the product's flags, no sandbox (tests run as root in CI).
+LAUNCH_ARGS = ["--no-sandbox", *CHROMIUM_ARGS]
 
 
 def free_port() -> int:
@@ -41,8 +43,7 @@ def chromium_with_cdp(
         [
             CHROMIUM,
             "--headless=new",
-            "--no-sandbox",
-            *CHROMIUM_ARGS,
+            *LAUNCH_ARGS,
             f"--remote-debugging-port={port}",
             f"--user-data-dir={profile}",
             "about:blank",

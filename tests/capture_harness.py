@@ -20,6 +20,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
+from browser_support import LAUNCH_ARGS
 from playwright.async_api import (
     Browser,
     BrowserContext,
@@ -37,14 +38,6 @@ from desktop_app.core.models.target import Locator as RecordedLocator
 REPO = Path(__file__).resolve().parents[1]
 CAPTURE_SCRIPT = REPO / "resources" / "recorder" / "capture.js"
 PAGES = Path(__file__).resolve().parent / "pages"
-CHROMIUM_ARGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-)
 TEST_ID_ATTRIBUTES = ("data-testid", "data-test", "data-qa")
 
 T = TypeVar("T")
@@ -223,7 +216,7 @@ class CaptureHarness:
         assert executable, "Chromium is not installed"
         self._playwright = await async_playwright().start()
         self._browser = await self._playwright.chromium.launch(
-            executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
+            executable_path=executable, headless=True, args=LAUNCH_ARGS
         )
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
+from browser_support import LAUNCH_ARGS
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright, expect
 
@@ -32,14 +33,6 @@ from desktop_app.demo_site import (
 from desktop_app.resources import ResourceMissingError, resource_path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PAGES = (
     "/login",
     "/contacts",
@@ -111,7 +104,7 @@ async def browser_page(site: DemoSite) -> AsyncIterator[Page]:
         pytest.fail("no chromium on PATH: install it (scripts/bootstrap.sh does)")
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(
-            executable_path=chromium, args=CHROMIUM_ARGS, headless=True
+            executable_path=chromium, args=LAUNCH_ARGS, headless=True
         )
         try:
             context = await browser.new_context(base_url=site.url)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import chromium_with_cdp, wait_for
+from browser_support import CHROMIUM, LAUNCH_ARGS, chromium_with_cdp, wait_for
 from conftest import REPO, Cli
 from demo_tasks import create_contact, record_task, sign_in
 from playwright.async_api import Page, async_playwright
@@ -94,9 +94,7 @@ def _locators_resolve_to_one_element(site: DemoSite, trajectory: Trajectory) -> 
 
     async def check() -> None:
         async with async_playwright() as pw:
-            from browser_support import CHROMIUM
-
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
             signed_out = await browser.new_page()
             signed_in = await browser.new_page()
             await signed_in.goto(site.url + "/login")

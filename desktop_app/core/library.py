@@ -276,10 +276,8 @@ class WorkflowLibrary:
         experiences = self._experiences.experiences()
         index = self.index
         index.clear()
-        for start in range(0, len(entries), 256):
-            index.upsert_workflows(entries[start : start + 256])
-        for start in range(0, len(experiences), 256):
-            index.upsert_experiences(experiences[start : start + 256])
+        index.upsert_workflows(entries)  # the index embeds and writes in batches of its own
+        index.upsert_experiences(experiences)
         return len(entries), len(experiences)
 
     # ── internals ───────────────────────────────────────────────────────────────────────────

@@ -146,12 +146,10 @@ def clean_events(raw: Sequence[Event]) -> list[Event]:
                 continue  # one of the clicks the double click that follows is made of
 
         if action is ActionKind.NAVIGATE and prev is not None and event.url is not None:
-            here = prev.after.url if prev.after else None
             if prev.action is ActionKind.NAVIGATE and prev.url == event.url:
                 continue
             caused = prev.action in _CAUSES_NAVIGATION and event.at - _end(prev) <= _CONSEQUENCE
-            reload = here == event.url and prev.action is not ActionKind.SWITCH_TAB
-            if event.typed is not True and (caused or reload):
+            if event.typed is not True and caused:
                 out[-1] = _with_after_url(prev, event)  # what the action led to
                 continue
 

@@ -1151,15 +1151,14 @@ class _App:
         req.session.wizard = None
         return _redirect(f"/expenses/{number}/submitted")
 
+    def _missing_report(self, req: _Request) -> _Response:
+        body = self.templates.render("not_found", path=req.path)
+        return self._page(req, "Report not found", body, status=404)
+
     def _expense_submitted(self, req: _Request, number: int) -> _Response:
         report = self.state.reports.get(number)
         if report is None:
-            return self._page(
-                req,
-                "Report not found",
-                self.templates.render("not_found", path=req.path),
-                status=404,
-            )
+            return self._missing_report(req)
         body = self.templates.render(
             "expense_submitted",
             number=number,
@@ -1172,12 +1171,7 @@ class _App:
     def _expense_detail(self, req: _Request, number: int) -> _Response:
         report = self.state.reports.get(number)
         if report is None:
-            return self._page(
-                req,
-                "Report not found",
-                self.templates.render("not_found", path=req.path),
-                status=404,
-            )
+            return self._missing_report(req)
         body = self.templates.render(
             "expense_detail",
             reference=_reference(number),

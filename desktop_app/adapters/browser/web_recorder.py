@@ -218,7 +218,6 @@ class WebRecorder:
         self._held: deque[_Held] = deque()
         self._closed = asyncio.Event()
         self._consumer: asyncio.Task[None] | None = None
-        self._errors: list[str] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._tab_count = 0
 
@@ -245,11 +244,11 @@ class WebRecorder:
         self._consumer = asyncio.create_task(self._consume(), name="web-recorder")
         existing = list(self._context.pages)
         for page in existing:  # an attached browser's open tabs get the script now
-            await self._adopt(page)
+            self._track(page)
             with contextlib.suppress(Exception):
                 await page.evaluate(self._script.read_text(encoding="utf-8"))
         page = existing[0] if existing else await self._context.new_page()
-        tab = await self._adopt(page)
+        tab = self._track(page)
         if url:
             tab.expect_typed = True
             await page.goto(url)
@@ -304,9 +303,6 @@ class WebRecorder:
                     )
         self._queue.put_nowait(("payload", (page, source.get("frame"), payload, shot)))
 
-    async def _adopt(self, page: Page) -> _Tab:
-        return self._track(page)
-
     def _track(self, page: Page) -> _Tab:
         """Start following *page* (synchronously, so none of its first navigations is missed)."""
         tab = self._tabs.get(page)
@@ -332,7 +328,6 @@ class WebRecorder:
             try:
                 await self._handle(kind, item)
             except Exception as exc:
-                self._errors.append(f"{kind}: {type(exc).__name__}: {exc}")
                 log.warning("recorder could not handle a %s report: %s", kind, type(exc).__name__)
             finally:
                 self._queue.task_done()
@@ -360,7 +355,7 @@ class WebRecorder:
     ) -> None:
         if page is None:
             return
-        tab = await self._adopt(page)
+        tab = self._track(page)
         data = json.loads(text)
         kind = data.get("type")
         if kind == "pointerdown":  # handled in order, so the click that follows gets this shot
@@ -454,7 +449,9 @@ class WebRecorder:
                 ),
             )
         except ValidationError as exc:
-            self._errors.append(f"{action}: {exc.error_count()} validation errors")
+            log.warning(
+                "recorder dropped a %s report: %d invalid fields", action, exc.error_count()
+            )
             return None
 
     async def _scrub_field(self, tab: _Tab, css: str) -> None:
@@ -467,7 +464,7 @@ class WebRecorder:
         tab.last_shot = None
 
     async def _on_navigation(self, page: Page, url: str, at: datetime) -> None:
-        tab = await self._adopt(page)
+        tab = self._track(page)
         if url in ("about:blank", "") or url.startswith("chrome-error://"):
             return
         typed: bool | None = True if tab.expect_typed else await self._typed(tab)

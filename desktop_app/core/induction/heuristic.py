@@ -16,7 +16,6 @@ from urllib.parse import quote, quote_plus, urlsplit
 
 from desktop_app.core.induction.intent import make_intent_template
 from desktop_app.core.induction.naming import label_of, snake_case, unique_name
-from desktop_app.core.models.common import new_id
 from desktop_app.core.models.target import LocatorStrategy, Target
 from desktop_app.core.models.trajectory import ActionKind, Event, SecretPlaceholder, Trajectory
 from desktop_app.core.models.workflow import (
@@ -231,7 +230,6 @@ class _Builder:
         target = self.templated_target(event.target) if event.target is not None else None
         label = label_of(event.target)
         common: dict[str, object] = {
-            "id": new_id()[:12],
             "source_events": (index,),
             "screenshot": event.before.screenshot if event.before else None,
         }
@@ -259,7 +257,7 @@ class _Builder:
             step = FillStep(
                 title=f"{'Upload into' if action is ActionKind.UPLOAD else 'Fill'} "
                 f"'{label or 'the field'}' with {placeholder}",
-                target=self.templated_target(event.target) if event.target else target,
+                target=target,
                 value=placeholder,
             )
         elif action is ActionKind.SELECT and target is not None:
