@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import copy
 import errno
 import hashlib
 import html
+import json
 import math
 import re
 import secrets
@@ -26,7 +28,14 @@ from types import FrameType, TracebackType
 from typing import Any, Final
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from desktop_app.demo_site.variants import SLOW_DELAY_MS, DemoSiteError, Look, parse_variants
+from desktop_app.demo_site.variants import (
+    HOSTILE_NOTICE,
+    HOSTILE_URL,
+    SLOW_DELAY_MS,
+    DemoSiteError,
+    Look,
+    parse_variants,
+)
 from desktop_app.resources import resource_path
 
 __all__ = ["DEMO_PASSWORD", "DEMO_USERNAME", "DemoSite", "serve_forever"]
@@ -42,6 +51,8 @@ ORDERS_PER_PAGE: Final = 10
 _SESSION_COOKIE: Final = "acme_session"
 _CONSENT_COOKIE: Final = "acme_consent"
 _MAX_BODY: Final = 1_000_000
+_MAX_ACTION_BODY: Final = 10_000  # one record for POST /__actions
+_MAX_ACTIONS: Final = 10_000  # the action log keeps the most recent ones
 _EMAIL: Final = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _PHONE: Final = re.compile(r"^[0-9+()./ -]{5,30}$")
 
@@ -255,6 +266,7 @@ class _State:
         self.orders: list[dict[str, Any]] = []
         self.reports: dict[int, dict[str, Any]] = {}
         self.sessions: dict[str, _Session] = {}
+        self.actions: list[dict[str, Any]] = []
         self.next_contact_id = 1
         self.next_report_number = 1
         self.reset()
@@ -265,8 +277,54 @@ class _State:
             self.orders = _seed_orders()
             self.reports = _seed_reports()
             self.sessions = {}
+            self.actions = []
             self.next_contact_id = max(self.contacts) + 1
             self.next_report_number = max(self.reports) + 1
+
+    def add_action(self, record: dict[str, Any]) -> None:
+        """Log one user action in the order it happened (the page's clock), not of arrival."""
+        with self.lock:
+            bisect.insort(self.actions, record, key=_action_order)
+            del self.actions[:-_MAX_ACTIONS]
+
+
+# ── the action log ───────────────────────────────────────────────────────────────────────────────
+
+
+def _action_order(record: Mapping[str, Any]) -> tuple[float, int]:
+    """When an action happened: the page's time in ms, then its number on that page."""
+    return record["t"], record["seq"]
+
+
+def _is_number(value: object) -> bool:
+    """A finite JSON number (not a boolean)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# Every field of an action record, and the check its value must pass.
+_ACTION_FIELDS: Final[dict[str, Callable[[Any], bool]]] = {
+    "kind": lambda v: isinstance(v, str) and v in {"click", "change", "submit"},
+    "element": lambda v: isinstance(v, str) and 0 < len(v) <= 500,
+    "decoy": lambda v: isinstance(v, bool),
+    "path": lambda v: isinstance(v, str) and v.startswith("/"),
+    "value": lambda v: v is None or isinstance(v, bool | str),
+    "seq": lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+    "page": _is_number,
+    "t": _is_number,
+}
+
+
+def _parse_action(body: bytes) -> dict[str, Any] | None:
+    """The record a page sent to ``POST /__actions`` (see ``app.js``), or None if malformed."""
+    try:
+        data = json.loads(body)
+    except ValueError:  # not JSON, or not UTF-8
+        return None
+    if not isinstance(data, dict):
+        return None
+    if not all(key in data and valid(data[key]) for key, valid in _ACTION_FIELDS.items()):
+        return None
+    return {key: data[key] for key in _ACTION_FIELDS}
 
 
 # ── requests and responses ───────────────────────────────────────────────────────────────────────
@@ -281,6 +339,7 @@ class _Request:
     form: dict[str, list[str]]
     cookies: dict[str, str]
     headers: Mapping[str, str]
+    body: bytes = b""
     token: str | None = None
     session: _Session | None = None
 
@@ -385,6 +444,10 @@ class _App:
                 return _text(405, "POST /__reset restores the seed data")
             self.state.reset()
             return _text(200, "reset")
+        if req.path == "/__actions":
+            if req.method != "POST":
+                return _text(405, "POST /__actions logs one user action")
+            return self._log_action(req)
         if req.path.startswith("/static/"):
             return self._static(req)
         with self.state.lock:
@@ -410,6 +473,14 @@ class _App:
             body = self.templates.render("not_found", path=req.path)
             return self._page(req, "Page not found", body, status=404)
 
+    def _log_action(self, req: _Request) -> _Response:
+        """``POST /__actions``: one record of the action log, a JSON object from ``app.js``."""
+        record = _parse_action(req.body)
+        if record is None:
+            return _text(400, "send one action record as a JSON object (see app.js)")
+        self.state.add_action(record)
+        return _Response(HTTPStatus.NO_CONTENT)
+
     def _static(self, req: _Request) -> _Response:
         kinds = {"app.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8"}
         name = req.path.removeprefix("/static/")
@@ -432,7 +503,12 @@ class _App:
                 f"current_{key}": _attrs(aria_current="page" if key == active else None)
                 for key in ("contacts", "new_contact", "expenses", "orders")
             }
-            header = render("header_signed_in", username=session.username, **current)
+            header = render(
+                "header_signed_in",
+                username=session.username,
+                hostile=self._hostile(),
+                **current,
+            )
             flashes = Markup(
                 "".join(render("flash", kind=k, message=m) for k, m in session.flashes)
             )
@@ -450,6 +526,12 @@ class _App:
             main = render("deferred", content=body, delay_ms=SLOW_DELAY_MS)
         page = render("layout", title=title, header=header, main=main, overlays=Markup(overlays))
         return _Response(status, self.look.html(page).encode())
+
+    def _hostile(self) -> Markup:
+        """The ``hostile`` variant's bait in the top bar: hidden orders and an off-site link."""
+        if not self.look.has("hostile"):
+            return Markup("")
+        return self.templates.render("hostile", notice=HOSTILE_NOTICE, url=HOSTILE_URL)
 
     def _flash(self, req: _Request, message: str, kind: str = "success") -> None:
         assert req.session is not None
@@ -656,7 +738,9 @@ class _App:
         fields = {name: self._contact_field(name, values, errors) for name in _CONTACT_FIELDS}
         if look.has("similar-sibling"):
             legal = req.field("legal_name")
-            decoy = self._input("legal_name", "legal_name", "text", legal, {}, autocomplete="off")
+            decoy = self._input(
+                "legal_name", "legal_name", "text", legal, {}, autocomplete="off", data_decoy=True
+            )
             fields["full_name"] = Markup(decoy + fields["full_name"])
         if look.has("reordered"):
             columns: dict[str, str] = {}
@@ -1362,19 +1446,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _request(self, method: str) -> _Request:
         parts = urlsplit(self.path)
+        path = parts.path.rstrip("/") or "/"
+        body = self._body(path) if method == "POST" else b""
         form: dict[str, list[str]] = {}
-        if method == "POST":
-            try:
-                length = int(self.headers.get("Content-Length") or 0)
-            except ValueError:
-                raise _BadRequest(400, "bad Content-Length") from None
-            if length > _MAX_BODY:
-                raise _BadRequest(413, "request body too large")
-            raw = self.rfile.read(length).decode("utf-8", errors="replace")
+        if body and path != "/__actions":  # the action log takes JSON; every other POST a form
             kind = self.headers.get("Content-Type", "")
-            if raw and not kind.startswith("application/x-www-form-urlencoded"):
+            if not kind.startswith("application/x-www-form-urlencoded"):
                 raise _BadRequest(415, "send forms as application/x-www-form-urlencoded")
-            form = parse_qs(raw, keep_blank_values=True)
+            form = parse_qs(body.decode("utf-8", errors="replace"), keep_blank_values=True)
         cookies: dict[str, str] = {}
         try:
             jar = SimpleCookie(self.headers.get("Cookie", ""))
@@ -1385,13 +1464,28 @@ class _Handler(BaseHTTPRequestHandler):
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         return _Request(
             method=method,
-            path=parts.path.rstrip("/") or "/",
+            path=path,
             target=quote(target, safe="/?=&%+:@!$'()*,;~-._"),
             query=parse_qs(parts.query, keep_blank_values=True),
             form=form,
             cookies=cookies,
             headers={k: v for k, v in self.headers.items()},
+            body=body,
         )
+
+    def _body(self, path: str) -> bytes:
+        """The request body, refused unread when it is larger than ``path`` takes."""
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            raise _BadRequest(400, "bad Content-Length") from None
+        if length < 0:
+            raise _BadRequest(400, "bad Content-Length")
+        if path == "/__actions" and length > _MAX_ACTION_BODY:
+            raise _BadRequest(400, "an action record is at most 10 kB")
+        if length > _MAX_BODY:
+            raise _BadRequest(413, "request body too large")
+        return self.rfile.read(length)
 
 
 class _BadRequest(Exception):
@@ -1496,7 +1590,7 @@ class DemoSite:
         return f"http://127.0.0.1:{self.port}"
 
     def reset(self) -> None:
-        """Restore the seed data and sign everyone out (what ``POST /__reset`` does)."""
+        """Restore the seed data, sign everyone out, empty the action log (``POST /__reset``)."""
         self._app.state.reset()
 
     def contacts(self) -> list[dict[str, Any]]:
@@ -1522,6 +1616,24 @@ class DemoSite:
         """How many people are signed in."""
         with self._app.state.lock:
             return len(self._app.state.sessions)
+
+    def actions(self) -> list[dict[str, Any]]:
+        """The action log, oldest first: which element each click, change and submit reached.
+
+        Each record: ``kind`` ("click", "change" or "submit"), ``element`` (a key that no
+        variant changes, e.g. ``"testid:save"``, ``"name:email"``, ``"link:/orders"``),
+        ``decoy`` (a look-alike decoy, or the hostile link), ``path`` (the page's path),
+        ``value`` (a change's new value, never a password's; a submit's submit button), ``seq``
+        (its number on the page), ``page`` and ``t`` (when the page loaded and when the action
+        happened, in ms since the epoch). Pages send records as they happen: poll for them.
+        """
+        with self._app.state.lock:
+            return [dict(record) for record in self._app.state.actions]
+
+    def clear_actions(self) -> None:
+        """Empty the action log (``reset`` does too)."""
+        with self._app.state.lock:
+            self._app.state.actions = []
 
 
 def serve_forever(port: int, variants: Sequence[str]) -> None:
