@@ -233,14 +233,18 @@ class CaptureHarness:
         return self.run(main())
 
     @contextlib.asynccontextmanager
-    async def session(self, *, bind: bool = True) -> Any:
-        """A fresh context with the script injected; *bind* False leaves out the binding."""
+    async def session(self, *, bind: bool = True, inject: bool = True) -> Any:
+        """A fresh context with the script injected; *bind* False leaves out the binding.
+
+        *inject* False leaves the script out too (a test injects it itself, as replay does).
+        """
         assert self._browser is not None
         context = await self._browser.new_context(viewport={"width": 1000, "height": 700})
         reports = Reports()
         if bind:
             await context.expose_binding("__proceduraEmit", reports.on_binding)
-        await context.add_init_script(path=str(CAPTURE_SCRIPT))
+        if inject:
+            await context.add_init_script(path=str(CAPTURE_SCRIPT))
         session = Session(self.server, context, reports)
         context.on("page", session.watch_page)
         try:
@@ -275,10 +279,11 @@ class Session:
     def watch_page(self, page: Page) -> None:
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
 
-    async def open(self, name: str) -> Page:
+    async def open(self, name: str, *, wait_for_script: bool = True) -> Page:
         page = await self.context.new_page()
         await page.goto(self.server.url(name))
-        await page.wait_for_function("() => !!window.__procedura")
+        if wait_for_script:
+            await page.wait_for_function("() => !!window.__procedura")
         return page
 
     async def internal_errors(self, scope: Page | Frame) -> list[str]:

@@ -76,18 +76,44 @@
  *                matched exactly this one element, as Playwright resolves it, when recorded;
  *                a strategy that would match several elements is left out.
  *   fingerprint  {tag, role, name, text, attributes, bbox: {x, y, width, height},
- *                nearby_text: [...<=4], ancestors: [...<=5]}; keys not observed are absent
+ *                nearby_text: [...<=4], ancestors: [...<=5]}; keys not observed are absent.
+ *                attributes: those of FINGERPRINT_ATTRIBUTES that are set (never `value`;
+ *                contenteditable="" reads "true")
  *   sensitive    true for secret fields; their value is null in every payload and never
  *                appears in locators or fingerprint
  *   css          the unique CSS selector (also among the locators) or null
  *
- * `window.__procedura` (non-enumerable): {version, describe(element) -> target|null,
- * flush() (send a pending fill now), errors() -> internal error messages (for tests)}.
+ * CANDIDATE: {fingerprint, css, xpath}
+ *   fingerprint  exactly what `describe(element).fingerprint` is (the same function)
+ *   css, xpath   the unique selectors `describe` would give (each null if there is none)
+ *
+ * `window.__procedura` (non-enumerable): {version, describeOnly, describe(element) ->
+ * target|null, candidates() -> [CANDIDATE], flush() (send a pending fill now), errors() ->
+ * internal error messages (for tests)}.
+ *
+ * `candidates()` lists, in document order, every element of this document (not of its frames
+ * or shadow roots) that a step could act on and that is visible now: links with href, buttons,
+ * inputs (not type=hidden), selects, textareas, summaries, contenteditable hosts, elements with
+ * an onclick attribute or an interactive ARIA role (button, link, checkbox, radio, switch, tab,
+ * menuitem[checkbox|radio], option, combobox, textbox, searchbox, slider, spinbutton,
+ * treeitem), and labels tied to a form control (a recorded click can land on a label).
+ * Visible: a non-zero box, rendered (not in a closed <details>), computed visibility "visible",
+ * and no ancestor-or-self that is hidden, inert or aria-hidden="true". Replay matches a
+ * recorded fingerprint against them (rung 2 of the healing ladder).
+ *
+ * DESCRIBE-ONLY MODE. When `window.__proceduraDescribeOnly === true` as the script runs, it
+ * defines `window.__procedura` (the same api, `describeOnly: true`) and nothing else: no
+ * listener, no MutationObserver, no timer, and nothing is ever sent. Replay injects it this
+ * way with `page.evaluate` when it needs to heal. Either mode defines `__procedura` for good:
+ * a later injection in the other mode changes nothing.
  */
 (() => {
   "use strict";
 
   if (Object.prototype.hasOwnProperty.call(window, "__procedura")) return; // injected already
+
+  /** Describe-only mode (see the header): an api for replay, no recording at all. */
+  const DESCRIBE_ONLY = window.__proceduraDescribeOnly === true;
 
   // ── settings ─────────────────────────────────────────────────────────────────────────────
 
@@ -126,7 +152,7 @@
   const TEST_ID_ATTRIBUTES = ["data-testid", "data-test", "data-qa"];
   const FINGERPRINT_ATTRIBUTES = [
     "id", "name", "type", "class", "href", "placeholder", "aria-label", "title", "alt", "role",
-    "data-testid", "data-test", "data-qa", "for", "autocomplete",
+    "data-testid", "data-test", "data-qa", "for", "autocomplete", "contenteditable",
   ];
   const CSS_ATTRIBUTES = [
     "data-testid", "data-test", "data-qa", "name", "aria-label", "placeholder", "title", "type",
@@ -139,6 +165,17 @@
       "menuitemradio", "option", "treeitem", "combobox", "textbox", "searchbox"]
       .map((role) => `[role='${role}']`),
   ].join(", ");
+  /** What `candidates()` lists (when visible): anything a step could act on. */
+  const CANDIDATE_SELECTOR = [
+    "a[href]", "area[href]", "button", "input:not([type='hidden' i])", "select", "textarea",
+    "summary", "label", "[onclick]", "[contenteditable='']", "[contenteditable='true' i]",
+    "[contenteditable='plaintext-only' i]",
+    ...["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+      "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton",
+      "treeitem"].map((role) => `[role~='${role}' i]`),
+  ].join(", ");
+  /** An element inside (or being) one of these is never a candidate. */
+  const UNAVAILABLE_SELECTOR = "[hidden], [inert], [aria-hidden='true' i]";
   const DIALOG_SELECTOR = "dialog, [role='dialog'], [role='alertdialog'], [aria-modal='true']";
   const DIALOG_ATTRIBUTES = new Set([
     "open", "hidden", "style", "class", "aria-hidden", "aria-modal", "role",
@@ -259,8 +296,10 @@
   }
 
   const api = Object.freeze({
-    version: 1,
+    version: 2,
+    describeOnly: DESCRIBE_ONLY,
     describe: guarded((element) => describe(element)),
+    candidates: guarded(() => candidates()),
     flush: guarded(() => {
       flushFill();
       settleEffect(false); // the recording ends: what the last click did so far is its effect
@@ -311,9 +350,12 @@
     );
   }
 
-  /** Queue `payload` for Python (dropped while Procedura injects input); returns its id. */
+  /**
+   * Queue `payload` for Python (dropped while Procedura injects input, and always in
+   * describe-only mode); returns its id.
+   */
   function send(payload) {
-    if (isInjecting()) return null;
+    if (DESCRIBE_ONLY || isInjecting()) return null;
     if (outbox.length >= MAX_QUEUED) outbox.shift(); // no binding for a long while: keep the last
     outbox.push(stringify(payload));
     drainOutbox();
@@ -409,10 +451,15 @@
     return memo.labels.get(element) || [];
   }
 
-  function withMemo(fn) {
+  /**
+   * Run `fn` with a memo (the outer one if any). `bulk`: many elements will be described (as
+   * `candidates()` does), so indexes of the whole document pay off (see `headingIndex`).
+   */
+  function withMemo(fn, bulk) {
     const outer = memo;
     memo = memo || {
-      style: new Map(), role: new Map(), hidden: new Map(), name: new Map(), labels: null,
+      style: new Map(), role: new Map(), hidden: new Map(), name: new Map(), anchor: new Map(),
+      cssStep: new Map(), xpathStep: new Map(), labels: null, headings: null, bulk: !!bulk,
     };
     try {
       return fn();
@@ -895,6 +942,10 @@
   }
 
   function nthOfTypeStep(element) {
+    return memoized("cssStep", element, () => computeNthOfTypeStep(element));
+  }
+
+  function computeNthOfTypeStep(element) {
     const tag = cssTag(element);
     const parent = element.parentElement;
     if (!parent) return tag;
@@ -907,6 +958,11 @@
     return attributeSelectors(element).find((s) => matchesOnly(s, element)) || null;
   }
 
+  /** A unique id or attribute selector of an ancestor to start a path from, or null. */
+  function anchorSelector(node) {
+    return memoized("anchor", node, () => uniqueIdSelector(node) || uniqueAttributeSelector(node));
+  }
+
   /**
    * `#anchor tr:nth-of-type(2) > td > button`: from the nearest ancestor that has a unique id
    * or attribute selector (else from the document), the shortest nth-of-type tail that is unique.
@@ -915,7 +971,7 @@
     const steps = [];
     let anchor = null;
     for (let node = element; node && !anchor; node = node.parentElement) {
-      anchor = node !== element ? uniqueIdSelector(node) || uniqueAttributeSelector(node) : null;
+      anchor = node !== element ? anchorSelector(node) : null;
       if (!anchor) steps.unshift(nthOfTypeStep(node));
     }
     for (let length = 1; length <= steps.length; length += 1) {
@@ -942,6 +998,10 @@
   }
 
   function xpathStep(element) {
+    return memoized("xpathStep", element, () => computeXpathStep(element));
+  }
+
+  function computeXpathStep(element) {
     const parent = element.parentElement;
     const same = parent
       ? Array.from(parent.children).filter((c) => c.localName === element.localName &&
@@ -1168,7 +1228,8 @@
   function fingerprintAttributes(element) {
     const attributes = {};
     for (const name of FINGERPRINT_ATTRIBUTES) {
-      const value = element.getAttribute(name);
+      let value = element.getAttribute(name);
+      if (name === "contenteditable" && value === "") value = "true"; // "" means editable
       if (value !== null && value !== "") attributes[name] = clip(value, 1000);
     }
     return attributes;
@@ -1182,18 +1243,60 @@
     };
   }
 
+  /** How many elements back from a target its preceding heading is looked for. */
+  const HEADING_LOOKBACK = 5000;
+
+  function isHeading(node) {
+    return HEADING_TAGS.has(tagOf(node)) || explicitRole(node) === "heading";
+  }
+
+  /** The text of the closest heading before `element` in document order (ancestors included). */
   function precedingHeadingText(element) {
-    const walker = element.ownerDocument.createTreeWalker(
-      element.ownerDocument.body || element.ownerDocument.documentElement,
-      NodeFilter.SHOW_ELEMENT);
+    const root = element.ownerDocument.body || element.ownerDocument.documentElement;
+    const heading = memo && memo.bulk
+      ? indexedPrecedingHeading(element, root)
+      : walkToPrecedingHeading(element, root);
+    return heading ? clip(safeVisibleText(heading), MAX_TEXT) : "";
+  }
+
+  function walkToPrecedingHeading(element, root) {
+    const walker = element.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     walker.currentNode = element;
-    for (let steps = 0; steps < 5000 && walker.previousNode(); steps += 1) {
-      const node = walker.currentNode;
-      if (HEADING_TAGS.has(tagOf(node)) || explicitRole(node) === "heading") {
-        return clip(safeVisibleText(node), MAX_TEXT);
-      }
+    for (let steps = 0; steps < HEADING_LOOKBACK && walker.previousNode(); steps += 1) {
+      if (isHeading(walker.currentNode)) return walker.currentNode;
     }
-    return "";
+    return null;
+  }
+
+  /**
+   * What `walkToPrecedingHeading` finds, from an index of `root`'s elements in document order
+   * built once per memo: walking back from the element at position i visits positions i-1, i-2…
+   * 0, then `root` itself, at most HEADING_LOOKBACK of them.
+   */
+  function indexedPrecedingHeading(element, root) {
+    const index = headingIndex(root);
+    const position = index.position.get(element);
+    if (position === undefined) return walkToPrecedingHeading(element, root); // shadow DOM…
+    const last = position > 0 ? index.lastHeading[position - 1] : -1;
+    if (last >= 0 && position - last <= HEADING_LOOKBACK) return index.elements[last];
+    const rootVisited = last < 0 && position + 1 <= HEADING_LOOKBACK;
+    return rootVisited && isHeading(root) ? root : null;
+  }
+
+  /** {root, elements, position, lastHeading}: for each position, the last heading up to it. */
+  function headingIndex(root) {
+    if (memo.headings && memo.headings.root === root) return memo.headings;
+    const elements = Array.from(root.getElementsByTagName("*"));
+    const position = new Map();
+    const lastHeading = new Int32Array(elements.length);
+    let last = -1;
+    elements.forEach((node, i) => {
+      position.set(node, i);
+      if (isHeading(node)) last = i;
+      lastHeading[i] = last;
+    });
+    memo.headings = { root, elements, position, lastHeading };
+    return memo.headings;
   }
 
   function legendText(element) {
@@ -1261,12 +1364,25 @@
     return isElement(element) ? withMemo(() => describeElement(element)) : null;
   }
 
-  function describeElement(element) {
+  /** {sensitive, role, name, secretInside}: what both locators and fingerprint start from. */
+  function identityOf(element) {
     const sensitive = attempt(() => isSensitive(element), true);
     const role = attempt(() => ariaRole(element), null);
     let name = attempt(() => accessibleName(element), "");
     const secretInside = attempt(() => sensitive || containsSecret(element), true);
     if (secretInside && NAME_FROM_CONTENT_ROLES.has(role)) name = ""; // its content may be secret
+    return { sensitive, role, name, secretInside };
+  }
+
+  /** The fingerprint of `element` (as in TARGET), given its `identityOf`. */
+  function fingerprintOf(element, identity) {
+    const { role, name, secretInside } = identity;
+    return attempt(() => fingerprint(element, role, name, secretInside), { tag: tagOf(element) });
+  }
+
+  function describeElement(element) {
+    const identity = identityOf(element);
+    const { sensitive, role, name, secretInside } = identity;
     const css = attempt(() => cssSelector(element), null);
     const xpath = attempt(() => xpathFor(element), null);
     const byRole = attempt(() => roleLocator(element, role, name), null);
@@ -1281,13 +1397,43 @@
       xpath ? { strategy: "xpath", value: xpath } : null,
       ambiguousRole ? byRole : null,
     ].filter(Boolean);
-    return {
-      locators,
-      fingerprint: attempt(
-        () => fingerprint(element, role, name, secretInside), { tag: tagOf(element) }),
-      sensitive,
-      css,
-    };
+    return { locators, fingerprint: fingerprintOf(element, identity), sensitive, css };
+  }
+
+  // ── candidates: what replay matches a recorded fingerprint against ───────────────────────
+
+  /**
+   * Whether `element` is shown now: a box, rendered (not in a closed <details> or any other
+   * content-visibility:hidden subtree), visibility "visible", nothing hidden around it.
+   */
+  function isShownCandidate(element) {
+    const rect = element.getBoundingClientRect();
+    if (!(rect.width > 0 && rect.height > 0)) return false;
+    if (element.checkVisibility && !element.checkVisibility()) return false;
+    const computed = style(element);
+    if (!computed || computed.visibility !== "visible") return false;
+    return !element.closest(UNAVAILABLE_SELECTOR) && !inHiddenSubtree(element);
+  }
+
+  /** Whether a step could act on `element` (a label only when it is tied to a control). */
+  function isActionable(element) {
+    return tagOf(element) !== "label" || !!element.control;
+  }
+
+  /** Every visible actionable element as a CANDIDATE (see the header), in document order. */
+  function candidates() {
+    return withMemo(() => {
+      const found = [];
+      for (const element of document.querySelectorAll(CANDIDATE_SELECTOR)) {
+        if (!attempt(() => isActionable(element) && isShownCandidate(element), false)) continue;
+        found.push({
+          fingerprint: fingerprintOf(element, identityOf(element)),
+          css: attempt(() => cssSelector(element), null),
+          xpath: attempt(() => xpathFor(element), null),
+        });
+      }
+      return found;
+    }, true);
   }
 
   // ── scroll: reported only when it brought the next action's element into view ────────────
@@ -1729,6 +1875,8 @@
   function listen(target, type, handler, options) {
     target.addEventListener(type, guarded(handler), options || PASSIVE_CAPTURE);
   }
+
+  if (DESCRIBE_ONLY) return; // an api for replay: no listener, no observer, no timer
 
   listen(window, "pointerdown", onPointerDown);
   listen(window, "click", onClick);

@@ -1,0 +1,1 @@
+"""Replay: running a workflow's steps on a live page and healing them when the page drifted."""
