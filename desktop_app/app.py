@@ -23,10 +23,19 @@ from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStor
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
+from desktop_app.core.errors import TransitionError
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.llm import StructuredLLM
+from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Trajectory, TrajectoryKind
+from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import SearchIndex
+from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
+from desktop_app.core.replay.learning import Learned, learn
+from desktop_app.core.replay.memory import ExperienceMemory
+from desktop_app.core.replay.parameters import BoundParameters
+from desktop_app.core.replay.person import Person
+from desktop_app.core.replay.render import rebase
 from desktop_app.core.trajectories import TrajectoryLibrary
 from desktop_app.settings import Settings
 
@@ -34,12 +43,15 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
 __all__ = [
+    "ReplayResult",
     "Services",
     "api_key",
     "collect_info",
     "make_structured_llm",
     "open_services",
     "record_web",
+    "replay",
+    "version_to_run",
 ]
 
 
@@ -145,6 +157,7 @@ def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
     try:
         if write:
             services.trajectories.recover_abandoned()
+            services.runs.interrupt_running("the process running it ended before the run finished")
         yield services
     finally:
         services.close()
@@ -260,3 +273,107 @@ def make_structured_llm(settings: Settings, *, secrets: Sequence[str] = ()) -> S
         max_tokens=settings.llm_max_tokens_per_run,
         secrets=secrets,
     )
+
+
+def version_to_run(services: Services, ref: str, *, allow_draft: bool) -> WorkflowVersion:
+    """The version a run uses: the approved one; with *allow_draft*, the latest unless archived.
+
+    Raises:
+        TransitionError: no approved version (and drafts not allowed), or only archived ones.
+    """
+    if not allow_draft:
+        try:
+            return services.workflows.runnable(ref)
+        except TransitionError as exc:
+            raise TransitionError(f"{exc}, or run the draft with --allow-draft") from None
+    latest = services.workflows.get(ref)
+    if latest.status is WorkflowStatus.ARCHIVED:
+        raise TransitionError(
+            f"workflow {latest.workflow.name!r} version {latest.version} is archived; "
+            "restore it first"
+        )
+    return latest
+
+
+@dataclass
+class ReplayResult:
+    """A finished replay: the run record, the repairs, and what was learned from them."""
+
+    outcome: ReplayOutcome
+    learned: Learned
+
+    @property
+    def run(self) -> Run:
+        """The run record (with the proposed version, if any)."""
+        return self.outcome.run
+
+
+async def replay(
+    services: Services,
+    version: WorkflowVersion,
+    params: BoundParameters,
+    *,
+    options: ReplayOptions,
+    person: Person | None = None,
+    base_url: str | None = None,
+    headless: bool = True,
+    on_event: Callable[[ReplayEvent], None] | None = None,
+    on_page: Callable[[Page], object] | None = None,
+) -> ReplayResult:
+    """Replay *version* in a fresh browser, then learn from what healed.
+
+    Raises:
+        BrowserError: no browser, or it could not start (no run is recorded then).
+        RebaseError: *base_url* is not an http(s) URL.
+    """
+    from desktop_app.adapters.browser.launch import open_browser
+    from desktop_app.adapters.browser.replay_page import PlaywrightPage
+    from desktop_app.resources import resource_path
+
+    settings = services.settings
+    original = version
+    if base_url is not None:
+        version = version.model_copy(update={"workflow": rebase(version.workflow, base_url)})
+    workflow = version.workflow
+    llm = make_structured_llm(settings, secrets=params.secret_values()) if options.use_llm else None
+    memory = ExperienceMemory(services.experiences, lambda: services.workflows.index)
+    browser = await open_browser(configured=settings.browser, headless=headless)
+    try:
+        page = await browser.context.new_page()
+        port = PlaywrightPage(page, workflow.domains, resource_path("recorder", "capture.js"))
+        await port.install(browser.context)
+        if on_page is not None:
+            on_page(page)
+
+        def load(workflow_id: str, number: int | None) -> WorkflowVersion:
+            if number is not None:
+                return services.workflows.get(workflow_id, number)
+            return services.workflows.runnable(workflow_id)
+
+        replayer = Replayer(
+            browser=port,
+            runs=services.runs,
+            media=services.media,
+            memory=memory,
+            llm=llm,
+            person=person,
+            load=load,
+            options=options,
+            on_event=on_event,
+        )
+        outcome = await replayer.run(version, params)
+    finally:
+        await browser.close()
+    learned = learn(
+        library=services.workflows,
+        memory=memory,
+        version=original,
+        run_id=outcome.run.id,
+        repairs=outcome.repairs,
+        params=params,
+        actor="procedura-replay",
+    )
+    if learned.proposed is not None:
+        outcome.run = outcome.run.model_copy(update={"proposed_version": learned.proposed.version})
+        services.runs.save_run(outcome.run)
+    return ReplayResult(outcome=outcome, learned=learned)

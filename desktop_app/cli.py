@@ -30,6 +30,8 @@ from desktop_app.core.errors import (
     TransitionError,
 )
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.replay.parameters import ParameterError
+from desktop_app.core.replay.render import RebaseError
 from desktop_app.core.views import TrajectorySummary, WorkflowSummary
 from desktop_app.settings import Settings, SettingsError, load_settings
 
@@ -38,7 +40,15 @@ __all__ = ["cli", "main"]
 P = ParamSpec("P")
 R = TypeVar("R")
 
-_INPUT_ERRORS = (DocumentError, NotFoundError, TransitionError, ConfirmationRequired, SettingsError)
+_INPUT_ERRORS = (
+    DocumentError,
+    NotFoundError,
+    TransitionError,
+    ConfirmationRequired,
+    SettingsError,
+    ParameterError,
+    RebaseError,
+)
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -799,6 +809,16 @@ def reindex(ctx: click.Context) -> None:
     with _services(ctx, write=True) as services:
         workflows_n, experiences_n = services.workflows.reindex()
     click.echo(f"indexed {workflows_n} workflows and {experiences_n} experiences")
+
+
+def _add_replay_commands() -> None:
+    from desktop_app.cli_replay import run_command, runs_group
+
+    cli.add_command(run_command)
+    cli.add_command(runs_group)
+
+
+_add_replay_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,4 +1,7 @@
-"""The LLM API key in the OS keyring (Secret Service, macOS Keychain, Windows Credential Locker)."""
+"""The LLM API key and workflows' secret parameters in the OS keyring.
+
+The keyring is the Secret Service on Linux, the Keychain on macOS, the Credential Locker on Windows.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,15 @@ from typing import Final
 
 from desktop_app.core.errors import StoreError
 
-__all__ = ["KEYRING_SERVICE", "KEYRING_USER", "delete_api_key", "get_api_key", "set_api_key"]
+__all__ = [
+    "KEYRING_SERVICE",
+    "KEYRING_USER",
+    "delete_api_key",
+    "get_api_key",
+    "get_parameter_secret",
+    "set_api_key",
+    "set_parameter_secret",
+]
 
 KEYRING_SERVICE: Final = "procedura"
 KEYRING_USER: Final = "llm_api_key"
@@ -51,3 +62,33 @@ def delete_api_key() -> None:
         return
     except (KeyringError, RuntimeError) as exc:
         raise StoreError(f"no usable OS keyring ({exc})") from None
+
+
+def _parameter_user(workflow_id: str, name: str) -> str:
+    return f"workflow:{workflow_id}:{name}"
+
+
+def get_parameter_secret(workflow_id: str, name: str) -> str | None:
+    """A workflow's secret parameter from the keyring (None: not stored, or no keyring)."""
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        return keyring.get_password(KEYRING_SERVICE, _parameter_user(workflow_id, name))
+    except (KeyringError, RuntimeError):
+        return None
+
+
+def set_parameter_secret(workflow_id: str, name: str, value: str) -> None:
+    """Keep a workflow's secret parameter in the keyring for later runs.
+
+    Raises:
+        StoreError: no usable keyring on this system.
+    """
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        keyring.set_password(KEYRING_SERVICE, _parameter_user(workflow_id, name), value)
+    except (KeyringError, RuntimeError) as exc:
+        raise StoreError(f"no usable OS keyring ({exc}); the secret was not saved") from None

@@ -119,6 +119,12 @@ class RunStore(Protocol):
     def runs(self, workflow_id: str | None = None, limit: int = 100) -> list[Run]:
         """Runs, newest first."""
 
+    def find(self, ref: str) -> list[str]:
+        """The ids of runs whose id is or starts with *ref*."""
+
+    def interrupt_running(self, reason: str) -> int:
+        """Mark every run still ``running`` as interrupted (its process is gone); how many."""
+
     def count(self) -> int:
         """How many runs."""
 
@@ -131,6 +137,14 @@ class ExperienceStore(Protocol):
 
     def experiences(self) -> list[Experience]:
         """Every experience, oldest first."""
+
+    def find_experiences(
+        self, *, workflow_id: str | None = None, step_id: str | None = None
+    ) -> list[Experience]:
+        """The experiences of one workflow (and one of its steps), oldest first."""
+
+    def get_experience(self, experience_id: str) -> Experience | None:
+        """One experience, or None."""
 
     def count(self) -> int:
         """How many experiences."""

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import ValidationError
 
+from desktop_app.adapters.browser.targets import target_from_payload
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.target import BoundingBox, Fingerprint, Locator, Target
 from desktop_app.core.models.trajectory import (
     ActionKind,
     Event,
@@ -118,41 +118,6 @@ def _when(ms: Any) -> datetime:
         return datetime.fromtimestamp(float(ms) / 1000, UTC)
     except (TypeError, ValueError, OverflowError, OSError):
         return utcnow()
-
-
-def _target(data: Any) -> Target | None:
-    """A Target from the capture script's description, keeping only what validates."""
-    if not isinstance(data, dict):
-        return None
-    locators = []
-    for raw in data.get("locators") or []:
-        with contextlib.suppress(ValidationError, TypeError):
-            locators.append(Locator.model_validate(raw))
-    if not locators:
-        return None
-    fingerprint = None
-    fp = data.get("fingerprint")
-    if isinstance(fp, dict):
-        with contextlib.suppress(ValidationError, TypeError):
-            attributes = {
-                str(k): str(v) for k, v in (fp.get("attributes") or {}).items() if k != "value"
-            }
-            bbox = fp.get("bbox")
-            fingerprint = Fingerprint(
-                tag=fp.get("tag"),
-                role=fp.get("role"),
-                name=fp.get("name"),
-                text=fp.get("text"),
-                attributes=attributes,
-                bbox=BoundingBox.model_validate(bbox) if isinstance(bbox, dict) else None,
-                nearby_text=tuple(str(t) for t in fp.get("nearby_text") or ()),
-                ancestors=tuple(str(t) for t in fp.get("ancestors") or ()),
-            )
-    if data.get("sensitive") and fingerprint is not None:
-        fingerprint = fingerprint.model_copy(
-            update={"attributes": {**fingerprint.attributes, "data-procedura-sensitive": "true"}}
-        )
-    return Target(locators=tuple(locators), fingerprint=fingerprint)
 
 
 async def _result(task: asyncio.Task[str | None] | None) -> str | None:
@@ -401,7 +366,7 @@ class WebRecorder:
         action: ActionKind,
         shot: asyncio.Task[str | None] | None,
     ) -> Event | None:
-        target = _target(data.get("target"))
+        target = target_from_payload(data.get("target"))
         if (
             action in {ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.FILL}
             and target is None

@@ -7,8 +7,9 @@ from sqlmodel import Session, col, delete, select
 
 from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow
 from desktop_app.core.errors import NotFoundError
+from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience
-from desktop_app.core.models.run import Run, RunStep
+from desktop_app.core.models.run import Run, RunStatus, RunStep
 
 __all__ = ["SqlExperienceStore", "SqlRunStore"]
 
@@ -71,6 +72,35 @@ class SqlRunStore:
         with Session(self._engine) as session:
             return session.exec(select(func.count()).select_from(RunRow)).one()
 
+    def find(self, ref: str) -> list[str]:
+        query = (
+            select(RunRow.id)
+            .where(col(RunRow.id).startswith(ref.lower(), autoescape=True))
+            .limit(20)
+        )
+        with Session(self._engine) as session:
+            return list(session.exec(query).all())
+
+    def interrupt_running(self, reason: str) -> int:
+        with Session(self._engine) as session:
+            rows = session.exec(select(RunRow).where(col(RunRow.status) == RunStatus.RUNNING)).all()
+            for row in rows:
+                run = Run.model_validate_json(row.header)
+                finished = run.model_copy(
+                    update={
+                        "status": RunStatus.INTERRUPTED,
+                        "finished_at": utcnow(),
+                        "error": reason,
+                    }
+                )
+                row.status = finished.status
+                row.finished_at = finished.finished_at
+                row.error = reason
+                row.header = finished.model_dump_json()
+                session.add(row)
+            session.commit()
+            return len(rows)
+
     def _run(self, session: Session, row: RunRow) -> Run:
         steps = session.exec(
             select(RunStepRow.document)
@@ -103,11 +133,24 @@ class SqlExperienceStore:
             session.commit()
 
     def experiences(self) -> list[Experience]:
+        return self.find_experiences()
+
+    def find_experiences(
+        self, *, workflow_id: str | None = None, step_id: str | None = None
+    ) -> list[Experience]:
+        query = select(ExperienceRow.document).order_by(col(ExperienceRow.created_at))
+        if workflow_id is not None:
+            query = query.where(col(ExperienceRow.workflow_id) == workflow_id)
+        if step_id is not None:
+            query = query.where(col(ExperienceRow.step_id) == step_id)
         with Session(self._engine) as session:
-            docs = session.exec(
-                select(ExperienceRow.document).order_by(col(ExperienceRow.created_at))
-            ).all()
+            docs = session.exec(query).all()
         return [Experience.model_validate_json(d) for d in docs]
+
+    def get_experience(self, experience_id: str) -> Experience | None:
+        with Session(self._engine) as session:
+            row = session.get(ExperienceRow, experience_id)
+            return Experience.model_validate_json(row.document) if row is not None else None
 
     def count(self) -> int:
         with Session(self._engine) as session:

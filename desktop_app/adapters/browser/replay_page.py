@@ -1,0 +1,460 @@
+"""The replay engine's browser port over one Playwright page (async API).
+
+Navigation outside the workflow's domains is stopped at the network layer: every top-level
+navigation request to another host is aborted, whatever caused it (a step, a script, a link the
+LLM chose). The capture script is injected in describe-only mode, and only when healing needs to
+describe elements, so a run where nothing drifted never pays for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from desktop_app.adapters.browser.locators import to_playwright
+from desktop_app.adapters.browser.targets import fingerprint_from_payload, target_from_payload
+from desktop_app.core.models.target import Target
+from desktop_app.core.models.workflow import (
+    ElementHidden,
+    ElementVisible,
+    Expectation,
+    TextPresent,
+    TitleMatches,
+    UrlMatches,
+)
+from desktop_app.core.replay.browser import (
+    ActionFailed,
+    Candidate,
+    Handle,
+    NavigationRefused,
+    Overlay,
+    PageAction,
+    Probe,
+)
+from desktop_app.core.replay.render import domain_allowed
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext, Page, Request, Route
+    from playwright.async_api import Locator as PlaywrightLocator
+
+__all__ = ["PlaywrightPage"]
+
+_POLL_S: Final = 0.05
+_QUICK_MS: Final = 1500
+
+_RECEIVES_POINTER_JS: Final = """(el) => {
+  el.scrollIntoView({block: "nearest", inline: "nearest"});
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) return false;
+  const x = Math.min(Math.max(r.left + r.width / 2, 0), window.innerWidth - 1);
+  const y = Math.min(Math.max(r.top + r.height / 2, 0), window.innerHeight - 1);
+  const hit = document.elementFromPoint(x, y);
+  if (!hit) return false;
+  if (el.contains(hit) || hit.contains(el)) return true;
+  const label = hit.closest("label");
+  return !!(label && (label.control === el || label.contains(el)));
+}"""
+
+# Visible and enabled as Playwright defines them, in one round trip.
+_STATE_JS: Final = """(el) => {
+  const r = el.getBoundingClientRect();
+  const s = getComputedStyle(el);
+  const visible = r.width > 0 && r.height > 0 && s.visibility !== "hidden";
+  const disabled = el.disabled === true || el.closest("fieldset[disabled]") !== null
+    && !el.closest("legend") || el.closest('[aria-disabled="true"]') !== null
+    || el.closest("[inert]") !== null;
+  return {visible, enabled: !disabled};
+}"""
+
+_BUSY_JS: Final = """() => {
+  if (document.readyState === "loading") return true;
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    const s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none";
+  };
+  for (const el of document.querySelectorAll('[aria-busy="true"], [role="progressbar"]')) {
+    if (visible(el)) return true;
+  }
+  for (const el of document.querySelectorAll('[role="status"], .spinner, .loading')) {
+    if (visible(el) && /loading|please wait|…$|\\.\\.\\.$/i.test((el.textContent || "").trim()))
+      return true;
+  }
+  return false;
+}"""
+
+# A visible overlay taking clicks: what covers the middle of the window (or a modal dialog),
+# and the control inside it whose words say "close me without committing to anything".
+_OVERLAY_JS: Final = """(words) => {
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    const s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none";
+  };
+  const W = window.innerWidth, H = window.innerHeight;
+  const roots = new Set();
+  for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.75], [0.5, 0.15]]) {
+    let el = document.elementFromPoint(W * fx, H * fy);
+    while (el && el !== document.body && el !== document.documentElement) {
+      const s = getComputedStyle(el);
+      const r = el.getBoundingClientRect();
+      const pinned = s.position === "fixed" || s.position === "sticky";
+      if (pinned && r.width * r.height >= W * H * 0.3) {
+        roots.add(el);
+        break;
+      }
+      el = el.parentElement;
+    }
+  }
+  for (const el of document.querySelectorAll('[aria-modal="true"], dialog[open]')) {
+    if (visible(el)) roots.add(el);
+  }
+  if (!roots.size) return null;
+  const controls = [];
+  for (const root of roots) {
+    for (const c of root.querySelectorAll(
+        'button, [role="button"], input[type="button"], input[type="submit"], a[href]')) {
+      if (!visible(c)) continue;
+      const label = ((c.getAttribute("aria-label") || c.innerText || c.value || "") + "")
+        .trim().replace(/\\s+/g, " ");
+      const lower = label.toLowerCase();
+      const rank = words.findIndex((w) => lower === w || lower.startsWith(w + " ")
+        || lower.endsWith(" " + w));
+      if (rank >= 0) controls.push({c, label, rank, root});
+    }
+  }
+  if (!controls.length) return null;
+  controls.sort((a, b) => a.rank - b.rank);
+  const best = controls[0];
+  const token = "d" + Math.random().toString(36).slice(2, 10);
+  best.c.setAttribute("data-procedura-dismiss", token);
+  const dialog = best.c.closest('[role="dialog"], [role="alertdialog"], dialog') || best.root;
+  const titleId = dialog.getAttribute("aria-labelledby");
+  const titled = titleId && document.getElementById(titleId);
+  const heading = titled || dialog.querySelector("h1, h2, h3");
+  const title = heading ? heading.textContent.trim().replace(/\\s+/g, " ").slice(0, 80) : "";
+  return {token, label: best.label, title};
+}"""
+
+#: Words of controls that close an overlay without committing to anything, most wanted first.
+DISMISS_WORDS: Final = (
+    "accept",
+    "accept all",
+    "allow",
+    "allow all",
+    "allow cookies",
+    "agree",
+    "i agree",
+    "ok",
+    "okay",
+    "got it",
+    "understood",
+    "dismiss",
+    "close",
+    "continue",
+    "no thanks",
+    "not now",
+    "maybe later",
+    "×",
+    "✕",
+)
+
+
+class PlaywrightPage:
+    """:class:`~desktop_app.core.replay.browser.BrowserPort` over one Playwright page.
+
+    Args:
+        page: the page to drive (its context gets the navigation guard).
+        domains: where the run may go.
+        describe_script: the path of ``capture.js``.
+    """
+
+    def __init__(self, page: Page, domains: tuple[str, ...], describe_script: Path) -> None:
+        self._page = page
+        self._domains = domains
+        self._script = describe_script
+        self._refused: list[str] = []
+
+    @property
+    def page(self) -> Page:
+        """The Playwright page."""
+        return self._page
+
+    @property
+    def refused(self) -> list[str]:
+        """Navigations that were stopped because they left the workflow's domains."""
+        return list(self._refused)
+
+    async def install(self, context: BrowserContext) -> None:
+        """Guard *context*: abort navigation requests that leave the domains."""
+        await context.route("**/*", self._guard)
+
+    async def _guard(self, route: Route, request: Request) -> None:
+        if request.is_navigation_request() and not domain_allowed(request.url, self._domains):
+            self._refused.append(request.url)
+            await route.abort("blockedbyclient")
+            return
+        await route.fallback()
+
+    # ── seeing ─────────────────────────────────────────────────────────────────────────────
+
+    async def url(self) -> str:
+        return self._page.url
+
+    def _locator(self, handle: Handle) -> PlaywrightLocator:
+        if handle.locator is not None:
+            return to_playwright(self._page, handle.locator)
+        assert handle.selector is not None
+        return self._page.locator(handle.selector)
+
+    async def probe(self, handle: Handle) -> Probe:
+        from playwright.async_api import Error
+
+        locator = self._locator(handle)
+        try:
+            count = await locator.count()
+            if count != 1:
+                return Probe(count=count)
+            state = await locator.evaluate(_STATE_JS, timeout=_QUICK_MS)
+        except Error:
+            return Probe(count=0)
+        return Probe(count=1, visible=bool(state["visible"]), enabled=bool(state["enabled"]))
+
+    async def receives_pointer(self, handle: Handle) -> bool:
+        from playwright.async_api import Error
+
+        try:
+            return bool(
+                await self._locator(handle).evaluate(_RECEIVES_POINTER_JS, timeout=_QUICK_MS)
+            )
+        except Error:
+            return True  # let the action itself report what is wrong
+
+    async def busy(self) -> bool:
+        from playwright.async_api import Error
+
+        try:
+            return bool(await self._page.evaluate(_BUSY_JS))
+        except Error:
+            return True  # navigating: the page is busy
+
+    async def blocking_overlay(self) -> Overlay | None:
+        from playwright.async_api import Error
+
+        try:
+            found: Any = await self._page.evaluate(_OVERLAY_JS, list(DISMISS_WORDS))
+        except Error:
+            return None
+        if not isinstance(found, dict):
+            return None
+        title = str(found.get("title") or "an overlay")
+        return Overlay(
+            description=f"the overlay '{title}'" if found.get("title") else "an overlay",
+            dismiss=Handle(selector=f'[data-procedura-dismiss="{found["token"]}"]'),
+            dismiss_label=str(found.get("label") or ""),
+        )
+
+    async def _ensure_script(self) -> None:
+        has = await self._page.evaluate("() => typeof window.__procedura === 'object'")
+        if not has:
+            await self._page.evaluate("() => { window.__proceduraDescribeOnly = true; }")
+            await self._page.evaluate(self._script.read_text(encoding="utf-8"))
+
+    async def candidates(self) -> list[Candidate]:
+        from playwright.async_api import Error
+
+        try:
+            await self._ensure_script()
+            found: Any = await self._page.evaluate("() => window.__procedura.candidates()")
+        except Error:
+            return []
+        result = []
+        for item in found or []:
+            if not isinstance(item, dict):
+                continue
+            fingerprint = fingerprint_from_payload(item.get("fingerprint"))
+            selector = item.get("css") or (f"xpath={item['xpath']}" if item.get("xpath") else None)
+            if fingerprint is not None and selector:
+                result.append(Candidate(Handle(selector=selector), fingerprint))
+        return result
+
+    async def describe(self, handle: Handle) -> Target | None:
+        from playwright.async_api import Error
+
+        try:
+            await self._ensure_script()
+            data = await self._locator(handle).evaluate(
+                "(el) => window.__procedura.describe(el)", timeout=_QUICK_MS
+            )
+        except Error:
+            return None
+        return target_from_payload(data)
+
+    async def snapshot(self) -> str:
+        from playwright.async_api import Error
+
+        try:
+            return await self._page.aria_snapshot(mode="ai", timeout=5000)
+        except Error as exc:
+            raise ActionFailed(f"could not read the page: {_first_line(exc)}") from None
+
+    async def ref_handle(self, ref: str) -> Handle:
+        return Handle(selector=f"aria-ref={ref}")
+
+    async def read(self, handle: Handle, attribute: str | None) -> str:
+        from playwright.async_api import Error
+
+        locator = self._locator(handle)
+        try:
+            if attribute is None:
+                return await locator.inner_text(timeout=_QUICK_MS)
+            if attribute == "value":
+                return await locator.input_value(timeout=_QUICK_MS)
+            return await locator.get_attribute(attribute, timeout=_QUICK_MS) or ""
+        except Error as exc:
+            raise ActionFailed(f"could not read {handle.describe()}: {_first_line(exc)}") from None
+
+    async def screenshot(self) -> bytes:
+        from playwright.async_api import Error
+
+        try:
+            return await self._page.screenshot(
+                type="png", mask=[self._page.locator("input[type=password]")], timeout=5000
+            )
+        except Error as exc:
+            raise ActionFailed(f"could not take a screenshot: {_first_line(exc)}") from None
+
+    async def expectation_holds(self, expectation: Expectation, *, timeout_s: float) -> bool:
+        from playwright.async_api import Error
+
+        match expectation:
+            case UrlMatches() | TitleMatches():
+                return await self._poll(expectation, timeout_s)
+            case TextPresent(text=text):
+                locator = self._page.get_by_text(text).first
+                return await self._wait(locator, "visible", timeout_s)
+            case ElementVisible(target=target) | ElementHidden(target=target):
+                state = "visible" if isinstance(expectation, ElementVisible) else "hidden"
+                try:
+                    locator = to_playwright(self._page, target.locators[0])
+                except (ValueError, Error):
+                    return False
+                return await self._wait(locator.first, state, timeout_s)
+            case _:
+                return False  # window titles and image anchors are the desktop's
+
+    async def _wait(self, locator: PlaywrightLocator, state: Any, timeout_s: float) -> bool:
+        from playwright.async_api import Error
+
+        try:
+            await locator.wait_for(state=state, timeout=max(timeout_s * 1000, 1))
+        except Error:
+            return False
+        return True
+
+    async def _poll(self, expectation: UrlMatches | TitleMatches, timeout_s: float) -> bool:
+        from playwright.async_api import Error
+
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if isinstance(expectation, UrlMatches):
+                if _url_matches(self._page.url, expectation):
+                    return True
+            else:
+                try:
+                    if expectation.text in await self._page.title():
+                        return True
+                except Error:
+                    pass
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(_POLL_S)
+
+    # ── acting ─────────────────────────────────────────────────────────────────────────────
+
+    async def goto(self, url: str, *, timeout_s: float) -> None:
+        from playwright.async_api import Error
+
+        if not domain_allowed(url, self._domains):
+            raise NavigationRefused(f"refused to open {url}: outside the workflow's domains")
+        try:
+            await self._page.goto(url, timeout=timeout_s * 1000, wait_until="domcontentloaded")
+        except Error as exc:
+            raise ActionFailed(f"could not open {url}: {_first_line(exc)}") from None
+
+    async def perform(self, handle: Handle | None, action: PageAction, *, timeout_s: float) -> None:
+        from playwright.async_api import Error
+
+        timeout = timeout_s * 1000
+        try:
+            if handle is None:
+                await self._on_page(action)
+            else:
+                await self._on_element(self._locator(handle), action, timeout)
+        except Error as exc:
+            message = _first_line(exc)
+            blocked = "intercepts pointer events" in str(exc)
+            if action.secret:
+                message = "the secret field could not be filled"
+            target = handle.describe() if handle is not None else "the page"
+            raise ActionFailed(f"{action.kind} on {target}: {message}", blocked=blocked) from None
+        if self._refused:
+            refused = self._refused[-1]
+            raise NavigationRefused(
+                f"the page tried to open {refused}, outside the workflow's domains; stopped"
+            )
+
+    async def _on_page(self, action: PageAction) -> None:
+        if action.kind == "press":
+            await self._page.keyboard.press(action.key)
+        elif action.kind == "scroll":
+            await self._page.mouse.wheel(action.dx, action.dy)
+        else:
+            raise ActionFailed(f"{action.kind} needs an element")
+
+    async def _on_element(
+        self, locator: PlaywrightLocator, action: PageAction, timeout: float
+    ) -> None:
+        from playwright.async_api import Error
+
+        match action.kind:
+            case "click":
+                await locator.click(
+                    button=action.button,
+                    click_count=action.click_count,
+                    modifiers=list(action.modifiers) or None,  # type: ignore[arg-type]
+                    timeout=timeout,
+                )
+            case "fill":
+                await locator.fill(action.value, timeout=timeout)
+            case "select":
+                try:
+                    await locator.select_option(label=action.value, timeout=_QUICK_MS)
+                except Error:
+                    await locator.select_option(value=action.value, timeout=timeout)
+            case "check":
+                await locator.set_checked(action.checked, timeout=timeout)
+            case "press":
+                await locator.press(action.key, timeout=timeout)
+            case "scroll":
+                await locator.scroll_into_view_if_needed(timeout=timeout)
+                if action.dx or action.dy:
+                    await self._page.mouse.wheel(action.dx, action.dy)
+
+
+def _url_matches(url: str, expectation: UrlMatches) -> bool:
+    if expectation.match == "exact":
+        return url == expectation.pattern
+    if expectation.match == "regex":
+        return re.search(expectation.pattern, url) is not None
+    return fnmatch.fnmatchcase(url, expectation.pattern)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    return text[:300]

@@ -1,0 +1,53 @@
+"""Targets (locators and fingerprint) from what the in-page capture script describes."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from pydantic import ValidationError
+
+from desktop_app.core.models.common import BoundingBox
+from desktop_app.core.models.target import Fingerprint, Locator, Target
+
+__all__ = ["fingerprint_from_payload", "target_from_payload"]
+
+
+def fingerprint_from_payload(fp: Any) -> Fingerprint | None:
+    """A Fingerprint from the script's description, or None when it does not validate."""
+    if not isinstance(fp, dict):
+        return None
+    with contextlib.suppress(ValidationError, TypeError, ValueError):
+        attributes = {
+            str(k): str(v) for k, v in (fp.get("attributes") or {}).items() if k != "value"
+        }
+        bbox = fp.get("bbox")
+        return Fingerprint(
+            tag=fp.get("tag"),
+            role=fp.get("role"),
+            name=fp.get("name"),
+            text=fp.get("text"),
+            attributes=attributes,
+            bbox=BoundingBox.model_validate(bbox) if isinstance(bbox, dict) else None,
+            nearby_text=tuple(str(t) for t in fp.get("nearby_text") or ()),
+            ancestors=tuple(str(t) for t in fp.get("ancestors") or ()),
+        )
+    return None
+
+
+def target_from_payload(data: Any) -> Target | None:
+    """A Target from the capture script's description, keeping only what validates."""
+    if not isinstance(data, dict):
+        return None
+    locators = []
+    for raw in data.get("locators") or []:
+        with contextlib.suppress(ValidationError, TypeError):
+            locators.append(Locator.model_validate(raw))
+    if not locators:
+        return None
+    fingerprint = fingerprint_from_payload(data.get("fingerprint"))
+    if data.get("sensitive") and fingerprint is not None:
+        fingerprint = fingerprint.model_copy(
+            update={"attributes": {**fingerprint.attributes, "data-procedura-sensitive": "true"}}
+        )
+    return Target(locators=tuple(locators), fingerprint=fingerprint)

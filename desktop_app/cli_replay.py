@@ -1,0 +1,410 @@
+"""``procedura run`` and ``procedura runs``: replay a workflow, and read the run records.
+
+Exit codes of ``run``: 0 the run succeeded; 1 it failed, was aborted or interrupted; 2 bad input
+(an unknown workflow, a missing or ill-typed parameter, named in the message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from desktop_app.core.errors import (
+    AmbiguousReferenceError,
+    ConfirmationRequired,
+    NotFoundError,
+    ProceduraError,
+)
+from desktop_app.core.models.common import utcnow
+from desktop_app.core.models.run import (
+    Resolution,
+    Run,
+    RunStatus,
+    RunStep,
+    RunTrigger,
+    StepStatus,
+)
+from desktop_app.core.models.workflow import ParameterType, Workflow
+from desktop_app.core.replay.browser import Handle
+from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
+from desktop_app.core.replay.parameters import ParameterError, parse_assignments
+from desktop_app.core.replay.person import PersonAnswer, Question
+
+if TYPE_CHECKING:
+    from desktop_app.app import Services
+
+__all__ = ["run_command", "runs_group"]
+
+_MARKS = {StepStatus.SUCCEEDED: "✓", StepStatus.FAILED: "✗", StepStatus.SKIPPED: "–"}
+
+
+class TerminalPerson:
+    """Rung 5 on the terminal: questions on standard error, answers from standard input."""
+
+    async def ask(self, question: Question) -> PersonAnswer:
+        return await asyncio.to_thread(self._ask, question)
+
+    def _ask(self, question: Question) -> PersonAnswer:
+        click.echo(f"\n? {question.step_title}: {question.message}", err=True)
+        if question.kind == "confirm":
+            if question.element:
+                click.echo(f"  element: {question.element}", err=True)
+            answer = (
+                click.prompt(
+                    "  go ahead? [y]es / [n]o / [a]bort", default="n", err=True, show_default=False
+                )
+                .strip()
+                .lower()
+            )
+            action = {"y": "confirm", "yes": "confirm", "a": "abort", "abort": "abort"}
+            return PersonAnswer(action=action.get(answer, "decline"))  # type: ignore[arg-type]
+        for number, choice in enumerate(question.choices, 1):
+            click.echo(f"  {number}. {choice.label}", err=True)
+        answer = click.prompt(
+            "  number, a CSS selector, [s]kip or [a]bort", default="a", err=True
+        ).strip()
+        if answer.lower() in ("s", "skip"):
+            return PersonAnswer(action="skip")
+        if answer.lower() in ("a", "abort", ""):
+            return PersonAnswer(action="abort")
+        if answer.isdigit() and 1 <= int(answer) <= len(question.choices):
+            return PersonAnswer(action="pick", handle=question.choices[int(answer) - 1].handle)
+        return PersonAnswer(action="pick", handle=Handle(selector=answer))
+
+
+def _secret_values(
+    workflow: Workflow, from_env: dict[str, str], *, interactive: bool
+) -> tuple[dict[str, str], list[str]]:
+    """Secret parameters' values: --secret-env, then the keyring, then a hidden prompt."""
+    from desktop_app.adapters.secrets import get_parameter_secret
+
+    values: dict[str, str] = {}
+    prompted: list[str] = []
+    secret_names = {p.name for p in workflow.parameters if p.type is ParameterType.SECRET}
+    for name in from_env:
+        if name not in secret_names:
+            raise ParameterError(f"--secret-env {name}: {name!r} is not a secret parameter")
+    for param in workflow.parameters:
+        if param.type is not ParameterType.SECRET:
+            continue
+        if param.name in from_env:
+            variable = from_env[param.name]
+            if variable not in os.environ:
+                raise ParameterError(
+                    f"parameter {param.name!r}: the environment variable {variable} is not set"
+                )
+            values[param.name] = os.environ[variable]
+            continue
+        stored = get_parameter_secret(workflow.id, param.name)
+        if stored:
+            values[param.name] = stored
+        elif interactive:
+            values[param.name] = click.prompt(
+                f"{param.name} ({param.description or 'secret'})", hide_input=True, err=True
+            )
+            prompted.append(param.name)
+    return values, prompted
+
+
+def _print_event(event: ReplayEvent) -> None:
+    if event.step is not None:
+        _print_step(event.step, err=True)
+
+
+def _print_step(step: RunStep, *, err: bool) -> None:
+    how = step.resolution.value if step.resolution else ""
+    extra = f", {step.llm_calls} LLM call(s)" if step.llm_calls else ""
+    took = f"{step.duration_ms:.0f} ms"
+    click.echo(
+        f"{_MARKS[step.status]} {step.index + 1:>2} {step.title}  ({how}, {took}{extra})", err=err
+    )
+    if step.status is StepStatus.FAILED and step.error:
+        click.echo(f"     {step.error}", err=err)
+    elif step.detail:
+        click.echo(f"     {step.detail}", err=err)
+
+
+def _run_json(run: Run) -> dict[str, Any]:
+    data = run.model_dump(mode="json")
+    data["llm_calls"] = run.llm_calls
+    data["tokens"] = run.tokens
+    return data
+
+
+@click.command("run")
+@click.argument("workflow", required=False)
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A parameter.")
+@click.option("--intent", help="Find the workflow and its values from a sentence.")
+@click.option(
+    "--secret-env",
+    "secret_env",
+    multiple=True,
+    metavar="NAME=VARIABLE",
+    help="Read a secret parameter from an environment variable.",
+)
+@click.option("--save-secrets", is_flag=True, help="Keep prompted secrets in the OS keyring.")
+@click.option("--base-url", help="Run against another origin (a staging copy, another port).")
+@click.option("--headless", is_flag=True, help="No browser window.")
+@click.option("--no-llm", is_flag=True, help="Never call the LLM (rungs 1–3 and a person only).")
+@click.option("--yes", is_flag=True, help="Confirm in advance (irreversible steps, the intent).")
+@click.option("--allow-draft", is_flag=True, help="Run the latest version even if not approved.")
+@click.option("--non-interactive", is_flag=True, help="Never ask: fail with a report instead.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@click.pass_context
+def run_command(
+    ctx: click.Context,
+    workflow: str | None,
+    params: tuple[str, ...],
+    intent: str | None,
+    secret_env: tuple[str, ...],
+    save_secrets: bool,
+    base_url: str | None,
+    headless: bool,
+    no_llm: bool,
+    yes: bool,
+    allow_draft: bool,
+    non_interactive: bool,
+    as_json: bool,
+) -> None:
+    """Replay WORKFLOW (an id, id prefix or name), or the one --intent describes."""
+    from desktop_app.app import open_services
+
+    if workflow is None and not intent:
+        raise click.UsageError("name a WORKFLOW or describe what to do with --intent")
+    given = parse_assignments(params)
+    from_env = parse_assignments(secret_env)
+    settings = ctx.obj["settings"]()
+    with open_services(settings, write=True) as services:
+        run = _run(
+            services,
+            workflow,
+            given,
+            intent=intent,
+            from_env=from_env,
+            save_secrets=save_secrets,
+            base_url=base_url,
+            headless=headless,
+            use_llm=not no_llm,
+            yes=yes,
+            allow_draft=allow_draft,
+            interactive=not non_interactive,
+            as_json=as_json,
+        )
+    if as_json:
+        click.echo(json_text(_run_json(run)))
+    else:
+        _print_summary(run)
+    sys.exit(0 if run.status is RunStatus.SUCCEEDED else 1)
+
+
+def json_text(data: Any) -> str:
+    """*data* as indented JSON."""
+    import json
+
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+
+
+def _run(
+    services: Services,
+    ref: str | None,
+    given: dict[str, str],
+    *,
+    intent: str | None,
+    from_env: dict[str, str],
+    save_secrets: bool,
+    base_url: str | None,
+    headless: bool,
+    use_llm: bool,
+    yes: bool,
+    allow_draft: bool,
+    interactive: bool,
+    as_json: bool,
+) -> Run:
+    from desktop_app.app import make_structured_llm, replay, version_to_run
+    from desktop_app.core.replay.intent import bind_values, find_workflow
+    from desktop_app.core.replay.parameters import bind_parameters
+
+    trigger = RunTrigger.CLI
+    if ref is None:
+        assert intent is not None
+        ref = find_workflow(services.workflows, intent).workflow.id
+        trigger = RunTrigger.INTENT
+    version = version_to_run(services, ref, allow_draft=allow_draft)
+    workflow = version.workflow
+    if intent:
+        llm = make_structured_llm(services.settings) if use_llm else None
+        binding = asyncio.run(bind_values(workflow, intent, llm))
+        given = {**binding.values, **given}
+        shown = ", ".join(f"{k}={v}" for k, v in binding.values.items()) or "no values"
+        click.echo(
+            f"Will run '{workflow.name}' (version {version.version}) with {shown}"
+            + (f" (from the {binding.source})" if binding.values else f": {binding.problem}"),
+            err=True,
+        )
+        if not yes:
+            if not interactive:
+                raise ConfirmationRequired("running by intent needs --yes under --non-interactive")
+            if not click.confirm("Run it?", default=True, err=True):
+                raise ConfirmationRequired("not confirmed; nothing was run")
+    secrets, prompted = _secret_values(workflow, from_env, interactive=interactive)
+    bound = bind_parameters(workflow, given, secrets=secrets)
+    if save_secrets:
+        from desktop_app.adapters.secrets import set_parameter_secret
+
+        for name in prompted:
+            set_parameter_secret(workflow.id, name, secrets[name])
+    options = ReplayOptions(
+        assume_yes=yes,
+        use_llm=use_llm,
+        max_llm_calls_per_step=services.settings.llm_max_calls_per_step,
+        trigger=trigger,
+    )
+    click.echo(f"Running '{workflow.name}' version {version.version}…", err=True)
+
+    async def go() -> Run | None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, task.cancel)
+        try:
+            result = await replay(
+                services,
+                version,
+                bound,
+                options=options,
+                person=TerminalPerson() if interactive else None,
+                base_url=base_url,
+                headless=headless,
+                on_event=None if as_json else _print_event,
+            )
+        except asyncio.CancelledError:
+            return None  # the run record says "interrupted"
+        return result.run
+
+    began = utcnow()
+    finished = asyncio.run(go())
+    if finished is None:
+        latest = services.runs.runs(workflow.id, limit=1)
+        if not latest or latest[0].started_at < began:
+            raise ProceduraError("stopped before the run began; nothing was done")
+        finished = latest[0]
+    return finished
+
+
+def _healed(run: Run) -> int:
+    unhealed = (None, Resolution.DIRECT, Resolution.NOT_NEEDED)
+    return sum(1 for s in run.steps if s.resolution not in unhealed)
+
+
+def _print_summary(run: Run) -> None:
+    healed = _healed(run)
+    seconds = (
+        (run.finished_at - run.started_at).total_seconds() if run.finished_at is not None else 0.0
+    )
+    click.echo(
+        f"run {run.id[:8]} {run.status.value}: {len(run.steps)} steps in {seconds:.1f} s, "
+        f"{healed} healed, {run.llm_calls} LLM call(s), {run.tokens} tokens"
+    )
+    if run.error:
+        click.echo(f"  {run.error}")
+    if run.proposed_version is not None:
+        click.echo(
+            f"  repairs proposed as version {run.proposed_version} (in review): "
+            f"procedura workflows show {run.workflow_id[:8]} --version {run.proposed_version}"
+        )
+    click.echo(f"  details: procedura runs show {run.id[:8]}")
+
+
+# ── runs ───────────────────────────────────────────────────────────────────────────────────
+
+
+@click.group("runs")
+def runs_group() -> None:
+    """Run records: what ran, how each step went, what healed."""
+
+
+def _find_run(services: Services, ref: str) -> Run:
+    found = services.runs.find(ref)
+    if not found:
+        raise NotFoundError(f"no run with id {ref!r}; see procedura runs list")
+    if len(found) > 1 and ref not in found:
+        raise AmbiguousReferenceError(f"{ref!r} matches {len(found)} runs; give more of the id")
+    return services.runs.get_run(ref if ref in found else found[0])
+
+
+@runs_group.command("list")
+@click.option("--workflow", "ref", help="Only runs of this workflow.")
+@click.option("-n", "--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def runs_list(ctx: click.Context, ref: str | None, limit: int, as_json: bool) -> None:
+    """Runs, newest first."""
+    from desktop_app.app import open_services
+    from desktop_app.cli import _table
+
+    with open_services(ctx.obj["settings"](), write=False) as services:
+        workflow_id = services.workflows.resolve(ref) if ref else None
+        runs = services.runs.runs(workflow_id, limit=limit)
+        names = {s.id: s.name for s in services.workflows.list(status=None)}
+    if as_json:
+        click.echo(json_text([_run_json(r) for r in runs]))
+        return
+    rows = [
+        [
+            r.id[:8],
+            (names.get(r.workflow_id, r.workflow_id[:8]))[:36],
+            str(r.workflow_version),
+            r.status.value,
+            r.trigger.value,
+            f"{r.started_at:%Y-%m-%d %H:%M}",
+            str(len(r.steps)),
+            str(_healed(r)),
+            str(r.llm_calls),
+        ]
+        for r in runs
+    ]
+    _table(
+        rows,
+        ["ID", "WORKFLOW", "VERSION", "STATUS", "TRIGGER", "STARTED", "STEPS", "HEALED", "LLM"],
+    )
+
+
+@runs_group.command("show")
+@click.argument("ref")
+@click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@click.pass_context
+def runs_show(ctx: click.Context, ref: str, as_json: bool) -> None:
+    """One run: parameters (secrets masked), each step's outcome, rung, time and LLM use."""
+    from desktop_app.app import open_services
+
+    with open_services(ctx.obj["settings"](), write=False) as services:
+        run = _find_run(services, ref)
+        shots = {s.screenshot: services.media.path(s.screenshot) for s in run.steps if s.screenshot}
+    if as_json:
+        click.echo(json_text(_run_json(run)))
+        return
+    click.echo(f"run {run.id}  {run.status.value}  ({run.trigger.value})")
+    click.echo(f"workflow {run.workflow_id} version {run.workflow_version}")
+    click.echo(
+        f"started {run.started_at:%Y-%m-%d %H:%M:%S}"
+        + (f", finished {run.finished_at:%H:%M:%S}" if run.finished_at else "")
+    )
+    if run.parameters:
+        click.echo("parameters: " + ", ".join(f"{k}={v}" for k, v in run.parameters.items()))
+    for step in run.steps:
+        _print_step(step, err=False)
+        if step.screenshot:
+            click.echo(f"     screenshot: {shots[step.screenshot]}")
+    click.echo(f"LLM calls {run.llm_calls}, tokens {run.tokens}")
+    if run.error:
+        click.echo(f"error: {run.error}")
+    if run.proposed_version is not None:
+        click.echo(f"proposed repair: version {run.proposed_version} (in review)")

@@ -1,0 +1,167 @@
+"""The port replay drives a browser through; the Playwright adapter implements it.
+
+Elements are addressed by :class:`Handle`: a recorded :class:`Locator` (rendered with the run's
+values), or a selector the adapter itself handed out (a candidate's unique CSS selector, an
+element ref from an ARIA snapshot). Methods never wait longer than they are told, and raise
+:class:`ActionFailed` (one line, for the run record) when the browser refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from desktop_app.core.errors import ProceduraError
+from desktop_app.core.models.target import Fingerprint, Locator, Target
+from desktop_app.core.models.workflow import Expectation
+
+__all__ = [
+    "ActionFailed",
+    "BrowserPort",
+    "Candidate",
+    "Handle",
+    "NavigationRefused",
+    "Overlay",
+    "PageAction",
+    "Probe",
+]
+
+
+class ActionFailed(ProceduraError):
+    """The browser could not do what was asked (gone, covered, detached, timed out).
+
+    Args:
+        message: what happened, in one line.
+        blocked: something else on the page took the pointer (an overlay may be in the way).
+    """
+
+    def __init__(self, message: str, *, blocked: bool = False) -> None:
+        super().__init__(message)
+        self.blocked = blocked
+
+
+class NavigationRefused(ProceduraError):
+    """The page tried to go to a site outside the workflow's domains, and was stopped."""
+
+
+@dataclass(frozen=True, slots=True)
+class Handle:
+    """How to reach one element: a recorded locator or an adapter's own selector."""
+
+    locator: Locator | None = None
+    selector: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.locator is None) == (self.selector is None):
+            raise ValueError("a handle has either a locator or a selector")
+
+    def describe(self) -> str:
+        """A short human form for run records."""
+        return self.locator.describe() if self.locator is not None else str(self.selector)
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What a handle matches right now, without waiting."""
+
+    count: int
+    visible: bool = False
+    enabled: bool = False
+
+    @property
+    def usable(self) -> bool:
+        """Exactly one element, visible and enabled."""
+        return self.count == 1 and self.visible and self.enabled
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An element on the current page a step could act on, as the page describes it."""
+
+    handle: Handle
+    fingerprint: Fingerprint
+
+
+@dataclass(frozen=True, slots=True)
+class Overlay:
+    """Something covering the page (a consent banner, a modal) and the control that clears it."""
+
+    description: str
+    dismiss: Handle
+    dismiss_label: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageAction:
+    """One whitelisted thing to do to an element (or to the page, for press and scroll)."""
+
+    kind: Literal["click", "fill", "select", "check", "press", "scroll"]
+    value: str = ""
+    checked: bool = True
+    key: str = ""
+    button: Literal["left", "right", "middle"] = "left"
+    click_count: int = 1
+    modifiers: tuple[str, ...] = ()
+    dx: float = 0
+    dy: float = 0
+    secret: bool = field(default=False, repr=False)
+
+
+class BrowserPort(Protocol):
+    """One browser page, seen and driven by replay."""
+
+    async def url(self) -> str:
+        """The page's current URL."""
+        ...
+
+    async def goto(self, url: str, *, timeout_s: float) -> None:
+        """Open *url* (raises :class:`NavigationRefused` outside the allowed domains)."""
+        ...
+
+    async def probe(self, handle: Handle) -> Probe:
+        """How many elements *handle* matches now, and whether the first is visible/enabled."""
+        ...
+
+    async def receives_pointer(self, handle: Handle) -> bool:
+        """Whether a click at the element's centre would reach it (nothing covers it)."""
+        ...
+
+    async def perform(self, handle: Handle | None, action: PageAction, *, timeout_s: float) -> None:
+        """Do *action* on the element (or the page when *handle* is None)."""
+        ...
+
+    async def expectation_holds(self, expectation: Expectation, *, timeout_s: float) -> bool:
+        """Whether *expectation* holds within *timeout_s* (polled; 0 checks once)."""
+        ...
+
+    async def busy(self) -> bool:
+        """Whether the page shows it is still loading (a spinner, ``aria-busy``)."""
+        ...
+
+    async def blocking_overlay(self) -> Overlay | None:
+        """A visible overlay that takes the page's clicks, with its dismiss control, if any."""
+        ...
+
+    async def candidates(self) -> list[Candidate]:
+        """Every visible element a step could act on, in document order."""
+        ...
+
+    async def describe(self, handle: Handle) -> Target | None:
+        """Ranked locators and fingerprint of the element (None if it is gone)."""
+        ...
+
+    async def snapshot(self) -> str:
+        """The page's ARIA snapshot with ``[ref=eN]`` element refs (for the LLM)."""
+        ...
+
+    async def ref_handle(self, ref: str) -> Handle:
+        """The handle of an element ref from the last :meth:`snapshot`."""
+        ...
+
+    async def read(self, handle: Handle, attribute: str | None) -> str:
+        """The element's text (or *attribute*; ``value`` for a field's value)."""
+        ...
+
+    async def screenshot(self) -> bytes:
+        """A PNG of the viewport with every password field masked."""
+        ...

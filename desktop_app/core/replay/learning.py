@@ -1,0 +1,174 @@
+"""Learning from repairs: a proposed new version for review, and an experience per repair.
+
+A run never changes the version it ran. What healed goes into a new version saved ``in_review``
+(the element's working locators first, the recorded ones after, the fresh fingerprint), which an
+analyst approves or not; and each repair found by fingerprint, the LLM or a person is remembered,
+so the next run meeting the same drift takes it from memory without asking anyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.models.experience import Experience
+from desktop_app.core.models.run import Resolution
+from desktop_app.core.models.target import Locator, Target
+from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion
+from desktop_app.core.replay.engine import StepRepair
+from desktop_app.core.replay.memory import ExperienceMemory
+from desktop_app.core.replay.parameters import BoundParameters
+from desktop_app.core.templating import escape, placeholders
+
+__all__ = ["Learned", "learn", "repaired_workflow", "templated_locator"]
+
+_MAX_LOCATORS: Final = 8
+_REMEMBERED: Final = frozenset({Resolution.FINGERPRINT, Resolution.LLM, Resolution.PERSON})
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """What a run taught: the proposed version (if any) and how many experiences were stored."""
+
+    proposed: WorkflowVersion | None
+    experiences: int
+
+
+def templated_locator(locator: Locator, values: dict[str, str]) -> Locator:
+    """*locator* with each of *values* (name → value) put back as its ``{name}`` placeholder."""
+
+    def template(text: str) -> str:
+        text = escape(text)
+        for name, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
+            if len(value) >= 2:
+                text = text.replace(escape(value), "{" + name + "}")
+        return text
+
+    update: dict[str, str | None] = {"value": template(locator.value)}
+    if locator.name is not None:
+        update["name"] = template(locator.name)
+    return locator.model_copy(update=update)
+
+
+def _step_values(step: Step, params: BoundParameters) -> dict[str, str]:
+    names = set()
+    for text in _strings(step.model_dump(mode="json")):
+        names.update(placeholders(text))
+    return {n: params.values[n] for n in names if n in params.values and n not in params.secrets}
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _new_target(step: Step, repair: StepRepair, params: BoundParameters) -> Target | None:
+    old = step.target_or_none
+    if old is None:
+        return None
+    values = _step_values(step, params)
+    fresh = [templated_locator(loc, values) for loc in repair.target.locators]
+    ranked: list[Locator] = []
+    seen: set[str] = set()
+    for locator in (*fresh, *old.locators):
+        key = locator.describe()
+        if key not in seen:
+            seen.add(key)
+            ranked.append(locator)
+    return Target(
+        locators=tuple(ranked[:_MAX_LOCATORS]),
+        fingerprint=repair.target.fingerprint or old.fingerprint,
+    )
+
+
+def repaired_workflow(
+    workflow: Workflow, repairs: Sequence[StepRepair], params: BoundParameters
+) -> Workflow | None:
+    """*workflow* with each repaired step's target updated, or None if nothing changes."""
+    by_step = {r.step_id: r for r in repairs if r.workflow_id == workflow.id}
+    if not by_step:
+        return None
+    steps = []
+    changed = False
+    for step in workflow.steps:
+        repair = by_step.get(step.id)
+        target = _new_target(step, repair, params) if repair is not None else None
+        if target is not None and target != step.target_or_none:
+            step = step.model_copy(update={"target": target})
+            changed = True
+        steps.append(step)
+    if not changed:
+        return None
+    return Workflow.model_validate(
+        workflow.model_copy(update={"steps": tuple(steps)}).model_dump(mode="json")
+    )
+
+
+def _change_note(run_id: str, repairs: Sequence[StepRepair]) -> str:
+    healed = "; ".join(
+        f"'{r.step_title}' by {r.resolution.value}" + (f" ({r.reason})" if r.reason else "")
+        for r in repairs
+    )
+    return f"Repair proposed by run {run_id[:8]}: {healed}"
+
+
+def learn(
+    *,
+    library: WorkflowLibrary,
+    memory: ExperienceMemory | None,
+    version: WorkflowVersion,
+    run_id: str,
+    repairs: Sequence[StepRepair],
+    params: BoundParameters,
+    actor: str,
+) -> Learned:
+    """Propose a repaired version for review and remember each repair.
+
+    The proposal is a new version, submitted for review; the version that ran is untouched. A
+    proposal identical to the latest version creates nothing.
+    """
+    own = [r for r in repairs if r.workflow_id == version.workflow.id]
+    proposed = None
+    workflow = repaired_workflow(version.workflow, own, params)
+    if workflow is not None:
+        note = _change_note(run_id, own)
+        saved = library.save(
+            workflow, actor=actor, change_note=note, parent_version=version.version
+        )
+        proposed = saved.version
+        if saved.created:
+            proposed = library.submit(
+                workflow.id, actor=actor, version=saved.version.version, comment=note
+            )
+    stored = 0
+    if memory is not None:
+        for repair in repairs:
+            if repair.resolution not in _REMEMBERED:
+                continue
+            step = next((s for s in version.workflow.steps if s.id == repair.step_id), None)
+            values = _step_values(step, params) if step is not None else {}
+            locator = templated_locator(repair.target.locators[0], values)
+            memory.remember(
+                Experience(
+                    workflow_id=repair.workflow_id,
+                    workflow_version=repair.workflow_version,
+                    step_id=repair.step_id,
+                    step_title=repair.step_title,
+                    step_kind=repair.step_kind,
+                    page_url=repair.page_url,
+                    failed_locators=repair.failed,
+                    repaired_locator=locator,
+                    fingerprint=repair.target.fingerprint,
+                    resolution=repair.resolution,
+                    reason=repair.reason,
+                )
+            )
+            stored += 1
+    return Learned(proposed=proposed, experiences=stored)

@@ -1,0 +1,117 @@
+"""Steps as they run: placeholders filled in, and a workflow moved to another origin."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import TypeAdapter
+
+from desktop_app.core.errors import ProceduraError
+from desktop_app.core.models.workflow import NON_TEMPLATE_FIELDS, GotoStep, Step, Workflow
+from desktop_app.core.templating import render
+
+__all__ = ["RebaseError", "domain_allowed", "rebase", "render_step", "render_text"]
+
+_STEP: TypeAdapter[Step] = TypeAdapter(Step)
+
+
+class RebaseError(ProceduraError):
+    """A ``--base-url`` that is not an http(s) origin, or a workflow with no URL to move."""
+
+
+def render_text(template: str, values: Mapping[str, str]) -> str:
+    """*template* with its placeholders filled (a placeholder with no value stays as it is)."""
+    return render(template, _Missing(values))
+
+
+class _Missing(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _render_value(value: Any, values: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        return render(value, values)
+    if isinstance(value, dict):
+        return {
+            k: (v if k in NON_TEMPLATE_FIELDS else _render_value(v, values))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_render_value(v, values) for v in value]
+    return value
+
+
+def render_step(step: Step, values: Mapping[str, str]) -> Step:
+    """*step* with every placeholder in its values, locators and expectations filled.
+
+    Raises:
+        KeyError: a placeholder has no value (the workflow validator makes this a bug).
+    """
+    dumped = step.model_dump(mode="json")
+    return _STEP.validate_python(_render_value(dumped, values))
+
+
+def domain_allowed(url: str, domains: tuple[str, ...]) -> bool:
+    """Whether *url* stays within *domains* (a domain allows its subdomains).
+
+    ``about:blank`` and ``data:`` pages are allowed; any other non-http(s) URL is not. A
+    workflow with no domains allows nothing but those.
+    """
+    parts = urlsplit(url)
+    if parts.scheme in ("about", "data", "blob"):
+        return True
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    host = parts.hostname.lower()
+    return any(host == d.lower() or host.endswith("." + d.lower()) for d in domains)
+
+
+def _origin(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}"
+    return None
+
+
+def rebase(workflow: Workflow, base_url: str) -> Workflow:
+    """*workflow* moved to *base_url*'s origin (a staging copy of the site, another port).
+
+    Every URL on the origin of the workflow's first ``goto`` (in steps and expectations) is
+    rewritten, and the domains become the new host's. Other origins are left alone.
+
+    Raises:
+        RebaseError: *base_url* is not an http(s) origin, or no step opens a URL.
+    """
+    new = _origin(base_url)
+    if new is None:
+        raise RebaseError(f"--base-url {base_url!r} is not an http(s) URL")
+    first = next((s.url for s in workflow.steps if isinstance(s, GotoStep)), None)
+    old = _origin(first) if first else None
+    if old is None:
+        raise RebaseError(f"workflow {workflow.name!r} opens no http(s) URL to move to {new}")
+    old_host = urlsplit(old).hostname or ""
+    steps = [
+        _STEP.validate_python(_replace_origin(s.model_dump(mode="json"), old, new))
+        for s in workflow.steps
+    ]
+    new_host = urlsplit(new).hostname or ""
+    domains = tuple(dict.fromkeys(new_host if d == old_host else d for d in workflow.domains))
+    if new_host not in domains:
+        domains = (new_host, *domains)
+    return workflow.model_copy(update={"steps": tuple(steps), "domains": domains})
+
+
+def _replace_origin(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, str):
+        return new + value[len(old) :] if value.startswith(old) else value
+    if isinstance(value, dict):
+        return {
+            k: (v if k in NON_TEMPLATE_FIELDS else _replace_origin(v, old, new))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_replace_origin(v, old, new) for v in value]
+    return value

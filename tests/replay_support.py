@@ -1,0 +1,86 @@
+"""Helpers for replay tests: approved workflows from the recorded fixtures, and runs of them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from desktop_app.app import ReplayResult, Services, open_services, replay
+from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.replay.engine import ReplayOptions
+from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.core.replay.person import Person
+from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.settings import load_settings
+
+DATA = Path(__file__).parent / "data"
+
+
+@contextmanager
+def services(**settings: Any) -> Iterator[Services]:
+    """The services over this test's data directory, as the writer."""
+    with open_services(load_settings(**settings), write=True) as opened:
+        yield opened
+
+
+def approved(services: Services, task: str, *, strip_fingerprints: bool = False) -> WorkflowVersion:
+    """The workflow induced from ``tests/data/<task>.trajectory.json``, approved."""
+    from desktop_app.core.documents import load_trajectory
+    from desktop_app.core.induction.heuristic import induce
+
+    text = (DATA / f"{task}.trajectory.json").read_text(encoding="utf-8")
+    workflow = induce(load_trajectory(text, source=task)).workflow
+    if strip_fingerprints:
+        workflow = _without_fingerprints(workflow)
+    saved = services.workflows.save(workflow, actor="tester")
+    return services.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+def _without_fingerprints(workflow: Any) -> Any:
+    steps = []
+    for step in workflow.steps:
+        target = step.target_or_none
+        if target is not None:
+            step = step.model_copy(
+                update={"target": target.model_copy(update={"fingerprint": None})}
+            )
+        steps.append(step)
+    return workflow.model_copy(update={"steps": tuple(steps)})
+
+
+def run(
+    services: Services,
+    version: WorkflowVersion,
+    base_url: str,
+    *,
+    values: Mapping[str, str] | None = None,
+    use_llm: bool = False,
+    assume_yes: bool = False,
+    person: Person | None = None,
+    on_event: Callable[[Any], None] | None = None,
+    patience_s: float = 3.0,
+) -> ReplayResult:
+    """Replay *version* headless against *base_url* with the demo password.
+
+    *patience_s* shorter than the default makes tests of deliberately unfindable elements quicker.
+    """
+    params = bind_parameters(version.workflow, dict(values or {}), secrets=_secrets(version))
+    return asyncio.run(
+        replay(
+            services,
+            version,
+            params,
+            options=ReplayOptions(use_llm=use_llm, assume_yes=assume_yes, patience_s=patience_s),
+            person=person,
+            base_url=base_url,
+            headless=True,
+            on_event=on_event,
+        )
+    )
+
+
+def _secrets(version: WorkflowVersion) -> dict[str, str]:
+    return {p.name: DEMO_PASSWORD for p in version.workflow.parameters if p.type.value == "secret"}
