@@ -23,19 +23,19 @@ from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStor
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
-from desktop_app.core.errors import TransitionError
+from desktop_app.core.errors import ProceduraError, TransitionError
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Trajectory, TrajectoryKind
-from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import SearchIndex
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
 from desktop_app.core.replay.learning import Learned, learn
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.replay.person import Person
-from desktop_app.core.replay.render import rebase
+from desktop_app.core.replay.render import RebaseError, rebase, recorded_origin
 from desktop_app.core.trajectories import TrajectoryLibrary
 from desktop_app.settings import Settings
 
@@ -275,6 +275,33 @@ def make_structured_llm(settings: Settings, *, secrets: Sequence[str] = ()) -> S
     )
 
 
+def _callee(services: Services, workflow_id: str, number: int | None) -> WorkflowVersion:
+    if number is not None:
+        return services.workflows.get(workflow_id, number)
+    return services.workflows.runnable(workflow_id)
+
+
+def _origin_of(services: Services, workflow: Workflow, depth: int = 0) -> str | None:
+    """Where the workflow (or, if it opens no page itself, a workflow it calls) starts."""
+    origin = recorded_origin(workflow)
+    if origin is not None or depth > 4:
+        return origin
+    for step in workflow.steps:
+        if isinstance(step, CallStep):
+            with contextlib.suppress(ProceduraError):
+                callee = _callee(services, step.workflow_id, step.version).workflow
+                found = _origin_of(services, callee, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _rebased(version: WorkflowVersion, base_url: str, origin: str | None) -> WorkflowVersion:
+    if origin is None:
+        raise RebaseError(f"workflow {version.workflow.name!r} opens no http(s) URL to move")
+    return version.model_copy(update={"workflow": rebase(version.workflow, base_url, origin)})
+
+
 def version_to_run(services: Services, ref: str, *, allow_draft: bool) -> WorkflowVersion:
     """The version a run uses: the approved one; with *allow_draft*, the latest unless archived.
 
@@ -332,8 +359,9 @@ async def replay(
 
     settings = services.settings
     original = version
+    origin = _origin_of(services, version.workflow) if base_url is not None else None
     if base_url is not None:
-        version = version.model_copy(update={"workflow": rebase(version.workflow, base_url)})
+        version = _rebased(version, base_url, origin)
     workflow = version.workflow
     llm = make_structured_llm(settings, secrets=params.secret_values()) if options.use_llm else None
     memory = ExperienceMemory(services.experiences, lambda: services.workflows.index)
@@ -346,9 +374,8 @@ async def replay(
             on_page(page)
 
         def load(workflow_id: str, number: int | None) -> WorkflowVersion:
-            if number is not None:
-                return services.workflows.get(workflow_id, number)
-            return services.workflows.runnable(workflow_id)
+            callee = _callee(services, workflow_id, number)
+            return _rebased(callee, base_url, origin) if base_url is not None else callee
 
         replayer = Replayer(
             browser=port,

@@ -231,14 +231,16 @@ def _run(
     from desktop_app.core.replay.parameters import bind_parameters
 
     trigger = RunTrigger.CLI
+    llm = make_structured_llm(services.settings) if intent and use_llm else None
     if ref is None:
         assert intent is not None
-        ref = find_workflow(services.workflows, intent).workflow.id
+        choice = asyncio.run(find_workflow(services.workflows, intent, llm))
+        ref = choice.workflow.id
         trigger = RunTrigger.INTENT
+        click.echo(f"Found '{choice.workflow.name}' (by {choice.reason})", err=True)
     version = version_to_run(services, ref, allow_draft=allow_draft)
     workflow = version.workflow
     if intent:
-        llm = make_structured_llm(services.settings) if use_llm else None
         binding = asyncio.run(bind_values(workflow, intent, llm))
         given = {**binding.values, **given}
         shown = ", ".join(f"{k}={v}" for k, v in binding.values.items()) or "no values"

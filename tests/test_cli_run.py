@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from conftest import Cli
@@ -74,3 +75,73 @@ def test_a_draft_runs_only_when_allowed(procedura: Cli) -> None:
     result = procedura("run", version.workflow.id, "--non-interactive")
     assert result.exit_code == 2
     assert "--allow-draft" in result.stderr
+
+
+@pytest.mark.slow
+def test_run_by_intent_finds_the_workflow_and_binds_its_values(
+    procedura: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _approved_id("create-contact")
+    _approved_id("filter-orders")
+    monkeypatch.setenv("DEMO_SECRET", DEMO_PASSWORD)
+    common = ("--headless", "--non-interactive", "--secret-env", "password=DEMO_SECRET")
+    with DemoSite() as site:
+        unconfirmed = procedura(
+            "run", "--intent", "Create a contact for Bob Smith at Initech", "--base-url", site.url,
+            *common,
+        )  # fmt: skip
+        assert unconfirmed.exit_code == 2 and "--yes" in unconfirmed.stderr
+        assert not any(c["full_name"] == "Bob Smith" for c in site.contacts())
+
+        result = procedura(
+            "run", "--intent", "create a contact for Bob Smith at Initech", "--yes",
+            "--base-url", site.url, "--json", *common,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        assert "Will run 'Create a contact'" in result.stderr
+        assert "full_name=Bob Smith, company=Initech (from the template)" in result.stderr
+        record = json.loads(result.stdout)
+        assert record["trigger"] == "intent" and record["llm_calls"] == 0
+        bob = next(c for c in site.contacts() if c["full_name"] == "Bob Smith")
+        assert bob["company"] == "Initech"
+
+
+@pytest.mark.slow
+def test_run_by_intent_asks_the_llm_when_the_sentence_does_not_fit_the_template(
+    procedura: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fakes.openai_server import FakeOpenAIServer
+
+    _approved_id("create-contact")
+    _approved_id("open-contact")
+    monkeypatch.setenv("DEMO_SECRET", DEMO_PASSWORD)
+    values = {
+        "values": [
+            {"name": "full_name", "value": "Carol King"},
+            {"name": "company", "value": "Hooli"},
+        ]
+    }
+
+    def model(body: dict[str, Any]) -> str:
+        user = body["messages"][-1]["content"]
+        if "Procedures:" in user:  # which workflow? (asked only when the search is not clear)
+            number = next(
+                line.split(".")[0] for line in user.splitlines() if "Create a contact" in line
+            )
+            return json.dumps({"number": int(number), "reason": "it creates contacts"})
+        return json.dumps(values)
+
+    with FakeOpenAIServer() as server, DemoSite() as site:
+        server.default_chat = model
+        monkeypatch.setenv("PROCEDURA_LLM_BASE_URL", server.base_url)
+        result = procedura(
+            "run", "--intent", "Please add Carol King from Hooli as a new contact", "--yes",
+            "--base-url", site.url, "--headless", "--non-interactive",
+            "--secret-env", "password=DEMO_SECRET",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        assert "(from the llm)" in result.stderr
+        requests = server.requests_to("/v1/chat/completions")
+        assert requests and all(DEMO_PASSWORD not in r.raw_body.decode() for r in requests)
+        carol = next(c for c in site.contacts() if c["full_name"] == "Carol King")
+        assert carol["company"] == "Hooli"

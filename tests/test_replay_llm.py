@@ -14,6 +14,7 @@ from fakes.openai_server import FakeOpenAIServer
 from replay_support import approved, run, services
 
 from desktop_app.core.models.run import Resolution, RunStatus
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import DEMO_PASSWORD
 
@@ -22,8 +23,9 @@ pytestmark = pytest.mark.slow
 #: Elements these tests look for are gone on purpose: do not wait long for them.
 QUICK = 0.5
 
-#: Where a careful model finds each step's element under relabeled + renamed-ids.
-GOOD_POLICY = {
+#: Where a careful model finds each step's element (under relabeled + renamed-ids, or the
+#: original labels).
+GOOD_POLICY: dict[str, str | tuple[str, ...]] = {
     "Fill 'Username'": 'textbox "User name"',
     "Fill 'Password'": 'textbox "Password"',
     "Fill 'Full name'": 'textbox "Name"',
@@ -31,7 +33,7 @@ GOOD_POLICY = {
     "Select": 'combobox "Organisation"',
     "Set 'Subscribe to newsletter'": 'checkbox "Send me the newsletter"',
     "Click 'Sign in'": 'button "Log in"',
-    "Click 'Save'": 'button "Save contact"',
+    "Click 'Save'": ('button "Save contact"', 'button "Save"'),
 }
 
 
@@ -53,9 +55,11 @@ def good_policy(body: dict[str, Any]) -> str:
     user = _user_message(body)
     step = re.search(r"^Step \d+ of \d+: (.*)$", user, re.MULTILINE)
     title = step.group(1) if step else ""
-    needle = next((v for k, v in GOOD_POLICY.items() if title.startswith(k)), None)
+    wanted = next((v for k, v in GOOD_POLICY.items() if title.startswith(k)), ())
+    needles = (wanted,) if isinstance(wanted, str) else wanted
     page = user.split("<page>", 1)[-1]
-    ref = _ref_of(page, needle) if needle else None
+    ref = next((r for n in needles if (r := _ref_of(page, n))), None)
+    needle = needles[0] if needles else ""
     if ref is None:
         return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
     return json.dumps({"action": "act", "ref": ref, "reason": f"it is the {needle}"})
@@ -166,3 +170,51 @@ def test_hidden_instructions_on_the_page_never_take_the_run_elsewhere(
         assert "outside the workflow's domains" in (failed.detail or "")
         assert site.contacts() == before
         assert not any(a["decoy"] for a in site.actions())
+
+
+def _save_goes_to_the_draft_button(sv: Any) -> Any:
+    """create-contact whose Save step was written by hand to press the draft button."""
+    version = approved(sv, "create-contact", strip_fingerprints=True)
+    steps = []
+    for step in version.workflow.steps:
+        if step.title == "Click 'Save'":
+            wrong = Locator(strategy=LocatorStrategy.TEST_ID, value="save-draft")
+            step = step.model_copy(update={"target": Target(locators=(wrong,))})
+        steps.append(step)
+    workflow = version.workflow.model_copy(update={"steps": tuple(steps)})
+    saved = sv.workflows.save(workflow, actor="tester")
+    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+def test_an_expectation_that_fails_after_acting_is_drift_and_is_healed(
+    llm: FakeOpenAIServer,
+) -> None:
+    _answering(llm, good_policy)
+    with DemoSite(variants=["similar-sibling"]) as site, services() as sv:
+        version = _save_goes_to_the_draft_button(sv)
+        without_llm = run(sv, version, site.url, values={"full_name": "Hu Ji"}, patience_s=QUICK)
+        assert without_llm.run.status is RunStatus.FAILED  # never a silent success
+        assert "Contact Hu Ji created" in (without_llm.run.error or "")
+        assert not any(c["full_name"] == "Hu Ji" for c in site.contacts())
+
+        healed = run(
+            sv, version, site.url, values={"full_name": "Hu Ji"}, use_llm=True, patience_s=QUICK
+        )
+        assert healed.run.status is RunStatus.SUCCEEDED, healed.run.error
+        save = healed.run.steps[-1]
+        assert save.resolution is Resolution.LLM
+        assert "did not lead to" in (save.detail or "")
+        assert any(c["full_name"] == "Hu Ji" for c in site.contacts())
+
+
+def test_the_run_budget_caps_llm_calls(
+    llm: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _answering(llm, good_policy)
+    monkeypatch.setenv("PROCEDURA_LLM_MAX_CALLS_PER_RUN", "1")
+    with DemoSite(variants=["relabeled", "renamed-ids"]) as site, services() as sv:
+        version = approved(sv, "create-contact", strip_fingerprints=True)
+        result = run(sv, version, site.url, use_llm=True, patience_s=QUICK)
+        assert result.run.status is RunStatus.FAILED
+        assert result.run.llm_calls == 1 == len(llm.requests_to("/v1/chat/completions"))
+        assert "budget" in (result.run.steps[-1].detail or "")

@@ -111,7 +111,11 @@ class RunStore(Protocol):
     """Run records."""
 
     def save_run(self, run: Run) -> None:
-        """Insert or update a run with all its steps."""
+        """Insert or update a run and its steps.
+
+        A run's steps only grow while it runs: steps already saved are kept as they are and only
+        the new ones are written (cheap enough to call after every step).
+        """
 
     def get_run(self, run_id: str) -> Run:
         """One run."""

@@ -59,16 +59,16 @@ _RECEIVES_POINTER_JS: Final = """(el) => {
   return !!(label && (label.control === el || label.contains(el)));
 }"""
 
-# Visible and enabled as Playwright defines them, in one round trip.
-_STATE_JS: Final = """(el) => {
+# [visible, enabled] of every match, as Playwright defines them, in one round trip.
+_STATES_JS: Final = """(elements) => elements.map((el) => {
   const r = el.getBoundingClientRect();
   const s = getComputedStyle(el);
   const visible = r.width > 0 && r.height > 0 && s.visibility !== "hidden";
   const disabled = el.disabled === true || el.closest("fieldset[disabled]") !== null
     && !el.closest("legend") || el.closest('[aria-disabled="true"]') !== null
     || el.closest("[inert]") !== null;
-  return {visible, enabled: !disabled};
-}"""
+  return [visible, !disabled];
+})"""
 
 _BUSY_JS: Final = """() => {
   if (document.readyState === "loading") return true;
@@ -216,13 +216,15 @@ class PlaywrightPage:
 
         locator = self._locator(handle)
         try:
-            count = await locator.count()
-            if count != 1:
-                return Probe(count=count)
-            state = await locator.evaluate(_STATE_JS, timeout=_QUICK_MS)
+            states: Any = await locator.evaluate_all(_STATES_JS)
+            if not states and await locator.count() == 1:
+                # Some selector engines (aria-ref) resolve one element but not "all" of them.
+                states = [await locator.evaluate(f"(el) => ({_STATES_JS})([el])[0]")]
         except Error:
             return Probe(count=0)
-        return Probe(count=1, visible=bool(state["visible"]), enabled=bool(state["enabled"]))
+        if len(states) != 1:
+            return Probe(count=len(states))
+        return Probe(count=1, visible=bool(states[0][0]), enabled=bool(states[0][1]))
 
     async def receives_pointer(self, handle: Handle) -> bool:
         from playwright.async_api import Error

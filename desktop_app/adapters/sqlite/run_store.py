@@ -39,8 +39,16 @@ class SqlRunStore:
             row.header = run.model_copy(update={"steps": ()}).model_dump_json()
             session.add(row)
             session.flush()
-            session.exec(delete(RunStepRow).where(col(RunStepRow.run_id) == run.id))
-            for step in run.steps:
+            stored = session.exec(
+                select(func.count()).select_from(RunStepRow).where(col(RunStepRow.run_id) == run.id)
+            ).one()
+            new_steps = run.steps[stored:]  # a run's steps only grow while it runs
+            if stored > len(run.steps) or any(
+                s.index != i for i, s in enumerate(new_steps, stored)
+            ):
+                session.exec(delete(RunStepRow).where(col(RunStepRow.run_id) == run.id))
+                new_steps = run.steps
+            for step in new_steps:
                 session.add(
                     RunStepRow(
                         run_id=run.id,

@@ -276,11 +276,15 @@ class Replayer:
         self._runs.save_run(self._run)
         return self._run
 
-    def _record(self, step: RunStep) -> None:
+    def _record(self, step: RunStep) -> RunStep:
+        """Append *step* to the run record (numbered in order of completion: a call's own
+        record follows its inner steps) and save the record."""
         assert self._run is not None
+        step = step.model_copy(update={"index": len(self._steps)})
         self._steps.append(step)
         self._run = self._run.model_copy(update={"steps": tuple(self._steps)})
         self._runs.save_run(self._run)
+        return step
 
     def _emit(self, event: ReplayEvent) -> None:
         if self._on_event is not None:
@@ -293,8 +297,8 @@ class Replayer:
             title = self._public_title(step, context.params)
             self._emit(ReplayEvent(index=index, title=title))
             record = await self._run_one(index, step, context, title)
-            self._record(record)
-            self._emit(ReplayEvent(index=index, title=title, step=record))
+            record = self._record(record)
+            self._emit(ReplayEvent(index=record.index, title=title, step=record))
             context.history.append(f"{title} ({record.status.value})")
             if record.status is StepStatus.FAILED and not step.optional:
                 raise _StepFailed(f"step {index + 1} '{title}' failed: {record.error}")

@@ -12,7 +12,14 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.workflow import NON_TEMPLATE_FIELDS, GotoStep, Step, Workflow
 from desktop_app.core.templating import render
 
-__all__ = ["RebaseError", "domain_allowed", "rebase", "render_step", "render_text"]
+__all__ = [
+    "RebaseError",
+    "domain_allowed",
+    "rebase",
+    "recorded_origin",
+    "render_step",
+    "render_text",
+]
 
 _STEP: TypeAdapter[Step] = TypeAdapter(Step)
 
@@ -76,20 +83,26 @@ def _origin(url: str) -> str | None:
     return None
 
 
-def rebase(workflow: Workflow, base_url: str) -> Workflow:
-    """*workflow* moved to *base_url*'s origin (a staging copy of the site, another port).
+def recorded_origin(workflow: Workflow) -> str | None:
+    """The origin (``scheme://host:port``) of the workflow's first ``goto``, if any."""
+    first = next((s.url for s in workflow.steps if isinstance(s, GotoStep)), None)
+    return _origin(first) if first else None
 
-    Every URL on the origin of the workflow's first ``goto`` (in steps and expectations) is
-    rewritten, and the domains become the new host's. Other origins are left alone.
+
+def rebase(workflow: Workflow, base_url: str, origin: str | None = None) -> Workflow:
+    """*workflow* moved from *origin* to *base_url*'s origin (a staging copy, another port).
+
+    Every URL on *origin* (by default the origin of the workflow's first ``goto``), in steps and
+    expectations, is rewritten, and *origin*'s host in the domains becomes the new host. Other
+    origins are left alone.
 
     Raises:
-        RebaseError: *base_url* is not an http(s) origin, or no step opens a URL.
+        RebaseError: *base_url* is not an http(s) origin, or there is no origin to move.
     """
     new = _origin(base_url)
     if new is None:
         raise RebaseError(f"--base-url {base_url!r} is not an http(s) URL")
-    first = next((s.url for s in workflow.steps if isinstance(s, GotoStep)), None)
-    old = _origin(first) if first else None
+    old = origin or recorded_origin(workflow)
     if old is None:
         raise RebaseError(f"workflow {workflow.name!r} opens no http(s) URL to move to {new}")
     old_host = urlsplit(old).hostname or ""
