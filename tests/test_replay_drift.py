@@ -28,6 +28,7 @@ CASES = [
     ("create-contact", ("slow",)),
     ("create-contact", ("list-layout",)),
     ("create-contact", ("similar-sibling",)),
+    ("create-contact", ("hostile",)),
     ("create-contact", ("relabeled", "renamed-ids")),
     ("create-contact", ("similar-sibling", "relabeled", "reordered")),
     ("expense-report", ("relabeled",)),

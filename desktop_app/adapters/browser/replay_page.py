@@ -258,6 +258,7 @@ class PlaywrightPage:
             description=f"the overlay '{title}'" if found.get("title") else "an overlay",
             dismiss=Handle(selector=f'[data-procedura-dismiss="{found["token"]}"]'),
             dismiss_label=str(found.get("label") or ""),
+            title=str(found.get("title") or ""),
         )
 
     async def _ensure_script(self) -> None:

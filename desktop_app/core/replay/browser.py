@@ -89,6 +89,7 @@ class Overlay:
     description: str
     dismiss: Handle
     dismiss_label: str
+    title: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -172,7 +172,8 @@ class _Tracker:
     llm_calls_here: int = 0
 
     def note(self, text: str) -> None:
-        self.notes.append(text)
+        if text not in self.notes:
+            self.notes.append(text)
 
     def spend(self, usage: LLMUsage) -> None:
         self.usage = self.usage + usage
@@ -480,7 +481,10 @@ class Replayer:
 
     async def _clear_overlay(self, tracker: _Tracker) -> bool:
         overlay = await self._browser.blocking_overlay()
-        if overlay is None or _UNSAFE_WORDS.search(overlay.dismiss_label):
+        if overlay is None:
+            return False
+        if _UNSAFE_WORDS.search(overlay.dismiss_label) or _UNSAFE_WORDS.search(overlay.title):
+            tracker.note(f"{overlay.description} may commit to something; not cleared")
             return False
         await self._browser.perform(overlay.dismiss, PageAction(kind="click"), timeout_s=5)
         tracker.note(f"cleared {overlay.description} with '{overlay.dismiss_label}'")

@@ -1,0 +1,103 @@
+"""Overlays in the way: harmless ones are cleared, ones that would commit to something are not."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from replay_support import run, services
+
+from desktop_app.core.models.run import RunStatus
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.workflow import ClickStep, GotoStep, TextPresent, Workflow
+
+pytestmark = pytest.mark.slow
+
+_PAGE = """<!doctype html><html><head><title>Overlay test</title><style>
+  .backdrop {{position: fixed; inset: 0; background: rgba(0,0,0,.4); display: flex;
+              align-items: center; justify-content: center}}
+  .box {{background: white; padding: 2em}}
+</style></head><body>
+<main><h1>Page</h1><button onclick="document.body.insertAdjacentHTML('beforeend',
+  '<p>Next was clicked</p>')">Next</button></main>
+<div class="backdrop" id="overlay"><div class="box" role="dialog" aria-modal="true"
+  aria-labelledby="t"><h2 id="t">{title}</h2>
+  <button onclick="document.getElementById('overlay').remove();
+    fetch('/{clicked}')">{button}</button></div></div>
+</body></html>"""
+
+PAGES = {
+    "/cookies": _PAGE.format(title="Cookies on this site", button="Got it", clicked="accepted"),
+    "/confirm": _PAGE.format(title="Delete all contacts?", button="OK", clicked="deleted"),
+}
+HITS: list[str] = []
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        HITS.append(self.path)
+        body = PAGES.get(self.path, "").encode()
+        self.send_response(200 if body else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    HITS.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _click_next(path: str) -> Workflow:
+    next_button = Target(
+        locators=(Locator(strategy=LocatorStrategy.ROLE, value="button", name="Next"),)
+    )
+    return Workflow(
+        name=f"Click Next on {path}",
+        domains=("127.0.0.1",),
+        steps=(
+            GotoStep(title="Open the page", url=f"http://127.0.0.1:1{path}"),
+            ClickStep(
+                title="Click 'Next'",
+                target=next_button,
+                expectations=(TextPresent(text="Next was clicked"),),
+                timeout_s=3,
+            ),
+        ),
+    )
+
+
+def _approve(sv: Any, workflow: Workflow) -> Any:
+    saved = sv.workflows.save(workflow, actor="tester")
+    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+def test_a_harmless_overlay_is_cleared_and_noted(site: str) -> None:
+    with services() as sv:
+        result = run(sv, _approve(sv, _click_next("/cookies")), site, patience_s=0.5)
+    assert result.run.status is RunStatus.SUCCEEDED, result.run.error
+    assert "/accepted" in HITS
+    assert "cleared the overlay 'Cookies on this site' with 'Got it'" in (
+        result.run.steps[-1].detail or ""
+    )
+
+
+def test_an_overlay_asking_to_commit_to_something_is_never_clicked_away(site: str) -> None:
+    with services() as sv:
+        result = run(sv, _approve(sv, _click_next("/confirm")), site, patience_s=0.5)
+    assert result.run.status is RunStatus.FAILED
+    assert "may commit to something; not cleared" in (result.run.steps[-1].detail or "")
+    assert "/deleted" not in HITS
