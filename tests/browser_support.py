@@ -7,13 +7,18 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.error import URLError
 from urllib.request import urlopen
 
+from playwright.async_api import Browser, Playwright, async_playwright
+
 from desktop_app.adapters.browser.launch import CHROMIUM_ARGS
+
+T = TypeVar("T")
 
 CHROMIUM = (
     shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -82,3 +87,49 @@ async def wait_for(predicate: object, *, timeout: float = 20.0, what: str = "con
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.05)
+
+
+class BrowserLoop:
+    """One headless Chromium with an event loop of its own, for synchronous tests to share."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        try:
+            self.run(self._start())
+        except BaseException:
+            self.close()
+            raise
+
+    async def _start(self) -> None:
+        assert CHROMIUM, "Chromium is not installed (bash scripts/test.sh installs it)"
+        self._playwright = await async_playwright().start()
+        self._browser = await self._playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS
+        )
+
+    @property
+    def browser(self) -> Browser:
+        """The running browser."""
+        assert self._browser is not None
+        return self._browser
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run *coroutine* on this loop (tests are synchronous)."""
+        return self.loop.run_until_complete(coroutine)
+
+    def close(self) -> None:
+        """Close the browser, stop Playwright and the loop."""
+
+        async def stop() -> None:
+            if self._browser is not None:
+                await self._browser.close()
+            if self._playwright is not None:
+                await self._playwright.stop()
+
+        try:
+            self.run(stop())
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        finally:
+            self.loop.close()

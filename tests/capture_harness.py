@@ -12,24 +12,20 @@ import asyncio
 import contextlib
 import functools
 import json
-import shutil
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
-from browser_support import LAUNCH_ARGS
+from browser_support import BrowserLoop
 from playwright.async_api import (
-    Browser,
     BrowserContext,
     ElementHandle,
     Frame,
     Locator,
     Page,
-    Playwright,
-    async_playwright,
 )
 
 from desktop_app.adapters.browser.locators import to_playwright
@@ -197,31 +193,16 @@ async def locator_problems(
 # ── the browser ────────────────────────────────────────────────────────────────────────────
 
 
-class CaptureHarness:
+class CaptureHarness(BrowserLoop):
     """One Chromium and one page server, shared by a test module, with its own event loop."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
         self.server = PageServer()
-        self._playwright: Playwright | None = None
-        self._browser: Browser | None = None
         try:
-            self.run(self._start())
+            super().__init__()
         except BaseException:
-            self.close()
+            self.server.close()
             raise
-
-    async def _start(self) -> None:
-        executable = shutil.which("chromium") or shutil.which("chromium-browser")
-        assert executable, "Chromium is not installed"
-        self._playwright = await async_playwright().start()
-        self._browser = await self._playwright.chromium.launch(
-            executable_path=executable, headless=True, args=LAUNCH_ARGS
-        )
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run *coroutine* on the harness's loop (tests are synchronous)."""
-        return self.loop.run_until_complete(coroutine)
 
     def scenario(self, body: Callable[[Session], Awaitable[T]]) -> T:
         """Run *body* with a fresh recording :class:`Session`, closed afterwards."""
@@ -238,8 +219,7 @@ class CaptureHarness:
 
         *inject* False leaves the script out too (a test injects it itself, as replay does).
         """
-        assert self._browser is not None
-        context = await self._browser.new_context(viewport={"width": 1000, "height": 700})
+        context = await self.browser.new_context(viewport={"width": 1000, "height": 700})
         reports = Reports()
         if bind:
             await context.expose_binding("__proceduraEmit", reports.on_binding)
@@ -253,17 +233,9 @@ class CaptureHarness:
             await context.close()
 
     def close(self) -> None:
-        async def stop() -> None:
-            if self._browser is not None:
-                await self._browser.close()
-            if self._playwright is not None:
-                await self._playwright.stop()
-
         try:
-            self.run(stop())
-            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            super().close()
         finally:
-            self.loop.close()
             self.server.close()
 
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import keyring
 import pytest
 from conftest import Cli
-from keyring.backend import KeyringBackend
+from fakes.keyring_backend import memory_keyring
 from replay_support import approved, services
 
 from desktop_app.demo_site import DemoSite
@@ -150,49 +148,17 @@ def test_run_by_intent_asks_the_llm_when_the_sentence_does_not_fit_the_template(
         assert carol["company"] == "Hooli"
 
 
-class MemoryKeyring(KeyringBackend):
-    """A keyring in memory, standing in for the OS keyring."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.items.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
-
-
 @pytest.mark.slow
-def test_a_prompted_secret_can_be_kept_in_the_keyring_for_later_runs(
-    procedura: Cli, memory_keyring: MemoryKeyring
-) -> None:
+def test_a_prompted_secret_can_be_kept_in_the_keyring_for_later_runs(procedura: Cli) -> None:
     workflow_id = _approved_id()
-    with DemoSite() as site:
+    with DemoSite() as site, memory_keyring() as keys:
         args = ("run", workflow_id, "--base-url", site.url, "--headless", "--no-llm")
         first = procedura(
             *args, "--save-secrets", "-p", "full_name=Ida Ek", input=f"{DEMO_PASSWORD}\n"
         )
         assert first.exit_code == 0, first.stderr
         assert DEMO_PASSWORD not in first.stderr + first.stdout  # the prompt does not echo it
-        assert list(memory_keyring.items.values()) == [DEMO_PASSWORD]
+        assert list(keys.passwords.values()) == [DEMO_PASSWORD]
         second = procedura(*args, "--non-interactive", "-p", "full_name=Jo Ek")
         assert second.exit_code == 0, second.stderr
         assert {"Ida Ek", "Jo Ek"} <= {c["full_name"] for c in site.contacts()}

@@ -11,18 +11,16 @@ element, and above all never a look-alike decoy of ``similar-sibling``.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import shutil
-from collections.abc import Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
 from urllib.parse import urlsplit
 
 import pytest
-from browser_support import LAUNCH_ARGS
-from playwright.async_api import Browser, Page, Playwright, async_playwright
+from browser_support import BrowserLoop
+from playwright.async_api import Page
 
 from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.models.target import Fingerprint
@@ -271,37 +269,8 @@ def trajectory_fingerprints() -> dict[Key, Fingerprint]:
 # ── the browser ───────────────────────────────────────────────────────────────────────────────
 
 
-class DemoBrowser:
+class DemoBrowser(BrowserLoop):
     """One headless Chromium for the module, with its own event loop; walks the demo tasks."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._playwright: Playwright | None = None
-        self._browser: Browser | None = None
-        self.run(self._start())
-
-    async def _start(self) -> None:
-        executable = shutil.which("chromium") or shutil.which("chromium-browser")
-        assert executable, "Chromium is not installed"
-        self._playwright = await async_playwright().start()
-        self._browser = await self._playwright.chromium.launch(
-            executable_path=executable, headless=True, args=LAUNCH_ARGS
-        )
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return self.loop.run_until_complete(coroutine)
-
-    def close(self) -> None:
-        async def stop() -> None:
-            if self._browser is not None:
-                await self._browser.close()
-            if self._playwright is not None:
-                await self._playwright.stop()
-
-        try:
-            self.run(stop())
-        finally:
-            self.loop.close()
 
     def walk(self, variants: Sequence[str], *, describe: bool = False) -> Walk:
         """The candidates of every state of the demo tasks on a site with ``variants``."""
@@ -309,8 +278,7 @@ class DemoBrowser:
             return self.run(self._walk(site.url, describe))
 
     async def _walk(self, base: str, describe: bool) -> Walk:
-        assert self._browser is not None
-        context = await self._browser.new_context(viewport={"width": 1280, "height": 800})
+        context = await self.browser.new_context(viewport={"width": 1280, "height": 800})
         try:
             page = await context.new_page()
             walk = Walk(page, describe)

@@ -4,31 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
+from fakes.keyring_backend import memory_keyring
 
 from desktop_app.app import api_key
 from desktop_app.settings import SettingsError, default_home, load_settings
-
-
-class MemoryKeyring(KeyringBackend):
-    """A real keyring backend that keeps passwords in memory."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.passwords.pop((service, username), None)
 
 
 def test_defaults(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,10 +43,7 @@ def test_openai_variables_are_understood(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_api_key_from_the_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
-    backend = MemoryKeyring()
-    previous = keyring.get_keyring()
-    keyring.set_keyring(backend)
-    try:
+    with memory_keyring():
         from desktop_app.adapters.secrets import delete_api_key, set_api_key
 
         assert api_key(load_settings()) == (None, "none")
@@ -74,8 +51,6 @@ def test_api_key_from_the_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
         assert api_key(load_settings()) == ("sk-kept", "keyring")
         delete_api_key()
         assert api_key(load_settings()) == (None, "none")
-    finally:
-        keyring.set_keyring(previous)
 
 
 @pytest.mark.parametrize(
