@@ -180,6 +180,18 @@ class _Tracker:
 
 
 @dataclass(slots=True)
+class _Attempt:
+    """One climb of the ladder for a step: what to find, and what did not work."""
+
+    bound: Step
+    target: Target
+    context: _Context
+    tracker: _Tracker
+    excluded: set[str]
+    problem: str
+
+
+@dataclass(slots=True)
 class _Context:
     version: WorkflowVersion
     params: BoundParameters
@@ -392,7 +404,7 @@ class Replayer:
     async def _extract(
         self, bound: ExtractStep, original: Step, context: _Context, tracker: _Tracker
     ) -> None:
-        found = await self._resolve(bound, original, context, tracker, excluded=set(), problem="")
+        found = await self._resolve(bound, context, tracker, excluded=set(), problem="")
         tracker.found = found
         text = await self._browser.read(found.handle, bound.attribute)
         if bound.pattern is not None:
@@ -432,7 +444,7 @@ class Replayer:
         problem = ""
         action = _action(bound, context)
         for _attempt in range(3):
-            found = await self._resolve(bound, original, context, tracker, excluded, problem)
+            found = await self._resolve(bound, context, tracker, excluded, problem)
             tracker.found = found
             await self._confirm_if_needed(bound, found, tracker)
             repair = None
@@ -524,28 +536,28 @@ class Replayer:
     async def _resolve(
         self,
         bound: Step,
-        original: Step,
         context: _Context,
         tracker: _Tracker,
         excluded: set[str],
         problem: str,
     ) -> _Found:
+        """Up the ladder until a rung finds the element; *excluded* ones just failed to work."""
         target = bound.target_or_none
         assert target is not None
+        attempt = _Attempt(bound, target, context, tracker, excluded, problem)
         if not excluded:
             found = await self._rung_locators(bound, target, tracker)
             if found is not None:
                 return found
-        for rung in (self._rung_fingerprint, self._rung_experience):
-            found = await rung(bound, target, context, tracker, excluded)
+        for rung in (
+            self._rung_fingerprint,
+            self._rung_experience,
+            self._rung_llm,
+            self._rung_person,
+        ):
+            found = await rung(attempt)
             if found is not None:
                 return found
-        found = await self._rung_llm(bound, target, context, tracker, excluded, problem)
-        if found is not None:
-            return found
-        found = await self._rung_person(bound, target, tracker, excluded, problem)
-        if found is not None:
-            return found
         tried = ", ".join(loc.describe() for loc in target.locators[:3])
         raise _StepFailed(
             f"could not find the element (tried {tried}"
@@ -622,14 +634,8 @@ class Replayer:
                 return css[0]
         return handle.describe()
 
-    async def _rung_fingerprint(
-        self,
-        bound: Step,
-        target: Target,
-        context: _Context,
-        tracker: _Tracker,
-        excluded: set[str],
-    ) -> _Found | None:
+    async def _rung_fingerprint(self, attempt: _Attempt) -> _Found | None:
+        target, tracker, excluded = attempt.target, attempt.tracker, attempt.excluded
         if target.fingerprint is None:
             return None
         candidates = await self._browser.candidates()
@@ -650,14 +656,9 @@ class Replayer:
             f"fingerprint {match.score:.2f} (runner-up {match.runner_up:.2f})",
         )
 
-    async def _rung_experience(
-        self,
-        bound: Step,
-        target: Target,
-        context: _Context,
-        tracker: _Tracker,
-        excluded: set[str],
-    ) -> _Found | None:
+    async def _rung_experience(self, attempt: _Attempt) -> _Found | None:
+        bound, target, context = attempt.bound, attempt.target, attempt.context
+        excluded = attempt.excluded
         if self._memory is None:
             return None
         url = await self._browser.url()
@@ -681,15 +682,9 @@ class Replayer:
             )
         return None
 
-    async def _rung_llm(
-        self,
-        bound: Step,
-        target: Target,
-        context: _Context,
-        tracker: _Tracker,
-        excluded: set[str],
-        problem: str,
-    ) -> _Found | None:
+    async def _rung_llm(self, attempt: _Attempt) -> _Found | None:
+        bound, target, context = attempt.bound, attempt.target, attempt.context
+        tracker, excluded, problem = attempt.tracker, attempt.excluded, attempt.problem
         if self._llm is None or not self._options.use_llm:
             return None
         workflow = context.version.workflow
@@ -763,9 +758,8 @@ class Replayer:
 
         return urljoin(await self._browser.url(), href)
 
-    async def _rung_person(
-        self, bound: Step, target: Target, tracker: _Tracker, excluded: set[str], problem: str
-    ) -> _Found | None:
+    async def _rung_person(self, attempt: _Attempt) -> _Found | None:
+        bound, target, problem = attempt.bound, attempt.target, attempt.problem
         if self._person is None:
             return None
         choices = await self._likely_choices(bound, target)
