@@ -265,6 +265,7 @@ def _run(
         assume_yes=yes,
         use_llm=use_llm,
         max_llm_calls_per_step=services.settings.llm_max_calls_per_step,
+        patience_s=services.settings.replay_patience_s,
         trigger=trigger,
     )
     click.echo(f"Running '{workflow.name}' version {version.version}…", err=True)

@@ -101,6 +101,8 @@ class Settings(BaseSettings):
     llm_max_calls_per_run: int = Field(default=20, ge=0)
     llm_max_tokens_per_run: int = Field(default=60_000, ge=0)
 
+    replay_patience_s: float = Field(default=3.0, gt=0, le=60)
+
     embedding: Literal["minilm", "openai"] = "minilm"
     embedding_model: str = "text-embedding-3-small"
     embedding_base_url: str | None = None

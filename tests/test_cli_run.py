@@ -168,6 +168,7 @@ def test_a_prompted_secret_can_be_kept_in_the_keyring_for_later_runs(procedura: 
 def test_on_a_terminal_a_person_points_at_elements_or_aborts(
     procedura: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("PROCEDURA_REPLAY_PATIENCE_S", "0.5")  # the elements are gone on purpose
     with services() as sv:
         workflow_id = approved(sv, "create-contact", strip_fingerprints=True).workflow.id
     monkeypatch.setenv("DEMO_SECRET", DEMO_PASSWORD)

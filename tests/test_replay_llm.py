@@ -179,7 +179,7 @@ def _save_goes_to_the_draft_button(sv: Any) -> Any:
     for step in version.workflow.steps:
         if step.title == "Click 'Save'":
             wrong = Locator(strategy=LocatorStrategy.TEST_ID, value="save-draft")
-            step = step.model_copy(update={"target": Target(locators=(wrong,))})
+            step = step.model_copy(update={"target": Target(locators=(wrong,)), "timeout_s": 3})
         steps.append(step)
     workflow = version.workflow.model_copy(update={"steps": tuple(steps)})
     saved = sv.workflows.save(workflow, actor="tester")
