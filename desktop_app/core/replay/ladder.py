@@ -1,0 +1,494 @@
+"""The healing ladder: find a step's element on the page, from cheapest evidence to dearest.
+
+1. the recorded locators in rank order (unique, visible, enabled; an alternate only if the
+   element still looks like the recorded one), waiting while the page is still loading;
+2. fingerprint matching over the page's candidates, above a threshold and clearly ahead;
+3. a repair remembered from an earlier run;
+4. the LLM, which picks one element in a pruned ARIA snapshot, never a value;
+5. a person.
+
+Overlays in the way are cleared when their controls commit to nothing. Every rung may refuse:
+acting on the wrong element is worse than asking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Final
+from urllib.parse import urljoin
+
+from desktop_app.core.errors import ProceduraError
+from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM
+from desktop_app.core.models.run import Resolution, RunTrigger
+from desktop_app.core.models.target import Fingerprint, Locator, Target
+from desktop_app.core.models.workflow import (
+    CheckStep,
+    ExtractStep,
+    FillStep,
+    PressStep,
+    SelectStep,
+    Step,
+    Workflow,
+)
+from desktop_app.core.replay.browser import ActionFailed, BrowserPort, Handle, PageAction
+from desktop_app.core.replay.fingerprint import best_match, score, text_similarity
+from desktop_app.core.replay.heal_llm import HealRequest, ask_llm, known_refs
+from desktop_app.core.replay.memory import ExperienceMemory
+from desktop_app.core.replay.parameters import BoundParameters
+from desktop_app.core.replay.person import Choice, Person, Question
+from desktop_app.core.replay.render import domain_allowed, render_text
+
+__all__ = [
+    "MAX_OVERLAYS",
+    "PLAUSIBLE",
+    "Attempt",
+    "Found",
+    "Ladder",
+    "ReplayOptions",
+    "RunAborted",
+    "StepFailed",
+    "StepSkipped",
+    "Tracker",
+    "public_title",
+]
+
+#: A fingerprint score below this means a recorded locator now finds something else.
+PLAUSIBLE: Final = 0.45
+_POLL_S: Final = 0.1
+#: How many overlays one step may clear.
+MAX_OVERLAYS: Final = 3
+_UNSAFE_WORDS: Final = re.compile(
+    r"\b(delete|remove|erase|destroy|pay|buy|purchase|order|submit|send|sign ?out|log ?out|"
+    r"transfer|confirm|unsubscribe|cancel)\b",
+    re.IGNORECASE,
+)
+_FIELD_ROLES: Final = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+_SELECT_ROLES: Final = frozenset({"combobox", "listbox"})
+_CHECK_ROLES: Final = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox"})
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOptions:
+    """How a run may behave.
+
+    Args:
+        assume_yes: irreversible steps found by healing need no confirmation (``--yes``).
+        use_llm: whether rung 4 may be used (``--no-llm`` turns it off).
+        max_llm_calls_per_step: the most LLM calls one step may make.
+        patience_s: how long the recorded locators are waited for before healing starts
+            (longer while the page shows it is loading; never past the step's timeout).
+        trigger: what started the run, for the record.
+        screenshots: keep a screenshot of every healed or failed step.
+    """
+
+    assume_yes: bool = False
+    use_llm: bool = True
+    max_llm_calls_per_step: int = 3
+    patience_s: float = 3.0
+    trigger: RunTrigger = RunTrigger.CLI
+    screenshots: bool = True
+
+
+class StepFailed(ProceduraError):
+    """The step could not be done (the message says why, for the run record)."""
+
+
+class StepSkipped(ProceduraError):
+    """A person said to skip the step."""
+
+
+class RunAborted(ProceduraError):
+    """A person said to stop the run."""
+
+
+@dataclass(slots=True)
+class Found:
+    """The element a rung found, how, and (for the run record) by what evidence."""
+
+    handle: Handle
+    resolution: Resolution
+    locator: Locator | None
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class Tracker:
+    """What one step used and noticed, for its run record."""
+
+    usage: LLMUsage = field(default_factory=LLMUsage)
+    notes: list[str] = field(default_factory=list)
+    found: Found | None = None
+    llm_calls_here: int = 0
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def spend(self, usage: LLMUsage) -> None:
+        self.usage = self.usage + usage
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One climb of the ladder for a step: what to find, and what did not work."""
+
+    bound: Step
+    target: Target
+    tracker: Tracker
+    workflow: Workflow
+    params: BoundParameters
+    secrets: tuple[str, ...]
+    step_number: int
+    history: tuple[str, ...] = ()
+    excluded: set[str] = field(default_factory=set)
+    problem: str = ""
+
+
+class Ladder:
+    """The rungs over one page, with what each may use.
+
+    Args:
+        browser: the page.
+        memory: remembered repairs (rung 3), or None.
+        llm: the LLM (rung 4), or None.
+        person: who answers (rung 5), or None.
+        options: what the run may do.
+    """
+
+    def __init__(
+        self,
+        browser: BrowserPort,
+        *,
+        memory: ExperienceMemory | None,
+        llm: StructuredLLM | None,
+        person: Person | None,
+        options: ReplayOptions,
+    ) -> None:
+        self._browser = browser
+        self._memory = memory
+        self._llm = llm
+        self._person = person
+        self._options = options
+
+    async def clear_overlay(self, tracker: Tracker) -> bool:
+        """Clear an overlay in the way, if one is there and clearing it commits to nothing."""
+        overlay = await self._browser.blocking_overlay()
+        if overlay is None:
+            return False
+        if _UNSAFE_WORDS.search(overlay.dismiss_label) or _UNSAFE_WORDS.search(overlay.title):
+            tracker.note(f"{overlay.description} may commit to something; not cleared")
+            return False
+        await self._browser.perform(overlay.dismiss, PageAction(kind="click"), timeout_s=5)
+        tracker.note(f"cleared {overlay.description} with '{overlay.dismiss_label}'")
+        return True
+
+    async def resolve(self, attempt: Attempt) -> Found:
+        """Up the ladder until a rung finds the element (*attempt.excluded* just failed).
+
+        Raises:
+            StepFailed: no rung found it (the message says what each tried).
+            StepSkipped: the person asked said to skip the step.
+            RunAborted: the person asked said to stop the run.
+        """
+        bound, target, tracker = attempt.bound, attempt.target, attempt.tracker
+        if not attempt.excluded:
+            found = await self._rung_locators(bound, target, tracker)
+            if found is not None:
+                return found
+        for rung in (
+            self._rung_fingerprint,
+            self._rung_experience,
+            self._rung_llm,
+            self._rung_person,
+        ):
+            found = await rung(attempt)
+            if found is not None:
+                return found
+        tried = ", ".join(loc.describe() for loc in target.locators[:3])
+        raise StepFailed(
+            f"could not find the element (tried {tried}"
+            + (f"; {'; '.join(tracker.notes)}" if tracker.notes else "")
+            + ")"
+        )
+
+    async def _rung_locators(self, bound: Step, target: Target, tracker: Tracker) -> Found | None:
+        start = time.monotonic()
+        patient_until = start + min(self._options.patience_s, bound.timeout_s)
+        hard_until = start + bound.timeout_s
+        rejected: set[int] = set()
+        overlays = 0
+        while True:
+            for rank, locator in enumerate(target.locators):
+                if rank in rejected:
+                    continue
+                handle = Handle(locator=locator)
+                probe = await self._browser.probe(handle)
+                if not probe.usable:
+                    continue
+                if rank == 0:
+                    return Found(handle, Resolution.DIRECT, locator)
+                better = await self._better_ranked(target, rank, rejected)
+                if better is not None:
+                    return better
+                if await self._plausible(target, handle):
+                    return Found(
+                        handle, Resolution.ALTERNATE, locator, f"recorded locator #{rank + 1}"
+                    )
+                rejected.add(rank)
+                tracker.note(f"{locator.describe()} now finds a different element; not used")
+            now = time.monotonic()
+            if overlays < MAX_OVERLAYS and await self.clear_overlay(tracker):
+                overlays += 1
+                continue
+            if now >= hard_until or (now >= patient_until and not await self._browser.busy()):
+                tracker.note(f"no recorded locator matched after {now - start:.1f} s")
+                return None
+            await asyncio.sleep(_POLL_S)
+
+    async def _better_ranked(self, target: Target, rank: int, rejected: set[int]) -> Found | None:
+        """A locator ranked above *rank* that works now (the page may have just finished)."""
+        for higher, locator in enumerate(target.locators[:rank]):
+            if (
+                higher in rejected
+                or not (await self._browser.probe(Handle(locator=locator))).usable
+            ):
+                continue
+            if higher == 0:
+                return Found(Handle(locator=locator), Resolution.DIRECT, locator)
+            if await self._plausible(target, Handle(locator=locator)):
+                return Found(
+                    Handle(locator=locator),
+                    Resolution.ALTERNATE,
+                    locator,
+                    f"recorded locator #{higher + 1}",
+                )
+        return None
+
+    async def _plausible(self, target: Target, handle: Handle) -> bool:
+        if target.fingerprint is None:
+            return True
+        described = await self._browser.describe(handle)
+        if described is None or described.fingerprint is None:
+            return False
+        return score(target.fingerprint, described.fingerprint).score >= PLAUSIBLE
+
+    async def identity(self, handle: Handle) -> str:
+        """A stable name of the element *handle* finds (its unique CSS selector)."""
+        described = await self._browser.describe(handle)
+        if described is not None:
+            css = [loc.value for loc in described.locators if loc.strategy.value == "css"]
+            if css:
+                return css[0]
+        return handle.describe()
+
+    async def _rung_fingerprint(self, attempt: Attempt) -> Found | None:
+        target, tracker, excluded = attempt.target, attempt.tracker, attempt.excluded
+        if target.fingerprint is None:
+            return None
+        candidates = await self._browser.candidates()
+        if not candidates:
+            return None
+        match = best_match(target.fingerprint, [c.fingerprint for c in candidates])
+        if match.index is None:
+            tracker.note(f"fingerprint: {match.reason}")
+            return None
+        chosen = candidates[match.index]
+        if await self.identity(chosen.handle) in excluded:
+            tracker.note("fingerprint: the best match is the element that just failed")
+            return None
+        return Found(
+            chosen.handle,
+            Resolution.FINGERPRINT,
+            None,
+            f"fingerprint {match.score:.2f} (runner-up {match.runner_up:.2f})",
+        )
+
+    async def _rung_experience(self, attempt: Attempt) -> Found | None:
+        bound, target, excluded = attempt.bound, attempt.target, attempt.excluded
+        if self._memory is None:
+            return None
+        url = await self._browser.url()
+        query = f"{bound.title} | {bound.kind} | {url}"
+        workflow_id = attempt.workflow.id
+        for experience in await asyncio.to_thread(
+            self._memory.recall, workflow_id, bound.id, query
+        ):
+            handle = Handle(locator=_rendered(experience.repaired_locator, attempt.params))
+            if not (await self._browser.probe(handle)).usable:
+                continue
+            if not await self._plausible(target, handle):
+                continue
+            if await self.identity(handle) in excluded:
+                continue
+            return Found(
+                handle,
+                Resolution.EXPERIENCE,
+                experience.repaired_locator,
+                f"remembered repair from run of {experience.created_at:%Y-%m-%d}",
+            )
+        return None
+
+    async def _rung_llm(self, attempt: Attempt) -> Found | None:
+        bound, target, tracker = attempt.bound, attempt.target, attempt.tracker
+        excluded, problem = attempt.excluded, attempt.problem
+        if self._llm is None or not self._options.use_llm:
+            return None
+        workflow = attempt.workflow
+        domains = workflow.domains
+        while tracker.llm_calls_here < self._options.max_llm_calls_per_step:
+            snapshot = await self._browser.snapshot()
+            request = HealRequest(
+                procedure=_procedure(workflow),
+                step_number=attempt.step_number,
+                step_count=len(workflow.steps),
+                step_title=public_title(bound, attempt.params),
+                action=_action_words(bound, attempt.params),
+                recorded=target.fingerprint,
+                expectations=bound.expectations,
+                history=attempt.history,
+                url=await self._browser.url(),
+                problem=problem,
+            )
+            tracker.llm_calls_here += 1
+            try:
+                answer, usage, shown = await ask_llm(
+                    self._llm, request, snapshot, secrets=attempt.secrets
+                )
+            except LLMError as exc:
+                tracker.spend(exc.usage)
+                tracker.note(f"LLM: {exc}")
+                return None
+            tracker.spend(usage)
+            if answer.action == "not_found" or answer.ref is None:
+                tracker.note(f"LLM found nothing: {answer.reason[:120]}")
+                return None
+            if answer.ref not in known_refs(shown):
+                tracker.note(f"LLM named {answer.ref}, which the page does not have")
+                continue
+            handle = await self._browser.ref_handle(answer.ref)
+            described = await self._browser.describe(handle)
+            fp = described.fingerprint if described is not None else None
+            href = await self._href(handle)
+            if href and not domain_allowed(await self._absolute(href), domains):
+                tracker.note(f"LLM chose a link outside the workflow's domains ({href}); refused")
+                return None
+            if answer.action == "dismiss":
+                label = (fp.name or fp.text or "") if fp is not None else ""
+                if _UNSAFE_WORDS.search(label):
+                    tracker.note(f"LLM asked to dismiss with '{label}'; refused")
+                    return None
+                await self._browser.perform(handle, PageAction(kind="click"), timeout_s=5)
+                tracker.note(f"LLM cleared an overlay with '{label}'")
+                continue
+            if not (await self._browser.probe(handle)).usable:
+                tracker.note(f"LLM chose {answer.ref}, which cannot be used")
+                continue
+            if not _compatible(bound, described):
+                tracker.note(f"LLM chose {answer.ref}, which cannot take this step's action")
+                continue
+            if await self.identity(handle) in excluded:
+                tracker.note("LLM chose the element that just failed")
+                return None
+            return Found(handle, Resolution.LLM, None, f"LLM: {answer.reason[:160]}")
+        tracker.note(f"LLM calls for this step used up ({self._options.max_llm_calls_per_step})")
+        return None
+
+    async def _href(self, handle: Handle) -> str:
+        try:
+            return await self._browser.read(handle, "href")
+        except ActionFailed:
+            return ""
+
+    async def _absolute(self, href: str) -> str:
+        return urljoin(await self._browser.url(), href)
+
+    async def _rung_person(self, attempt: Attempt) -> Found | None:
+        bound, target, problem = attempt.bound, attempt.target, attempt.problem
+        if self._person is None:
+            return None
+        choices = await self._likely_choices(bound, target)
+        answer = await self._person.ask(
+            Question(
+                kind="locate",
+                step_title=bound.title,
+                message=problem or "The step's element was not found on the page. Which is it?",
+                choices=tuple(choices),
+            )
+        )
+        if answer.action == "abort":
+            raise RunAborted("aborted by the person asked to find the element")
+        if answer.action == "skip":
+            raise StepSkipped("skipped by the person asked to find the element")
+        if answer.action != "pick" or answer.handle is None:
+            return None
+        return Found(answer.handle, Resolution.PERSON, None, "pointed out by a person")
+
+    async def _likely_choices(self, bound: Step, target: Target) -> list[Choice]:
+        """The page's elements most like the recorded one (or most like the step's title)."""
+        candidates = await self._browser.candidates()
+        if target.fingerprint is None:
+            scored = [(text_similarity(bound.title, _label(c.fingerprint)), c) for c in candidates]
+        else:
+            scored = [(score(target.fingerprint, c.fingerprint).score, c) for c in candidates]
+        scored.sort(key=lambda item: -item[0])
+        return [
+            Choice(label=_label(c.fingerprint), handle=c.handle, score=s) for s, c in scored[:8]
+        ]
+
+
+def _procedure(workflow: Workflow) -> str:
+    return workflow.name + (f" — {workflow.description}" if workflow.description else "")
+
+
+def _rendered(locator: Locator, params: BoundParameters) -> Locator:
+    update: dict[str, str | None] = {"value": render_text(locator.value, params.values)}
+    if locator.name is not None:
+        update["name"] = render_text(locator.name, params.values)
+    return locator.model_copy(update=update)
+
+
+def _label(fp: Fingerprint) -> str:
+    kind = fp.role or fp.tag or "element"
+    name = fp.name or fp.text or fp.attributes.get("name") or fp.attributes.get("placeholder") or ""
+    return f"{kind} '{name[:60]}'" if name else kind
+
+
+def _action_words(bound: Step, params: BoundParameters) -> str:
+    match bound:
+        case FillStep(value=value):
+            shown = "a secret value" if value in params.secret_values() else repr(value[:60])
+            return f"type {shown} into a field"
+        case SelectStep(value=value):
+            return f"choose {value!r} in a select"
+        case CheckStep(checked=checked):
+            return "check a checkbox" if checked is True else "uncheck a checkbox"
+        case PressStep(key=key):
+            return f"press {key} on an element"
+        case ExtractStep():
+            return "read a value from an element"
+        case _:
+            return "click an element"
+
+
+def _compatible(bound: Step, described: Target | None) -> bool:
+    if described is None or described.fingerprint is None:
+        return False
+    fp = described.fingerprint
+    role = fp.role or ""
+    tag = fp.tag or ""
+    if isinstance(bound, FillStep):
+        return role in _FIELD_ROLES or tag in ("input", "textarea")
+    if isinstance(bound, SelectStep):
+        return role in _SELECT_ROLES or tag == "select"
+    if isinstance(bound, CheckStep):
+        return role in _CHECK_ROLES
+    return True
+
+
+def public_title(step: Step, params: BoundParameters) -> str:
+    """The step's title with its non-secret values filled in (secrets stay placeholders)."""
+    shown = {k: v for k, v in params.values.items() if k not in params.secrets}
+    return render_text(step.title, shown)
