@@ -296,6 +296,18 @@ def _origin_of(services: Services, workflow: Workflow, depth: int = 0) -> str | 
     return None
 
 
+def _domains_of(services: Services, workflow: Workflow, depth: int = 0) -> tuple[str, ...]:
+    """The workflow's domains and those of the workflows it calls (where a run may go)."""
+    found = list(workflow.domains)
+    if depth <= 4:
+        for step in workflow.steps:
+            if isinstance(step, CallStep):
+                with contextlib.suppress(ProceduraError):
+                    callee = _callee(services, step.workflow_id, step.version).workflow
+                    found += _domains_of(services, callee, depth + 1)
+    return tuple(dict.fromkeys(found))
+
+
 def _rebased(version: WorkflowVersion, base_url: str, origin: str | None) -> WorkflowVersion:
     if origin is None:
         raise RebaseError(f"workflow {version.workflow.name!r} opens no http(s) URL to move")
@@ -368,7 +380,10 @@ async def replay(
     browser = await open_browser(configured=settings.browser, headless=headless)
     try:
         page = await browser.context.new_page()
-        port = PlaywrightPage(page, workflow.domains, resource_path("recorder", "capture.js"))
+        domains = _domains_of(services, workflow)
+        if base_url is not None:
+            domains = tuple(dict.fromkeys((*workflow.domains, *domains)))
+        port = PlaywrightPage(page, domains, resource_path("recorder", "capture.js"))
         await port.install(browser.context)
         if on_page is not None:
             on_page(page)

@@ -35,6 +35,7 @@ from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
 from desktop_app.core.replay.parameters import ParameterError, parse_assignments
 from desktop_app.core.replay.person import PersonAnswer, Question
+from desktop_app.core.replay.render import check_base_url
 
 if TYPE_CHECKING:
     from desktop_app.app import Services
@@ -51,6 +52,12 @@ class TerminalPerson:
         return await asyncio.to_thread(self._ask, question)
 
     def _ask(self, question: Question) -> PersonAnswer:
+        try:
+            return self._ask_terminal(question)
+        except (click.Abort, EOFError):  # no one at the terminal (input closed, Ctrl+D)
+            return PersonAnswer(action="abort", note="no answer from the terminal")
+
+    def _ask_terminal(self, question: Question) -> PersonAnswer:
         click.echo(f"\n? {question.step_title}: {question.message}", err=True)
         if question.kind == "confirm":
             if question.element:
@@ -112,13 +119,33 @@ def _secret_values(
     return values, prompted
 
 
+def _check_values(workflow: Workflow, given: dict[str, str]) -> None:
+    """Check the non-secret values before anything is asked or run (raises ParameterError)."""
+    from desktop_app.core.replay.parameters import bind_parameters
+
+    stand_ins = {p.name: "-" for p in workflow.parameters if p.type is ParameterType.SECRET}
+    bind_parameters(workflow, given, secrets=stand_ins)
+
+
+def _shown_values(workflow: Workflow, given: dict[str, str]) -> str:
+    """Every non-secret value the run will use (given, else the default)."""
+    shown = []
+    for param in workflow.parameters:
+        if param.type is ParameterType.SECRET:
+            continue
+        value = given.get(param.name, param.default)
+        mark = "" if param.name in given else " (default)"
+        shown.append(f"{param.name}={value}{mark}")
+    return ", ".join(shown) or "no values"
+
+
 def _print_event(event: ReplayEvent) -> None:
     if event.step is not None:
         _print_step(event.step, err=True)
 
 
 def _print_step(step: RunStep, *, err: bool) -> None:
-    how = step.resolution.value if step.resolution else ""
+    how = step.resolution.value if step.resolution else "not found"
     extra = f", {step.llm_calls} LLM call(s)" if step.llm_calls else ""
     took = f"{step.duration_ms:.0f} ms"
     click.echo(
@@ -240,13 +267,16 @@ def _run(
         click.echo(f"Found '{choice.workflow.name}' (by {choice.reason})", err=True)
     version = version_to_run(services, ref, allow_draft=allow_draft)
     workflow = version.workflow
+    if base_url is not None:
+        check_base_url(base_url)
     if intent:
         binding = asyncio.run(bind_values(workflow, intent, llm))
         given = {**binding.values, **given}
-        shown = ", ".join(f"{k}={v}" for k, v in binding.values.items()) or "no values"
+        _check_values(workflow, given)
+        source = f"from the {binding.source}" if binding.values else binding.problem
         click.echo(
-            f"Will run '{workflow.name}' (version {version.version}) with {shown}"
-            + (f" (from the {binding.source})" if binding.values else f": {binding.problem}"),
+            f"Will run '{workflow.name}' (version {version.version}) with "
+            f"{_shown_values(workflow, given)} ({source})",
             err=True,
         )
         if not yes:
@@ -254,6 +284,7 @@ def _run(
                 raise ConfirmationRequired("running by intent needs --yes under --non-interactive")
             if not click.confirm("Run it?", default=True, err=True):
                 raise ConfirmationRequired("not confirmed; nothing was run")
+    _check_values(workflow, given)
     secrets, prompted = _secret_values(workflow, from_env, interactive=interactive)
     bound = bind_parameters(workflow, given, secrets=secrets)
     if save_secrets:

@@ -12,7 +12,7 @@ from desktop_app.app import ReplayResult, Services, open_services, replay
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
-from desktop_app.core.replay.person import Person
+from desktop_app.core.replay.person import Person, PersonAnswer, Question
 from desktop_app.demo_site.server import DEMO_PASSWORD
 from desktop_app.settings import load_settings
 
@@ -84,3 +84,15 @@ def run(
 
 def _secrets(version: WorkflowVersion) -> dict[str, str]:
     return {p.name: DEMO_PASSWORD for p in version.workflow.parameters if p.type.value == "secret"}
+
+
+class ScriptedPerson:
+    """Answers questions with a function, and remembers what it was asked."""
+
+    def __init__(self, answer: Callable[[Question], PersonAnswer]) -> None:
+        self.answer = answer
+        self.questions: list[Question] = []
+
+    async def ask(self, question: Question) -> PersonAnswer:
+        self.questions.append(question)
+        return self.answer(question)

@@ -100,7 +100,10 @@ def test_run_by_intent_finds_the_workflow_and_binds_its_values(
         )  # fmt: skip
         assert result.exit_code == 0, result.stderr
         assert "Will run 'Create a contact'" in result.stderr
-        assert "full_name=Bob Smith, company=Initech (from the template)" in result.stderr
+        assert "full_name=Bob Smith, email=jane@example.test (default), company=Initech" in (
+            result.stderr
+        )
+        assert "(from the template)" in result.stderr
         record = json.loads(result.stdout)
         assert record["trigger"] == "intent" and record["llm_calls"] == 0
         bob = next(c for c in site.contacts() if c["full_name"] == "Bob Smith")

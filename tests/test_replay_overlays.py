@@ -1,4 +1,5 @@
-"""Overlays in the way: harmless ones are cleared, ones that would commit to something are not."""
+"""Pages of our own making: overlays (harmless ones cleared, committing ones never) and a
+redirect that tries to take the run to another site."""
 
 from __future__ import annotations
 
@@ -33,12 +34,20 @@ PAGES = {
     "/cookies": _PAGE.format(title="Cookies on this site", button="Got it", clicked="accepted"),
     "/confirm": _PAGE.format(title="Delete all contacts?", button="OK", clicked="deleted"),
 }
+PAGES["/start"] = "<!doctype html><title>Start</title><a href='/away'>Go on</a>"
+PAGES["/elsewhere"] = "<!doctype html><title>Elsewhere</title><button>Pay now</button>"
 HITS: list[str] = []
 
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         HITS.append(self.path)
+        if self.path == "/away":  # a server-side redirect to another host
+            port = self.server.server_address[1]
+            self.send_response(302)
+            self.send_header("Location", f"http://localhost:{port}/elsewhere")
+            self.end_headers()
+            return
         body = PAGES.get(self.path, "").encode()
         self.send_response(200 if body else 404)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -101,3 +110,22 @@ def test_an_overlay_asking_to_commit_to_something_is_never_clicked_away(site: st
     assert result.run.status is RunStatus.FAILED
     assert "may commit to something; not cleared" in (result.run.steps[-1].detail or "")
     assert "/deleted" not in HITS
+
+
+def test_a_redirect_to_another_site_stops_the_run_there(site: str) -> None:
+    link = Target(locators=(Locator(strategy=LocatorStrategy.ROLE, value="link", name="Go on"),))
+    pay = Target(locators=(Locator(strategy=LocatorStrategy.ROLE, value="button", name="Pay now"),))
+    workflow = Workflow(
+        name="Follow a link",
+        domains=("127.0.0.1",),
+        steps=(
+            GotoStep(title="Open the start", url="http://127.0.0.1:1/start"),
+            ClickStep(title="Click 'Go on'", target=link),
+            ClickStep(title="Click 'Pay now'", target=pay),
+        ),
+    )
+    with services() as sv:
+        result = run(sv, _approve(sv, workflow), site, patience_s=0.5)
+    assert result.run.status is RunStatus.FAILED
+    assert [s.title for s in result.run.steps] == ["Open the start", "Click 'Go on'"]
+    assert "outside the workflow's domains" in (result.run.steps[-1].error or "")

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
-from replay_support import approved, run, services
+from replay_support import ScriptedPerson, approved, run, services
 
 from desktop_app.app import Services
 from desktop_app.core.models.run import Resolution, RunStatus, StepStatus
@@ -18,18 +16,6 @@ pytestmark = pytest.mark.slow
 
 #: Elements these tests look for are gone on purpose: do not wait long for them.
 QUICK = 0.5
-
-
-class ScriptedPerson:
-    """Answers questions with a function, and remembers what it was asked."""
-
-    def __init__(self, answer: Callable[[Question], PersonAnswer]) -> None:
-        self.answer = answer
-        self.questions: list[Question] = []
-
-    async def ask(self, question: Question) -> PersonAnswer:
-        self.questions.append(question)
-        return self.answer(question)
 
 
 def _submit_by_role_only(sv: Services) -> WorkflowVersion:

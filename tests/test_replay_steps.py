@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from replay_support import approved, run, services
+from replay_support import ScriptedPerson, approved, run, services
 
 from desktop_app.core.induction.compose import compose
 from desktop_app.core.models.run import RunStatus, StepStatus
@@ -15,6 +15,7 @@ from desktop_app.core.models.workflow import (
     TextPresent,
     Workflow,
 )
+from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.demo_site import DemoSite
 
 pytestmark = pytest.mark.slow
@@ -88,3 +89,47 @@ def test_a_goto_outside_the_workflows_domains_is_refused() -> None:
         assert result.run.status is RunStatus.FAILED
         assert result.run.steps[-1].status is StepStatus.FAILED
         assert "outside the workflow's domains" in (result.run.steps[-1].error or "")
+
+
+def test_a_wrong_element_that_leads_elsewhere_is_not_followed_by_more_guesses() -> None:
+    def wrong_pick(question: Question) -> PersonAnswer:
+        contacts = next(c for c in question.choices if c.label == "link 'Contacts'")
+        return PersonAnswer(action="pick", handle=contacts.handle)
+
+    with DemoSite() as site, services() as sv:
+        version = approved(sv, "open-contact")
+        person = ScriptedPerson(wrong_pick)
+        result = run(
+            sv, version, site.url, values={"search_contacts": "Nobody Here"}, person=person,
+            patience_s=0.5,
+        )  # fmt: skip
+        assert result.run.status is RunStatus.FAILED
+        last = result.run.steps[-1]
+        assert "another element is not tried on another page" in (last.error or "")
+        assert len(person.questions) == 1
+        opened = [a for a in site.actions() if a["element"].startswith("link:/contacts/")]
+        assert opened == []  # never "Maria Garcia", the recorded contact
+        assert result.learned.proposed is None and result.learned.experiences == 0
+
+
+def test_a_parameterised_target_is_matched_with_this_runs_value() -> None:
+    from desktop_app.core.replay.render import fingerprint_for_run
+
+    with services() as sv:
+        workflow = approved(sv, "open-contact").workflow
+    step = workflow.steps[-1]
+    target = step.target_or_none
+    assert target is not None and target.fingerprint is not None
+    assert target.fingerprint.name == "Maria Garcia"
+    seen = fingerprint_for_run(target, workflow, {"search_contacts": "Hannah Müller"})
+    assert seen is not None and seen.name == "Hannah Müller" and seen.text == "Hannah Müller"
+    undefaulted = workflow.model_copy(
+        update={
+            "parameters": tuple(
+                p.model_copy(update={"default": None}) if p.name == "search_contacts" else p
+                for p in workflow.parameters
+            )
+        }
+    )
+    blind = fingerprint_for_run(target, undefaulted, {"search_contacts": "Hannah Müller"})
+    assert blind is not None and blind.name is None and blind.text is None

@@ -9,6 +9,7 @@ describe elements, so a run where nothing drifted never pays for it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import re
 import time
@@ -178,6 +179,7 @@ class PlaywrightPage:
         self._domains = domains
         self._script = describe_script
         self._refused: list[str] = []
+        self._secret_fields: list[PlaywrightLocator] = []
 
     @property
     def page(self) -> Page:
@@ -325,9 +327,8 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
-            return await self._page.screenshot(
-                type="png", mask=[self._page.locator("input[type=password]")], timeout=5000
-            )
+            masks = [self._page.locator("input[type=password]"), *self._secret_fields]
+            return await self._page.screenshot(type="png", mask=masks, timeout=5000)
         except Error as exc:
             raise ActionFailed(f"could not take a screenshot: {_first_line(exc)}") from None
 
@@ -384,20 +385,30 @@ class PlaywrightPage:
 
         if not domain_allowed(url, self._domains):
             raise NavigationRefused(f"refused to open {url}: outside the workflow's domains")
+        refused = len(self._refused)
         try:
             await self._page.goto(url, timeout=timeout_s * 1000, wait_until="domcontentloaded")
         except Error as exc:
+            if len(self._refused) > refused:
+                await self._leave(self._refused[-1])
             raise ActionFailed(f"could not open {url}: {_first_line(exc)}") from None
+        await self._stay_inside(refused)
 
     async def perform(self, handle: Handle | None, action: PageAction, *, timeout_s: float) -> None:
         from playwright.async_api import Error
 
         timeout = timeout_s * 1000
+        if not domain_allowed(self._page.url, self._domains):
+            await self._leave(self._page.url)
+        refused = len(self._refused)
         try:
             if handle is None:
                 await self._on_page(action)
             else:
-                await self._on_element(self._locator(handle), action, timeout)
+                locator = self._locator(handle)
+                await self._on_element(locator, action, timeout)
+                if action.secret:
+                    self._secret_fields.append(locator)
         except Error as exc:
             message = _first_line(exc)
             blocked = "intercepts pointer events" in str(exc)
@@ -405,11 +416,25 @@ class PlaywrightPage:
                 message = "the secret field could not be filled"
             target = handle.describe() if handle is not None else "the page"
             raise ActionFailed(f"{action.kind} on {target}: {message}", blocked=blocked) from None
-        if self._refused:
-            refused = self._refused[-1]
-            raise NavigationRefused(
-                f"the page tried to open {refused}, outside the workflow's domains; stopped"
-            )
+        await self._stay_inside(refused)
+
+    async def _stay_inside(self, refused_before: int) -> None:
+        """Raise if the last action left the domains (a refused request, or a redirect that
+        took the page elsewhere), after taking the page off the foreign site."""
+        if len(self._refused) > refused_before:
+            await self._leave(self._refused[-1], navigated=False)
+        if not domain_allowed(self._page.url, self._domains):
+            await self._leave(self._page.url)
+
+    async def _leave(self, url: str, *, navigated: bool = True) -> None:
+        from playwright.async_api import Error
+
+        if navigated:
+            with contextlib.suppress(Error):
+                await self._page.goto("about:blank")
+        raise NavigationRefused(
+            f"the page tried to open {url}, outside the workflow's domains; stopped there"
+        )
 
     async def _on_page(self, action: PageAction) -> None:
         if action.kind == "press":

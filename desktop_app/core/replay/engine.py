@@ -72,7 +72,7 @@ from desktop_app.core.replay.ladder import (
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters, bind_parameters
 from desktop_app.core.replay.person import Person, Question
-from desktop_app.core.replay.render import domain_allowed, render_step
+from desktop_app.core.replay.render import domain_allowed, fingerprint_for_run, render_step
 
 __all__ = ["ReplayEvent", "ReplayOptions", "ReplayOutcome", "Replayer", "StepRepair"]
 
@@ -198,6 +198,12 @@ class Replayer:
             raise
         except ProceduraError as exc:
             status, error = RunStatus.FAILED, str(exc)
+        except Exception as exc:
+            self._finish(RunStatus.FAILED, f"unexpected error: {type(exc).__name__}: {exc}")
+            raise
+        skipped = sum(1 for s in self._steps if s.status is StepStatus.SKIPPED)
+        if status is RunStatus.SUCCEEDED and skipped:
+            error = f"{skipped} step(s) skipped"
         run = self._finish(status, error)
         return ReplayOutcome(run=run, repairs=list(self._repairs))
 
@@ -234,20 +240,28 @@ class Replayer:
             index = len(self._steps)
             title = public_title(step, context.params)
             self._emit(ReplayEvent(index=index, title=title))
-            record = await self._run_one(index, step, context, title)
+            record, aborted = await self._run_one(index, step, context, title)
             record = self._record(record)
             self._emit(ReplayEvent(index=record.index, title=title, step=record))
+            if aborted is not None:
+                raise aborted
             context.history.append(f"{title} ({record.status.value})")
             if record.status is StepStatus.FAILED and not step.optional:
                 raise StepFailed(f"step {index + 1} '{title}' failed: {record.error}")
 
-    async def _run_one(self, index: int, step: Step, context: _Context, title: str) -> RunStep:
+    async def _run_one(
+        self, index: int, step: Step, context: _Context, title: str
+    ) -> tuple[RunStep, RunAborted | None]:
+        """Do one step; its record, and the abort to raise once it is recorded."""
         started, clock = utcnow(), time.monotonic()
         tracker = Tracker()
         status, error = StepStatus.SUCCEEDED, None
+        aborted = None
         try:
             bound = render_step(step, context.params.values)
             await self._dispatch(bound, step, context, tracker)
+        except RunAborted as exc:
+            status, error, aborted = StepStatus.FAILED, str(exc), exc
         except StepSkipped as exc:
             status, error = StepStatus.SKIPPED, str(exc) or None
         except (StepFailed, ActionFailed, NavigationRefused) as exc:
@@ -257,12 +271,13 @@ class Replayer:
         if self._options.screenshots and (healed or status is StepStatus.FAILED):
             screenshot = await self._screenshot()
         found = tracker.found
-        return RunStep(
+        unresolved = None if step.target_or_none is not None else Resolution.NOT_NEEDED
+        record = RunStep(
             index=index,
             step_id=context.prefix + step.id,
             title=title,
             status=status,
-            resolution=found.resolution if found else Resolution.NOT_NEEDED,
+            resolution=found.resolution if found else unresolved,
             locator=found.locator if found else None,
             started_at=started,
             duration_ms=(time.monotonic() - clock) * 1000,
@@ -274,6 +289,7 @@ class Replayer:
             detail="; ".join(n for n in (found.detail if found else "", *tracker.notes) if n)
             or None,
         )
+        return record, aborted
 
     async def _screenshot(self) -> str | None:
         try:
@@ -323,7 +339,7 @@ class Replayer:
     async def _extract(
         self, bound: ExtractStep, original: Step, context: _Context, tracker: Tracker
     ) -> None:
-        found = await self._ladder.resolve(self._attempt(bound, context, tracker))
+        found = await self._ladder.resolve(self._attempt(bound, original, context, tracker))
         tracker.found = found
         text = await self._browser.read(found.handle, bound.attribute)
         if bound.pattern is not None:
@@ -363,13 +379,16 @@ class Replayer:
         problem = ""
         action = _action(bound, context)
         for _attempt in range(3):
-            attempt = self._attempt(bound, context, tracker, excluded=excluded, problem=problem)
+            attempt = self._attempt(
+                bound, original, context, tracker, excluded=excluded, problem=problem
+            )
             found = await self._ladder.resolve(attempt)
             tracker.found = found
-            await self._confirm_if_needed(bound, found, tracker)
+            await self._confirm_if_needed(bound, found, tracker, context)
             repair = None
             if found.resolution is not Resolution.DIRECT:
                 repair = await self._repair(original, context, found)  # before acting: it may go
+            before = await self._browser.url()
             await self._perform(found.handle, action, bound.timeout_s, tracker)
             failed = await self._first_failed_expectation(bound)
             if failed is None:
@@ -381,6 +400,11 @@ class Replayer:
                 raise StepFailed(
                     f"expected {what} after acting on {found.handle.describe()}; it did not, "
                     "and an irreversible step is never tried twice"
+                )
+            if await self._browser.url() != before:
+                raise StepFailed(
+                    f"acting on {found.handle.describe()} led to {await self._browser.url()}, "
+                    f"not to: {what}; another element is not tried on another page"
                 )
             excluded.add(await self._ladder.identity(found.handle))
             problem = f"acting on {found.handle.describe()} did not lead to: {what}"
@@ -414,17 +438,20 @@ class Replayer:
     def _attempt(
         self,
         bound: Step,
+        original: Step,
         context: _Context,
         tracker: Tracker,
         *,
         excluded: set[str] | None = None,
         problem: str = "",
     ) -> Attempt:
-        target = bound.target_or_none
-        assert target is not None
+        target, recorded = bound.target_or_none, original.target_or_none
+        assert target is not None and recorded is not None
+        workflow = context.version.workflow
+        fingerprint = fingerprint_for_run(recorded, workflow, context.params.values)
         return Attempt(
             bound=bound,
-            target=target,
+            target=target.model_copy(update={"fingerprint": fingerprint}),
             tracker=tracker,
             workflow=context.version.workflow,
             params=context.params,
@@ -435,7 +462,9 @@ class Replayer:
             problem=problem,
         )
 
-    async def _confirm_if_needed(self, bound: Step, found: Found, tracker: Tracker) -> None:
+    async def _confirm_if_needed(
+        self, bound: Step, found: Found, tracker: Tracker, context: _Context
+    ) -> None:
         if not bound.irreversible or found.resolution in (Resolution.DIRECT, Resolution.ALTERNATE):
             return
         if self._options.assume_yes:
@@ -450,7 +479,7 @@ class Replayer:
         answer = await self._person.ask(
             Question(
                 kind="confirm",
-                step_title=bound.title,
+                step_title=public_title(bound, context.params),
                 message=(
                     f"This step cannot be undone, and its element was found by "
                     f"{found.resolution.value}, not by its recorded locator. Go ahead?"

@@ -195,7 +195,13 @@ class Ladder:
         """
         bound, target, tracker = attempt.bound, attempt.target, attempt.tracker
         if not attempt.excluded:
-            found = await self._rung_locators(bound, target, tracker)
+            # A quick look first: if the recorded locators fail now and this step has been
+            # repaired before, the remembered repair saves waiting for them.
+            found = await self._rung_locators(bound, target, tracker, patience_s=0)
+            if found is None:
+                found = await self._rung_experience(attempt, similar=False)
+            if found is None:
+                found = await self._rung_locators(bound, target, tracker)
             if found is not None:
                 return found
         for rung in (
@@ -214,9 +220,13 @@ class Ladder:
             + ")"
         )
 
-    async def _rung_locators(self, bound: Step, target: Target, tracker: Tracker) -> Found | None:
+    async def _rung_locators(
+        self, bound: Step, target: Target, tracker: Tracker, *, patience_s: float | None = None
+    ) -> Found | None:
+        """Rung 1: the recorded locators, polled while the page may still be coming."""
         start = time.monotonic()
-        patient_until = start + min(self._options.patience_s, bound.timeout_s)
+        patience = self._options.patience_s if patience_s is None else patience_s
+        patient_until = start + min(patience, bound.timeout_s)
         hard_until = start + bound.timeout_s
         rejected: set[int] = set()
         overlays = 0
@@ -243,6 +253,8 @@ class Ladder:
             if overlays < MAX_OVERLAYS and await self.clear_overlay(tracker):
                 overlays += 1
                 continue
+            if patience == 0:
+                return None
             if now >= hard_until or (now >= patient_until and not await self._browser.busy()):
                 tracker.note(f"no recorded locator matched after {now - start:.1f} s")
                 return None
@@ -306,20 +318,26 @@ class Ladder:
             f"fingerprint {match.score:.2f} (runner-up {match.runner_up:.2f})",
         )
 
-    async def _rung_experience(self, attempt: Attempt) -> Found | None:
+    async def _rung_experience(self, attempt: Attempt, *, similar: bool = True) -> Found | None:
+        """Rung 3: a repair remembered for this step (and, if *similar*, for look-alikes)."""
         bound, target, excluded = attempt.bound, attempt.target, attempt.excluded
         if self._memory is None:
             return None
-        url = await self._browser.url()
-        query = f"{bound.title} | {bound.kind} | {url}"
         workflow_id = attempt.workflow.id
-        for experience in await asyncio.to_thread(
-            self._memory.recall, workflow_id, bound.id, query
-        ):
+        if similar:
+            url = await self._browser.url()
+            query = f"{bound.title} | {bound.kind} | {url}"
+            found = await asyncio.to_thread(self._memory.recall, workflow_id, bound.id, query)
+        else:
+            found = await asyncio.to_thread(self._memory.own, workflow_id, bound.id)
+        for experience in found:
             handle = Handle(locator=_rendered(experience.repaired_locator, attempt.params))
             if not (await self._browser.probe(handle)).usable:
                 continue
-            if not await self._plausible(target, handle):
+            reference = target.model_copy(
+                update={"fingerprint": target.fingerprint or experience.fingerprint}
+            )
+            if not await self._plausible(reference, handle):
                 continue
             if await self.identity(handle) in excluded:
                 continue
@@ -413,7 +431,7 @@ class Ladder:
         answer = await self._person.ask(
             Question(
                 kind="locate",
-                step_title=bound.title,
+                step_title=public_title(bound, attempt.params),
                 message=problem or "The step's element was not found on the page. Which is it?",
                 choices=tuple(choices),
             )

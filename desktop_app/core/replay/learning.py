@@ -15,7 +15,7 @@ from typing import Final
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution
-from desktop_app.core.models.target import Locator, Target
+from desktop_app.core.models.target import Fingerprint, Locator, Target
 from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion
 from desktop_app.core.replay.engine import StepRepair
 from desktop_app.core.replay.memory import ExperienceMemory
@@ -69,7 +69,9 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-def _new_target(step: Step, repair: StepRepair, params: BoundParameters) -> Target | None:
+def _new_target(
+    workflow: Workflow, step: Step, repair: StepRepair, params: BoundParameters
+) -> Target | None:
     old = step.target_or_none
     if old is None:
         return None
@@ -82,9 +84,41 @@ def _new_target(step: Step, repair: StepRepair, params: BoundParameters) -> Targ
         if key not in seen:
             seen.add(key)
             ranked.append(locator)
+    fingerprint = repair.target.fingerprint
+    if fingerprint is not None and values:
+        # Seen with this run's values; stored with the recorded ones (the defaults), as
+        # fingerprint_for_run expects.
+        defaults = {n: _default(workflow, n) for n in values}
+        recorded = {v: d for n, v in values.items() if (d := defaults[n]) is not None}
+        fingerprint = _swapped(fingerprint, recorded)
     return Target(
         locators=tuple(ranked[:_MAX_LOCATORS]),
-        fingerprint=repair.target.fingerprint or old.fingerprint,
+        fingerprint=fingerprint or old.fingerprint,
+    )
+
+
+def _default(workflow: Workflow, name: str) -> str | None:
+    param = workflow.parameter(name)
+    if param is None or param.default in (None, ""):
+        return None
+    return str(param.default)
+
+
+def _swapped(fp: Fingerprint, swaps: dict[str, str]) -> Fingerprint:
+    def swap(text: str | None) -> str | None:
+        if text is None:
+            return None
+        for old, new in sorted(swaps.items(), key=lambda kv: -len(kv[0])):
+            if len(old) >= 2:
+                text = text.replace(old, new)
+        return text
+
+    return fp.model_copy(
+        update={
+            "name": swap(fp.name),
+            "text": swap(fp.text),
+            "attributes": {k: swap(v) or "" for k, v in fp.attributes.items()},
+        }
     )
 
 
@@ -99,7 +133,7 @@ def repaired_workflow(
     changed = False
     for step in workflow.steps:
         repair = by_step.get(step.id)
-        target = _new_target(step, repair, params) if repair is not None else None
+        target = _new_target(workflow, step, repair, params) if repair is not None else None
         if target is not None and target != step.target_or_none:
             step = step.model_copy(update={"target": target})
             changed = True

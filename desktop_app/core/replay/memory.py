@@ -35,12 +35,16 @@ class ExperienceMemory:
             self._index = source() if callable(source) else source
         return self._index
 
+    def own(self, workflow_id: str, step_id: str, *, limit: int = 3) -> list[Experience]:
+        """This step's own experiences, newest first (SQLite only: cheap)."""
+        own = self._store.find_experiences(workflow_id=workflow_id, step_id=step_id)
+        return sorted(own, key=lambda e: e.created_at, reverse=True)[:limit]
+
     def recall(
         self, workflow_id: str, step_id: str, query: str, *, limit: int = 3
     ) -> list[Experience]:
-        """Experiences for this step (newest first), then similar steps' from the index."""
-        own = self._store.find_experiences(workflow_id=workflow_id, step_id=step_id)
-        found = sorted(own, key=lambda e: e.created_at, reverse=True)[:limit]
+        """Experiences for this step (newest first), else similar steps' from the index."""
+        found = self.own(workflow_id, step_id, limit=limit)
         if found:
             return found
         index = self._search_index()

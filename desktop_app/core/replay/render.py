@@ -9,12 +9,21 @@ from urllib.parse import urlsplit
 from pydantic import TypeAdapter
 
 from desktop_app.core.errors import ProceduraError
-from desktop_app.core.models.workflow import NON_TEMPLATE_FIELDS, GotoStep, Step, Workflow
-from desktop_app.core.templating import render
+from desktop_app.core.models.target import Fingerprint, Target
+from desktop_app.core.models.workflow import (
+    NON_TEMPLATE_FIELDS,
+    GotoStep,
+    ParameterType,
+    Step,
+    Workflow,
+)
+from desktop_app.core.templating import placeholders, render
 
 __all__ = [
     "RebaseError",
+    "check_base_url",
     "domain_allowed",
+    "fingerprint_for_run",
     "rebase",
     "recorded_origin",
     "render_step",
@@ -128,3 +137,51 @@ def _replace_origin(value: Any, old: str, new: str) -> Any:
     if isinstance(value, list):
         return [_replace_origin(v, old, new) for v in value]
     return value
+
+
+def check_base_url(base_url: str) -> None:
+    """Raise :class:`RebaseError` unless *base_url* is an http(s) URL."""
+    if _origin(base_url) is None:
+        raise RebaseError(f"--base-url {base_url!r} is not an http(s) URL")
+
+
+def fingerprint_for_run(
+    target: Target, workflow: Workflow, values: Mapping[str, str]
+) -> Fingerprint | None:
+    """The target's fingerprint as the element should look in this run.
+
+    A target whose locators hold ``{placeholders}`` (a link named after a parameter) was
+    fingerprinted with the values of the recording, the parameters' defaults: each is replaced by
+    this run's value. Where the recorded value is unknown, the name and text are left out (they
+    would describe another element).
+    """
+    fp = target.fingerprint
+    if fp is None:
+        return None
+    names = {
+        n for loc in target.locators for t in (loc.value, loc.name or "") for n in placeholders(t)
+    }
+    if not names:
+        return fp
+    swaps: dict[str, str] = {}
+    for name in names:
+        param = workflow.parameter(name)
+        recorded = param.default if param is not None else None
+        if param is None or param.type is ParameterType.SECRET or recorded in (None, ""):
+            return fp.model_copy(update={"name": None, "text": None})
+        swaps[str(recorded)] = values.get(name, "")
+
+    def swap(text: str | None) -> str | None:
+        if text is None:
+            return None
+        for old, new in sorted(swaps.items(), key=lambda kv: -len(kv[0])):
+            text = text.replace(old, new)
+        return text
+
+    return fp.model_copy(
+        update={
+            "name": swap(fp.name),
+            "text": swap(fp.text),
+            "attributes": {k: swap(v) or "" for k, v in fp.attributes.items()},
+        }
+    )
