@@ -22,4 +22,5 @@ step ruff format --check .
 step mypy
 step lint-imports
 # No display needed: Qt renders offscreen; tests that want a real X server start Xvfb themselves.
-QT_QPA_PLATFORM=offscreen step pytest "$@"
+# Two workers (the machines have two cores); a test file stays on one worker, with its fixtures.
+QT_QPA_PLATFORM=offscreen step pytest -n 2 --dist loadfile "$@"
