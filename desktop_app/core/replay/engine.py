@@ -49,6 +49,7 @@ from desktop_app.core.models.workflow import (
     WorkflowVersion,
 )
 from desktop_app.core.ports import MediaStore, RunStore
+from desktop_app.core.replay.agent import AgentContext, run_agent_step
 from desktop_app.core.replay.browser import (
     ActionFailed,
     BrowserPort,
@@ -158,6 +159,7 @@ class Replayer:
         self._runs = runs
         self._media = media
         self._person = person
+        self._llm = llm
         self._load = load
         self._options = options or ReplayOptions()
         self._ladder = Ladder(browser, memory=memory, llm=llm, person=person, options=self._options)
@@ -320,7 +322,7 @@ class Replayer:
             case CallStep():
                 await self._call(bound, context)
             case AgentStep():
-                raise StepFailed("agent steps are not replayed yet; replace it with recorded steps")
+                await self._agent(bound, context, tracker)
             case DesktopClickStep() | DesktopTypeStep() | HotkeyStep():
                 raise StepFailed("desktop steps need the desktop backend, which is not installed")
             case PressStep(target=None) | ScrollStep(target=None):
@@ -349,6 +351,20 @@ class Replayer:
             text = match.group(1) if match.groups() else match.group(0)
         context.params = context.params.with_variable(bound.variable, text.strip())
         tracker.note(f"{bound.variable} = {text.strip()[:80]!r}")
+
+    async def _agent(self, bound: AgentStep, context: _Context, tracker: Tracker) -> None:
+        output = await run_agent_step(
+            AgentContext(context.version.workflow, bound, self._secrets),
+            browser=self._browser,
+            ladder=self._ladder,
+            llm=self._llm,
+            person=self._person,
+            options=self._options,
+            tracker=tracker,
+        )
+        if bound.output_variable is not None:
+            context.params = context.params.with_variable(bound.output_variable, output)
+        await self._expect(bound, tracker)
 
     async def _call(self, bound: CallStep, context: _Context) -> None:
         if self._load is None:

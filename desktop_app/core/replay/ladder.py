@@ -44,6 +44,7 @@ from desktop_app.core.replay.render import domain_allowed, render_text
 __all__ = [
     "MAX_OVERLAYS",
     "PLAUSIBLE",
+    "UNSAFE_WORDS",
     "Attempt",
     "Found",
     "Ladder",
@@ -52,6 +53,7 @@ __all__ = [
     "StepFailed",
     "StepSkipped",
     "Tracker",
+    "label_of",
     "public_title",
 ]
 
@@ -60,7 +62,9 @@ PLAUSIBLE: Final = 0.45
 _POLL_S: Final = 0.1
 #: How many overlays one step may clear.
 MAX_OVERLAYS: Final = 3
-_UNSAFE_WORDS: Final = re.compile(
+#: Words of controls that commit to something (never clicked to clear an overlay, never by an
+#: agent step without a confirmation).
+UNSAFE_WORDS: Final = re.compile(
     r"\b(delete|remove|erase|destroy|pay|buy|purchase|order|submit|send|sign ?out|log ?out|"
     r"transfer|confirm|unsubscribe|cancel)\b",
     re.IGNORECASE,
@@ -178,7 +182,7 @@ class Ladder:
         overlay = await self._browser.blocking_overlay()
         if overlay is None:
             return False
-        if _UNSAFE_WORDS.search(overlay.dismiss_label) or _UNSAFE_WORDS.search(overlay.title):
+        if UNSAFE_WORDS.search(overlay.dismiss_label) or UNSAFE_WORDS.search(overlay.title):
             tracker.note(f"{overlay.description} may commit to something; not cleared")
             return False
         await self._browser.perform(overlay.dismiss, PageAction(kind="click"), timeout_s=5)
@@ -389,13 +393,13 @@ class Ladder:
             handle = await self._browser.ref_handle(answer.ref)
             described = await self._browser.describe(handle)
             fp = described.fingerprint if described is not None else None
-            href = await self._href(handle)
-            if href and not domain_allowed(await self._absolute(href), domains):
-                tracker.note(f"LLM chose a link outside the workflow's domains ({href}); refused")
+            away = await self.leads_away(handle, domains)
+            if away is not None:
+                tracker.note(f"LLM chose a link outside the workflow's domains ({away}); refused")
                 return None
             if answer.action == "dismiss":
                 label = (fp.name or fp.text or "") if fp is not None else ""
-                if _UNSAFE_WORDS.search(label):
+                if UNSAFE_WORDS.search(label):
                     tracker.note(f"LLM asked to dismiss with '{label}'; refused")
                     return None
                 await self._browser.perform(handle, PageAction(kind="click"), timeout_s=5)
@@ -414,14 +418,15 @@ class Ladder:
         tracker.note(f"LLM calls for this step used up ({self._options.max_llm_calls_per_step})")
         return None
 
-    async def _href(self, handle: Handle) -> str:
+    async def leads_away(self, handle: Handle, domains: tuple[str, ...]) -> str | None:
+        """The address the element links to, if that is outside *domains* (else None)."""
         try:
-            return await self._browser.read(handle, "href")
+            href = await self._browser.read(handle, "href")
         except ActionFailed:
-            return ""
-
-    async def _absolute(self, href: str) -> str:
-        return urljoin(await self._browser.url(), href)
+            return None
+        if href and not domain_allowed(urljoin(await self._browser.url(), href), domains):
+            return href
+        return None
 
     async def _rung_person(self, attempt: Attempt) -> Found | None:
         bound, target, problem = attempt.bound, attempt.target, attempt.problem
@@ -448,12 +453,13 @@ class Ladder:
         """The page's elements most like the recorded one (or most like the step's title)."""
         candidates = await self._browser.candidates()
         if target.fingerprint is None:
-            scored = [(text_similarity(bound.title, _label(c.fingerprint)), c) for c in candidates]
+            title = bound.title
+            scored = [(text_similarity(title, label_of(c.fingerprint)), c) for c in candidates]
         else:
             scored = [(score(target.fingerprint, c.fingerprint).score, c) for c in candidates]
         scored.sort(key=lambda item: -item[0])
         return [
-            Choice(label=_label(c.fingerprint), handle=c.handle, score=s) for s, c in scored[:8]
+            Choice(label=label_of(c.fingerprint), handle=c.handle, score=s) for s, c in scored[:8]
         ]
 
 
@@ -468,7 +474,8 @@ def _rendered(locator: Locator, params: BoundParameters) -> Locator:
     return locator.model_copy(update=update)
 
 
-def _label(fp: Fingerprint) -> str:
+def label_of(fp: Fingerprint) -> str:
+    """How a person would name the element: its role or tag and its name."""
     kind = fp.role or fp.tag or "element"
     name = fp.name or fp.text or fp.attributes.get("name") or fp.attributes.get("placeholder") or ""
     return f"{kind} '{name[:60]}'" if name else kind

@@ -1,0 +1,198 @@
+"""Agent steps: an open-ended instruction ("pick the cheapest result") done by the LLM.
+
+The model answers one action at a time on an element ref of a pruned ARIA snapshot (the page
+quoted as data, secrets masked). Every action is checked before it is done: the ref must be on
+the page it was shown; only click, fill, select, check, uncheck and press exist; links stay within
+the workflow's domains; a control whose words commit to something (delete, pay, submit…) needs
+a person's confirmation or ``--yes``. The step ends when the model says it is done (its output
+goes into the step's variable), after ``max_actions`` actions, or when the run's LLM budget is
+spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop_app.core.llm import LLMError, StructuredLLM, assert_no_secrets
+from desktop_app.core.models.workflow import AgentStep, Workflow
+from desktop_app.core.redaction import redact_snapshot
+from desktop_app.core.replay.browser import BrowserPort, PageAction
+from desktop_app.core.replay.heal_llm import known_refs, prune_snapshot
+from desktop_app.core.replay.ladder import (
+    UNSAFE_WORDS,
+    Ladder,
+    ReplayOptions,
+    RunAborted,
+    StepFailed,
+    Tracker,
+    label_of,
+)
+from desktop_app.core.replay.person import Person, Question
+
+__all__ = ["AgentAction", "run_agent_step"]
+
+_KEYS = frozenset({"Enter", "Tab", "Escape", "ArrowDown", "ArrowUp", "PageDown", "PageUp", "Space"})
+
+
+class AgentAction(BaseModel):
+    """One action the model asks for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["click", "fill", "select", "check", "uncheck", "press", "done", "fail"]
+    ref: str | None = Field(default=None, pattern=r"^[a-z0-9]{1,20}$")
+    value: str = Field(default="", max_length=500)
+    key: str = Field(default="", max_length=20)
+    output: str = Field(default="", max_length=1000)
+    reason: str = Field(default="", max_length=500)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentContext:
+    """What the agent step is told and may use."""
+
+    workflow: Workflow
+    step: AgentStep
+    secrets: tuple[str, ...]
+
+
+def _system() -> str:
+    return resources.files(__package__).joinpath("prompts", "agent.txt").read_text("utf-8")
+
+
+def _user(context: AgentContext, done: list[str], url: str, page: str) -> str:
+    taken = "\n".join(f"  {n}. {a}" for n, a in enumerate(done, 1)) or "  (none yet)"
+    return "\n".join(
+        [
+            f"Procedure: {context.workflow.name}",
+            f"Instruction: {context.step.instruction}",
+            f"Actions taken so far:\n{taken}",
+            f"Current page address: {url}",
+            "<page>",
+            page,
+            "</page>",
+        ]
+    )
+
+
+async def run_agent_step(
+    context: AgentContext,
+    *,
+    browser: BrowserPort,
+    ladder: Ladder,
+    llm: StructuredLLM | None,
+    person: Person | None,
+    options: ReplayOptions,
+    tracker: Tracker,
+) -> str:
+    """Carry out the agent step; return its output (empty when it reports none).
+
+    Raises:
+        StepFailed: no LLM, the model gave up, an action was refused, or it did not finish.
+        RunAborted: a person asked to confirm stopped the run.
+    """
+    if llm is None or not options.use_llm:
+        raise StepFailed("an agent step needs an LLM (none is configured, or --no-llm)")
+    done: list[str] = []
+    domains = context.workflow.domains
+    for _ in range(context.step.max_actions):
+        snapshot = prune_snapshot(redact_snapshot(await browser.snapshot(), context.secrets))
+        user = _user(context, done, await browser.url(), snapshot)
+        assert_no_secrets(user, context.secrets)
+        try:
+            answer, usage = await asyncio.to_thread(
+                llm.complete, system=_system(), user=user, output=AgentAction, max_tokens=300
+            )
+        except LLMError as exc:
+            tracker.spend(exc.usage)
+            raise StepFailed(f"the agent step stopped: {exc}") from None
+        tracker.spend(usage)
+        if answer.action == "done":
+            tracker.note(f"agent: {'; '.join(done) or 'no action'}; done: {answer.reason[:120]}")
+            return answer.output
+        if answer.action == "fail":
+            raise StepFailed(f"the agent could not do it: {answer.reason[:200]}")
+        done.append(
+            await _act(answer, snapshot, context, browser, ladder, person, options, domains)
+        )
+    raise StepFailed(
+        f"the agent did not finish in {context.step.max_actions} actions ({'; '.join(done)})"
+    )
+
+
+async def _act(
+    answer: AgentAction,
+    snapshot: str,
+    context: AgentContext,
+    browser: BrowserPort,
+    ladder: Ladder,
+    person: Person | None,
+    options: ReplayOptions,
+    domains: tuple[str, ...],
+) -> str:
+    """Check and do one action; a short description of it."""
+    if answer.action == "press" and answer.ref is None:
+        if answer.key not in _KEYS:
+            raise StepFailed(f"the agent asked to press {answer.key!r}, which is not allowed")
+        await browser.perform(None, PageAction(kind="press", key=answer.key), timeout_s=5)
+        return f"pressed {answer.key}"
+    if answer.ref is None or answer.ref not in known_refs(snapshot):
+        raise StepFailed(f"the agent named {answer.ref!r}, which the page does not have")
+    handle = await browser.ref_handle(answer.ref)
+    described = await browser.describe(handle)
+    label = label_of(described.fingerprint) if described and described.fingerprint else answer.ref
+    away = await ladder.leads_away(handle, domains)
+    if away is not None:
+        raise StepFailed(f"the agent chose a link outside the workflow's domains ({away})")
+    if answer.action == "click" and UNSAFE_WORDS.search(label):
+        await _confirm(context, label, person, options)
+    action = _page_action(answer)
+    await browser.perform(handle, action, timeout_s=context.step.timeout_s)
+    shown = f" {answer.value!r}" if answer.action in ("fill", "select") else ""
+    return f"{answer.action}{shown} on {label}"
+
+
+def _page_action(answer: AgentAction) -> PageAction:
+    match answer.action:
+        case "click":
+            return PageAction(kind="click")
+        case "fill":
+            return PageAction(kind="fill", value=answer.value)
+        case "select":
+            return PageAction(kind="select", value=answer.value)
+        case "check" | "uncheck":
+            return PageAction(kind="check", checked=answer.action == "check")
+        case "press":
+            if answer.key not in _KEYS:
+                raise StepFailed(f"the agent asked to press {answer.key!r}, which is not allowed")
+            return PageAction(kind="press", key=answer.key)
+    raise StepFailed(f"the agent asked for {answer.action!r}, which is not an action")
+
+
+async def _confirm(
+    context: AgentContext, label: str, person: Person | None, options: ReplayOptions
+) -> None:
+    if options.assume_yes:
+        return
+    if person is None:
+        raise StepFailed(
+            f"the agent wants to click {label}, which may commit to something; "
+            "run interactively or with --yes to allow it"
+        )
+    answer = await person.ask(
+        Question(
+            kind="confirm",
+            step_title=context.step.title,
+            message=f"The agent wants to click {label}. Go ahead?",
+            element=label,
+        )
+    )
+    if answer.action == "abort":
+        raise RunAborted("aborted by the person asked to confirm the agent's click")
+    if answer.action != "confirm":
+        raise StepFailed(f"the agent's click on {label} was not confirmed")
