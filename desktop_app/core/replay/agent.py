@@ -34,7 +34,7 @@ from desktop_app.core.replay.ladder import (
 )
 from desktop_app.core.replay.person import Person, Question
 
-__all__ = ["AgentAction", "run_agent_step"]
+__all__ = ["AgentAction", "AgentContext", "run_agent_step"]
 
 _KEYS = frozenset({"Enter", "Tab", "Escape", "ArrowDown", "ArrowUp", "PageDown", "PageUp", "Space"})
 
