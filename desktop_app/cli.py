@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, ParamSpec, TypeVar
+from typing import Any, NoReturn, ParamSpec, TypeVar, cast
 
 import click
 
@@ -362,12 +362,41 @@ def workflows_search(
         _table(rows, ["SCORE", *_SUMMARY_HEADERS])
 
 
+_RESOLUTIONS = ("keep-both", "replace", "skip")
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
 @workflows.command("import")
 @click.argument("file")
+@click.option(
+    "--on-conflict",
+    type=click.Choice(_RESOLUTIONS),
+    help="For a bundle: what to do with workflows that exist here with other content "
+    "(default: ask at a terminal, else fail and list them).",
+)
 @click.pass_context
-def workflows_import(ctx: click.Context, file: str) -> None:
-    """Import a workflow document (JSON) as a new draft version. FILE may be - for stdin."""
+def workflows_import(ctx: click.Context, file: str, on_conflict: str | None) -> None:
+    """Import a workflow document (JSON) or a bundle (.procedura) as new draft versions.
+
+    FILE may be - for stdin. A bundle is validated in full before anything is written, its
+    workflows arrive as drafts, and it never carries secrets (see docs/export-bundle.md).
+    """
+    from desktop_app.core.exports.bundle import MAX_BUNDLE_BYTES, is_bundle
+
+    if file != "-" and Path(file).is_file() and Path(file).stat().st_size > MAX_BUNDLE_BYTES:
+        raise DocumentError(
+            f"the file is larger than the {MAX_BUNDLE_BYTES // 2**20} MiB an import may be",
+            source=file,
+        )
     data, source = _read_input(file)
+    if is_bundle(source, data):
+        _import_bundle(ctx, data, source, on_conflict)
+        return
+    if on_conflict is not None:
+        raise click.UsageError("--on-conflict applies to bundles (.procedura files) only")
     with _services(ctx, write=True) as services:
         settings: Settings = services.settings
         result = services.workflows.import_json(data, actor=settings.actor, source=source)
@@ -378,6 +407,59 @@ def workflows_import(ctx: click.Context, file: str) -> None:
         )
     else:
         click.echo(f"{v.workflow.name!r} is unchanged (version {v.version}); nothing imported")
+
+
+def _import_bundle(ctx: click.Context, data: bytes, source: str, on_conflict: str | None) -> None:
+    from desktop_app.core.exports.bundle import (
+        OnConflict,
+        Resolution,
+        import_bundle,
+        plan_import,
+        read_bundle,
+    )
+
+    bundle = read_bundle(data, source=source)
+    choices: dict[str, Resolution] = {}
+    with _services(ctx, write=True) as services:
+        if on_conflict is None and _stdin_is_terminal():
+            while unresolved := plan_import(services.workflows, bundle, choices=choices).unresolved:
+                for conflict in unresolved:
+                    click.echo(f"conflict: {conflict.describe()}", err=True)
+                    choices[conflict.workflow_id] = click.prompt(
+                        "keep-both (import a copy under a new id), replace (a new latest "
+                        "version) or skip?",
+                        type=click.Choice(_RESOLUTIONS),
+                        err=True,
+                    )
+        report = import_bundle(
+            services.workflows,
+            services.media,
+            bundle,
+            on_conflict=cast(OnConflict, on_conflict or "ask"),
+            choices=choices,
+            actor=services.settings.actor,
+        )
+    called = len(report.workflows) - 1
+    click.echo(
+        f"bundle {source}: {report.main.name!r}"
+        + (f" and {called} called workflow{'s' if called > 1 else ''}" if called else "")
+    )
+    for outcome in report.workflows:
+        click.echo(f"  {outcome.describe()}")
+    if report.media_stored or report.media_present:
+        click.echo(
+            f"media: {len(report.media_stored)} stored, {len(report.media_present)} already here"
+        )
+    for warning in report.warnings:
+        click.echo(f"note: {warning}", err=True)
+    if bundle.manifest.missing_media:
+        click.echo(
+            f"note: {len(bundle.manifest.missing_media)} screenshot(s) were missing where the "
+            "bundle was made; the steps that use them have none",
+            err=True,
+        )
+    if report.main.action in ("imported", "copied", "new version"):
+        click.echo(f"review it with: procedura workflows show {report.main.local_id[:8]}")
 
 
 @workflows.command("export")
@@ -811,14 +893,16 @@ def reindex(ctx: click.Context) -> None:
     click.echo(f"indexed {workflows_n} workflows and {experiences_n} experiences")
 
 
-def _add_replay_commands() -> None:
+def _add_commands() -> None:
+    from desktop_app.cli_export import export_command
     from desktop_app.cli_replay import run_command, runs_group
 
     cli.add_command(run_command)
     cli.add_command(runs_group)
+    cli.add_command(export_command)
 
 
-_add_replay_commands()
+_add_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

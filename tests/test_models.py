@@ -26,7 +26,7 @@ from desktop_app.core.models import (
     WorkflowVersion,
 )
 from desktop_app.core.models.workflow import Expectation, StepKind
-from desktop_app.core.templating import escape, placeholders, render
+from desktop_app.core.templating import escape, pieces, placeholders, render
 
 
 def _union_kinds(annotated: object) -> set[str]:
@@ -182,6 +182,8 @@ def test_templates() -> None:
         assert render(escape(raw), {}) == raw
     with pytest.raises(KeyError):
         render("{missing}", {})
+    assert pieces(text) == [("Hi ", False), ("name", True), (", {literal} a{b c}", False)]
+    assert pieces("{a}{b}") == [("a", True), ("b", True)] and pieces("") == []
 
 
 def test_a_check_step_takes_a_bool_parameter() -> None:

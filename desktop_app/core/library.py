@@ -100,6 +100,15 @@ class WorkflowLibrary:
         """Every version of a workflow, oldest first."""
         return self._store.versions(self.resolve(ref))
 
+    def versions_by_id(self, workflow_id: str) -> list[WorkflowVersion]:
+        """Every version of the workflow whose id is exactly *workflow_id*, oldest first.
+
+        Unlike :meth:`versions`, no prefix or name matches, and an unknown id gives ``[]``.
+        """
+        if not any(found == workflow_id for found, _ in self._store.find(workflow_id)):
+            return []
+        return self._store.versions(workflow_id)
+
     def summary(self, ref: str) -> WorkflowSummary:
         """One workflow's list entry."""
         return self._store.summary(self.resolve(ref))

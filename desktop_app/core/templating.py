@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["escape", "placeholders", "render"]
+__all__ = ["escape", "pieces", "placeholders", "render"]
 
 _TOKEN = re.compile(r"\{\{|\}\}|\{([a-z_][a-z0-9_]*)\}")
 
@@ -18,6 +18,31 @@ _TOKEN = re.compile(r"\{\{|\}\}|\{([a-z_][a-z0-9_]*)\}")
 def placeholders(template: str) -> list[str]:
     """The placeholder names in *template*, in order of appearance, repeats included."""
     return [m.group(1) for m in _TOKEN.finditer(template) if m.group(1) is not None]
+
+
+def pieces(template: str) -> list[tuple[str, bool]]:
+    """*template* split into ``(text, False)`` for literal text (``{{`` and ``}}`` already
+    unescaped) and ``(name, True)`` for each placeholder, in order; adjacent text is joined."""
+    result: list[tuple[str, bool]] = []
+    at = 0
+    for match in _TOKEN.finditer(template):
+        literal = template[at : match.start()]
+        name = match.group(1)
+        if name is None:
+            literal += match.group(0)[0]
+        if literal:
+            if result and not result[-1][1]:
+                literal = result.pop()[0] + literal
+            result.append((literal, False))
+        if name is not None:
+            result.append((name, True))
+        at = match.end()
+    tail = template[at:]
+    if tail:
+        if result and not result[-1][1]:
+            tail = result.pop()[0] + tail
+        result.append((tail, False))
+    return result
 
 
 def render(template: str, values: Mapping[str, str]) -> str:

@@ -1,0 +1,1 @@
+"""Workflows taken out of the app: as code, as guides for people, as bundles."""

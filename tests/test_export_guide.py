@@ -1,0 +1,486 @@
+"""Guides for people: plain-language steps, screenshots, no secrets, everything escaped."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, Cli
+from factories import button, full_workflow, target
+
+from desktop_app.adapters.media_store import FileMediaStore
+from desktop_app.core.exports.guide import describe_step, render_html, render_markdown
+from desktop_app.core.models import (
+    AgentStep,
+    CallStep,
+    CheckStep,
+    ClickStep,
+    DesktopClickStep,
+    DesktopTypeStep,
+    ElementVisible,
+    ExtractStep,
+    FillStep,
+    Fingerprint,
+    GotoStep,
+    HotkeyStep,
+    Locator,
+    LocatorStrategy,
+    Parameter,
+    ParameterType,
+    Point,
+    PressStep,
+    ScrollStep,
+    SelectStep,
+    Target,
+    TextPresent,
+    UrlMatches,
+    Workflow,
+)
+
+
+def _png(width: int = 2, height: int = 2) -> bytes:
+    """A real (tiny, grey) PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.fixture
+def media(tmp_path: Path) -> FileMediaStore:
+    return FileMediaStore(tmp_path / "media")
+
+
+def _sentences(workflow: Workflow) -> list[str]:
+    return [describe_step(workflow, i) for i in range(len(workflow.steps))]
+
+
+def _step_block(markdown: str, number: int) -> str:
+    """The Markdown of step *number*, from its heading to the next one."""
+    start = markdown.index(f"### Step {number}\n")
+    end = markdown.find("\n### Step ", start + 1)
+    return markdown[start : end if end != -1 else markdown.index("\n---\n")]
+
+
+def _signup_with_newsletter() -> Workflow:
+    """The shapes an induced create-contact workflow has: a bool flag, a choice, a secret."""
+    checkbox = Target(
+        locators=(
+            Locator(
+                strategy=LocatorStrategy.ROLE, value="checkbox", name="Subscribe to newsletter"
+            ),
+            Locator(strategy=LocatorStrategy.CSS, value="#newsletter"),
+        ),
+        fingerprint=Fingerprint(tag="input", role="checkbox", name="Subscribe to newsletter"),
+    )
+    return Workflow(
+        name="Create a contact",
+        description="Add a contact to the CRM.",
+        parameters=(
+            Parameter(name="full_name", description="Their full name", default="Jane Doe"),
+            Parameter(name="password", type=ParameterType.SECRET),
+            Parameter(
+                name="company",
+                type=ParameterType.CHOICE,
+                choices=("Acme", "Globex"),
+                default="Globex",
+            ),
+            Parameter(name="subscribe_to_newsletter", type=ParameterType.BOOL, default=True),
+        ),
+        steps=(
+            GotoStep(title="Open the login", url="http://127.0.0.1:8765/login"),
+            FillStep(
+                title="Fill 'Password'",
+                target=target("Password", password=True),
+                value="{password}",
+            ),
+            FillStep(title="Fill 'Full name'", target=target("Full name"), value="{full_name}"),
+            SelectStep(title="Select", target=target("Company"), value="{company}"),
+            CheckStep(title="Set", target=checkbox, checked="{subscribe_to_newsletter}"),
+            ClickStep(
+                title="Click 'Save'",
+                target=button("Save"),
+                expectations=(
+                    TextPresent(text="Contact {full_name} created"),
+                    UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
+                ),
+            ),
+        ),
+    )
+
+
+# ── sentences ───────────────────────────────────────────────────────────────────────────────
+
+
+def test_every_step_kind_in_plain_words() -> None:
+    assert _sentences(full_workflow()) == [
+        "Go to https://app.example.test/signup?plan={plan} (put Plan in place of {plan}).",
+        "Type the User (parameter user) into Email.",
+        "Type your password (kept secret) into Password.",
+        "Choose the Plan (parameter plan) in Plan.",
+        "Tick I agree.",
+        "Press Tab.",
+        "Scroll down the page.",
+        "Wait until the page shows “Summary”.",
+        "Make sure Price is shown.",
+        "Read Price and note it as Price.",
+        "Click Sign up.",
+        "Do the procedure Invite the team, giving it the User (parameter user) as its Email.",
+        "Pick the cheapest add-on. Note the result as Addon.",
+        "Click the place that looks like the recorded picture in the Installer window.",
+        "Type “Note Addon” in the Notes window.",
+        "Press Ctrl+S.",
+    ]
+
+
+def test_sentences_of_a_recorded_form_in_markdown(media: FileMediaStore) -> None:
+    markdown, _ = render_markdown(_signup_with_newsletter(), media)
+
+    assert "Go to `http://127.0.0.1:8765/login`." in _step_block(markdown, 1)
+    assert "Type your password (kept secret) into **Password**." in _step_block(markdown, 2)
+    assert "Type the *Full name* (parameter `full_name`) into **Full name**." in _step_block(
+        markdown, 3
+    )
+    assert "Choose the *Company* (parameter `company`) in **Company**." in _step_block(markdown, 4)
+    assert (
+        "Tick **Subscribe to newsletter** if the *Subscribe to newsletter* (parameter "
+        "`subscribe_to_newsletter`) is yes; otherwise leave it unticked."
+    ) in _step_block(markdown, 5)
+    save = _step_block(markdown, 6)
+    assert "Click **Save**." in save
+    assert "- You should see “Contact *Full name* created”." in save
+    assert (
+        "- You should see the address `http://127.0.0.1:8765/contacts/…` in the address bar."
+    ) in save
+
+
+def test_variants_of_each_kind() -> None:
+    radio = Target(
+        locators=(Locator(strategy=LocatorStrategy.LABEL, value="Express"),),
+        fingerprint=Fingerprint(tag="input", role="radio", name="Express"),
+    )
+    result_link = Target(
+        locators=(
+            Locator(strategy=LocatorStrategy.ROLE, value="link", name="{full_name}"),
+            Locator(strategy=LocatorStrategy.TEXT, value="{full_name}"),
+        ),
+        fingerprint=Fingerprint(tag="a", role="link", name="Jane Doe"),  # as recorded
+    )
+    anonymous = Target(locators=(Locator(strategy=LocatorStrategy.CSS, value="div > span"),))
+    recorded_braces = Target(
+        locators=(Locator(strategy=LocatorStrategy.CSS, value="#pay"),),
+        fingerprint=Fingerprint(tag="button", name="Pay {amount}"),  # literal, not a template
+    )
+    workflow = Workflow(
+        name="Variants",
+        parameters=(
+            Parameter(name="full_name"),
+            Parameter(name="token", type=ParameterType.SECRET),
+        ),
+        steps=(
+            ClickStep(title="a", target=button("Open"), click_count=2),
+            ClickStep(title="b", target=button("Row"), button="right"),
+            ClickStep(title="c", target=button("Item"), modifiers=("Control", "Shift")),
+            ClickStep(title="d", target=result_link),
+            ClickStep(title="e", target=anonymous),
+            ClickStep(title="e2", target=recorded_braces),
+            FillStep(title="f", target=target("Email"), value="jane@example.test"),
+            FillStep(title="g", target=target("Notes"), value=""),
+            FillStep(title="h", target=target("Greeting"), value="Dear {full_name},"),
+            SelectStep(title="i", target=target("Country"), value="France"),
+            CheckStep(title="j", target=target("Subscribe"), checked=False),
+            CheckStep(title="k", target=radio, checked=True),
+            PressStep(title="l", target=target("Search"), key="Enter"),
+            PressStep(title="m", key="Control+Shift+ArrowDown"),
+            ScrollStep(title="n", dy=-300, target=target("Results")),
+            ScrollStep(title="o", target=target("Footer")),
+            ExtractStep(title="p", target=target("Order number"), variable="order_number"),
+            FillStep(title="q", target=target("Reference"), value="{order_number}"),
+            CallStep(
+                title="Run 'Sign in'",
+                workflow_id="sign-in",
+                version=2,
+                arguments={"user": "{full_name}", "secret": "{token}"},
+            ),
+            AgentStep(title="r", instruction="Find the invoice of {full_name}"),
+            DesktopClickStep(title="s", window_title="Calc*", point=Point(x=10, y=20)),
+            DesktopClickStep(title="t", app="Files", target=button("Open")),
+            DesktopTypeStep(title="u", text="{token}"),
+            HotkeyStep(title="v", window_title="Notes", keys=("ctrl", "shift", "s")),
+        ),
+    )
+    assert _sentences(workflow) == [
+        "Double-click Open.",
+        "Right-click Row.",
+        "Hold Ctrl+Shift and click Item.",
+        "Click the link showing the Full name (parameter full_name).",
+        "Click the highlighted element.",
+        "Click Pay {amount}.",
+        "Type “jane@example.test” into Email.",
+        "Clear Notes.",
+        "Type “Dear Full name,” into Greeting.",
+        "Choose “France” in Country.",
+        "Untick Subscribe.",
+        "Select Express.",
+        "Press Enter in Search.",
+        "Press Ctrl+Shift+Down arrow.",
+        "Scroll up in Results.",
+        "Scroll until Footer is in view.",
+        "Read Order number and note it as Order number.",
+        "Type the Order number you noted in step 17 into Reference.",
+        "Do the procedure Sign in (version 2), giving it the Full name (parameter full_name) "
+        "as its User, and your token (kept secret) as its Secret.",
+        "Find the invoice of Full name.",
+        "Click at 10, 20 from the window's top left corner in the Calc… window.",
+        "Click Open in Files.",
+        "Type your token (kept secret).",
+        "Press Ctrl+Shift+S in the Notes window.",
+    ]
+
+
+def test_expectations_and_flags(media: FileMediaStore) -> None:
+    workflow = Workflow(
+        name="Flags",
+        steps=(
+            ClickStep(
+                title="Submit",
+                target=button("Submit report"),
+                irreversible=True,
+                expectations=(
+                    UrlMatches(pattern=r"^http://x\.test/reports/\d+$", match="regex"),
+                    UrlMatches(pattern="http://x.test/done", match="exact"),
+                    ElementVisible(target=button("Download")),
+                ),
+            ),
+            ClickStep(title="Dismiss", target=button("Later"), optional=True),
+        ),
+    )
+    markdown, _ = render_markdown(workflow, media)
+    first, second = _step_block(markdown, 1), _step_block(markdown, 2)
+    assert "> ⚠ **This cannot be undone.**" in first
+    assert (
+        r"- You should see an address matching `^http://x\.test/reports/\d+$` in the address bar."
+    ) in first
+    assert "- You should see the address `http://x.test/done` in the address bar." in first
+    assert "- You should see **Download**." in first
+    assert "cannot be undone" not in second and "*This step is optional" in second
+
+
+# ── parameters and secrets ──────────────────────────────────────────────────────────────────
+
+
+def test_parameters_table(media: FileMediaStore) -> None:
+    markdown, _ = render_markdown(full_workflow(), media)
+    table = markdown[markdown.index("## Before you start") : markdown.index("## Steps")]
+    assert "| Name | What it is | Type | Default |" in table
+    assert "| User (`user`) | Who signs in | email address | — |" in table
+    assert "| Plan (`plan`) | — | one of: free, pro | free |" in table
+    assert "| Agree (`agree`) | — | yes or no | yes |" in table
+    assert "| Start (`start`) | — | date | — (optional) |" in table
+    assert "| Password (`password`) | — | secret | — |" in table
+    assert "secrets are asked for when the procedure runs and are never written here" in table
+
+    bare, _ = render_markdown(Workflow(name="Nothing to ask"), media)
+    assert "| Name |" not in bare and "needs no values from you" in bare
+
+
+def test_secret_values_never_appear(media: FileMediaStore) -> None:
+    workflow = Workflow(
+        name="Secrets",
+        parameters=(
+            Parameter(name="user", default="ann"),
+            Parameter(name="password", type=ParameterType.SECRET, description="The login"),
+        ),
+        steps=(
+            GotoStep(title="Open", url="https://x.test/login?u={user}&p={password}"),
+            FillStep(
+                title="Fill 'Password' with hunter2",  # a careless title: never shown
+                target=target("Password", password=True),
+                value="{password}",
+            ),
+            DesktopTypeStep(title="Type", text="pw: {password}"),
+        ),
+    )
+    markdown, _ = render_markdown(workflow, media)
+    page = render_html(workflow, media)
+    for text in (markdown, page):
+        assert "hunter2" not in text
+        assert text.count("your password (kept secret)") == 3
+    assert "put *User* in place of `{user}`; put your password (kept secret) in place of" in (
+        markdown
+    )
+
+
+# ── images ──────────────────────────────────────────────────────────────────────────────────
+
+
+def test_images_only_for_steps_with_a_stored_screenshot(media: FileMediaStore) -> None:
+    png = _png()
+    webp = b"RIFF\x0c\x00\x00\x00WEBPVP8 "  # the store keeps bytes as given
+    shot_png, shot_webp = media.put(png, "png"), media.put(webp, "webp")
+    missing = "f" * 64 + ".jpg"  # referenced but not in the store: left out, never invented
+    workflow = Workflow(
+        name="Shots",
+        steps=(
+            ClickStep(title="a", target=button("A"), screenshot=shot_png),
+            ClickStep(title="b", target=button("B")),
+            ClickStep(title="c", target=button("C"), screenshot=shot_webp),
+            ClickStep(title="d", target=button("D"), screenshot=missing),
+        ),
+    )
+    markdown, images = render_markdown(workflow, media, image_dir="my guide_images")
+    assert images == {"step-01.png": png, "step-03.webp": webp}
+    assert re.findall(r"^!\[.*$", markdown, re.MULTILINE) == [
+        "![Step 1](<my guide_images/step-01.png>)",
+        "![Step 3](<my guide_images/step-03.webp>)",
+    ]
+    assert "![" not in _step_block(markdown, 2) and "![" not in _step_block(markdown, 4)
+
+    page = render_html(workflow, media)
+    assert page.count("data:image") == 2
+    assert 'src="data:image/png;base64,' in page and 'src="data:image/webp;base64,' in page
+    assert 'alt="Step 3: Click C."' in page
+
+
+# ── escaping and self-containment ───────────────────────────────────────────────────────────
+
+_HOSTILE = "<script>alert('x')</script>"
+
+
+def _hostile_workflow() -> Workflow:
+    return Workflow(
+        name=f"Pay {_HOSTILE} **now**",
+        description=f"# Not a heading\n- not a list\n[click](javascript:alert(1)) {_HOSTILE}"
+        " &amp; <img src=x onerror=alert(1)>",
+        parameters=(Parameter(name="note", description=f"A note {_HOSTILE} | pipe"),),
+        steps=(
+            ClickStep(title="Click", target=button(f"Save {_HOSTILE}")),
+            FillStep(
+                title="Fill", target=target("Note"), value="**bold** `tick` <b>x</b>\n# heading"
+            ),
+            AgentStep(title="Agent", instruction=f"Do {_HOSTILE} [x](http://evil.test)"),
+        ),
+    )
+
+
+def test_markdown_escapes_workflow_text(media: FileMediaStore) -> None:
+    markdown, _ = render_markdown(_hostile_workflow(), media)
+    assert re.search(r"(?<!\\)<", markdown) is None  # every < escaped: no raw HTML
+    assert markdown.startswith(r"# Pay \<script\>alert('x')\</script\> \*\*now\*\*")
+    markdown_it = pytest.importorskip("markdown_it")
+    rendered = markdown_it.MarkdownIt("commonmark").enable("table").render(markdown)
+    assert "<script" not in rendered and "<img" not in rendered and "<a " not in rendered
+    assert "<b>" not in rendered and "<h1>Not a heading" not in rendered
+    assert "<h1>heading" not in rendered and "<li>not a list" not in rendered
+    assert rendered.count("<h1>") == 1 and rendered.count("<table>") == 1
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in rendered
+    assert "&amp;amp;" in rendered  # the text "&amp;" shows as written
+
+
+def test_html_escapes_workflow_text(media: FileMediaStore) -> None:
+    page = render_html(_hostile_workflow(), media)
+    assert "<script" not in page and "<img" not in page and "<b>" not in page
+    assert "<title>Pay &lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; **now**</title>" in page
+    assert "<strong>Save &lt;script&gt;" in page
+    assert "&amp;amp;" in page
+
+
+def test_html_is_one_printable_self_contained_file(media: FileMediaStore) -> None:
+    workflow = full_workflow().model_copy(update={"steps": full_workflow().steps[:11]})
+    page = render_html(workflow, media)
+    assert page.startswith('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">')
+    assert page.count('<li class="step"') == 11
+    assert "break-inside: avoid" in page and "page-break-inside: avoid" in page
+    assert "@media print" in page
+    assert "⚠ This cannot be undone." in page
+    _assert_self_contained(page)
+    assert "Generated by Procedura" in page and "version 1" in page
+
+
+def _assert_self_contained(page: str) -> None:
+    lowered = page.lower()
+    for reference in ("<link", "<script", "@import", "url(", "href=", "<iframe", "<object"):
+        assert reference not in lowered, reference
+    sources = re.findall(r"""\bsrc\s*=\s*["']?([^"'\s>]*)""", lowered)
+    assert all(src.startswith("data:image/") for src in sources), sources
+
+
+# ── end to end: a recorded demonstration exported through the CLI ───────────────────────────
+
+_MAGIC = {"jpg": (b"\xff\xd8\xff",), "png": (b"\x89PNG\r\n\x1a\n",), "webp": (b"RIFF",)}
+
+
+@pytest.mark.slow
+def test_a_recorded_demonstration_as_markdown_and_html(procedura: Cli, tmp_path: Path) -> None:
+    from demo_tasks import create_contact, record_task
+
+    from desktop_app.app import open_services
+    from desktop_app.core.induction.heuristic import induce
+    from desktop_app.demo_site.server import DEMO_PASSWORD, DemoSite
+    from desktop_app.settings import load_settings
+
+    async def record(url: str) -> Workflow:
+        with open_services(load_settings(), write=True) as services:
+            trajectory = await record_task(
+                services, url, create_contact, intent="Create a contact for Jane Doe at Globex"
+            )
+            workflow = induce(trajectory).workflow
+            services.workflows.save(workflow, actor="tester")
+            return workflow
+
+    with DemoSite() as site:
+        workflow = asyncio.run(record(site.url + "/login"))
+    with_shots = [i + 1 for i, s in enumerate(workflow.steps) if s.screenshot is not None]
+    assert len(with_shots) >= len(workflow.steps) - 1  # every action has its screenshot
+
+    out = tmp_path / "out"
+    md_path, html_path = out / "guide.md", out / "guide.html"
+    result = procedura("export", workflow.id, "--format", "markdown", "--out", str(md_path))
+    assert result.exit_code == 0, result.output
+    result = procedura("export", workflow.id, "--format", "html", "--out", str(html_path))
+    assert result.exit_code == 0, result.output
+
+    markdown = md_path.read_text(encoding="utf-8")
+    linked = re.findall(r"^!\[Step (\d+)\]\((guide_images/step-\d+\.(\w+))\)$", markdown, re.M)
+    assert [int(n) for n, _, _ in linked] == with_shots
+    for _, path, ext in linked:
+        data = (out / path).read_bytes()
+        assert data.startswith(_MAGIC[ext]), path
+    assert sorted(p.name for p in (out / "guide_images").iterdir()) == sorted(
+        Path(p).name for _, p, _ in linked
+    )
+    assert "Type your password (kept secret) into **Password**." in markdown
+    assert "Tick **Subscribe to newsletter** if the *Subscribe to newsletter*" in markdown
+    assert "- You should see “Contact *Full name* created”." in markdown
+    assert "\nWhere: 127.0.0.1\n" in markdown
+
+    page = html_path.read_text(encoding="utf-8")
+    assert page.count("data:image") == len(with_shots)
+    _assert_self_contained(page)
+
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert DEMO_PASSWORD.encode() not in path.read_bytes(), path
+
+
+def test_the_documented_example_is_whole() -> None:
+    guide = EXAMPLES / "guide-create-contact.md"
+    markdown = guide.read_text(encoding="utf-8")
+    linked = re.findall(r"^!\[Step \d+\]\(([^)]+)\)$", markdown, re.MULTILINE)
+    assert linked and all((EXAMPLES / path).is_file() for path in linked)
+    assert "Type your password (kept secret) into **Password**." in markdown
+    for path in [guide, *(EXAMPLES / "guide-create-contact_images").iterdir()]:
+        assert b"demo-pass" not in path.read_bytes(), path
