@@ -1,6 +1,28 @@
-"""Entry point for ``python -m desktop_app``."""
+"""Entry point for ``python -m desktop_app`` and for the PyInstaller-built executable."""
+
+import sys
 
 from desktop_app.cli import main
 
+
+def _run_frozen_module() -> bool:
+    """In a frozen app, run ``procedura -m desktop_app.X args`` as Python's ``-m`` would.
+
+    Procedura starts helper processes as ``[sys.executable, "-m", module, ...]`` (the search index
+    worker); in a PyInstaller build ``sys.executable`` is this program, not Python.
+    """
+    if not getattr(sys, "frozen", False) or len(sys.argv) < 3 or sys.argv[1] != "-m":
+        return False
+    module = sys.argv[2]
+    if not module.startswith("desktop_app."):
+        return False
+    import runpy
+
+    sys.argv = [sys.argv[0], *sys.argv[3:]]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+    return True
+
+
 if __name__ == "__main__":
-    main()
+    if not _run_frozen_module():
+        main()

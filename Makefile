@@ -1,0 +1,34 @@
+# Packaging shortcuts. Development itself needs none of this: see README.md (scripts/*.sh).
+#   make dist        build the one-folder app dist/procedura/ with PyInstaller (installed into
+#                    .venv on demand, from the [dist] extra; several minutes, ~1-2 GB of disk)
+#   make dist-smoke  check that the built app runs `procedura --help` and `procedura info`
+#   make clean-dist  remove build/ and dist/
+
+VENV := .venv
+PY := $(VENV)/bin/python
+SPEC := installers/pyinstaller/procedura.spec
+
+.PHONY: dist dist-smoke clean-dist
+
+$(PY):
+	bash scripts/bootstrap.sh
+
+dist: $(PY)
+	@$(PY) -c 'import PyInstaller' 2>/dev/null || { \
+		echo "==> Installing PyInstaller into $(VENV) (the [dist] extra)"; \
+		$(PY) -m pip install --quiet "pyinstaller>=6"; }
+	$(PY) -m PyInstaller --noconfirm --clean --distpath dist --workpath build/pyinstaller $(SPEC)
+	@echo "==> Built dist/procedura/procedura; check it with: make dist-smoke"
+
+dist-smoke:
+	@test -x dist/procedura/procedura || { echo "dist-smoke: no dist/procedura/procedura; run make dist first" >&2; exit 1; }
+	@home="$$(mktemp -d)"; trap 'rm -rf "$$home"' EXIT; \
+	set -e; \
+	echo "==> dist/procedura/procedura --help"; \
+	PROCEDURA_HOME="$$home" dist/procedura/procedura --help >/dev/null; \
+	echo "==> dist/procedura/procedura info (PROCEDURA_HOME=$$home)"; \
+	PROCEDURA_HOME="$$home" dist/procedura/procedura info; \
+	echo "==> dist-smoke passed"
+
+clean-dist:
+	rm -rf build/pyinstaller dist/procedura dist/Procedura.app

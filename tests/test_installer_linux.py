@@ -1,0 +1,201 @@
+"""installers/linux: install into a temporary HOME, use it, uninstall it."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+INSTALL = REPO / "installers" / "linux" / "install.sh"
+UNINSTALL = REPO / "installers" / "linux" / "uninstall.sh"
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the Linux installer runs on Linux"
+)
+
+
+def _real_pip_cache() -> str:
+    """pip's cache of the real user, so that a temporary HOME does not mean downloading again."""
+    if "PIP_CACHE_DIR" in os.environ:
+        return os.environ["PIP_CACHE_DIR"]
+    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return str(Path(cache_home) / "pip")
+
+
+def _user_env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "user"
+    home.mkdir()
+    env = dict(os.environ)
+    # The user's own pip.conf (if any) lives under the real XDG_CONFIG_HOME: keep using it.
+    real_pip_conf = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    real_pip_conf = real_pip_conf / "pip" / "pip.conf"
+    if real_pip_conf.is_file() and "PIP_CONFIG_FILE" not in env:
+        env["PIP_CONFIG_FILE"] = str(real_pip_conf)
+    env.update(
+        HOME=str(home),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        PIP_CACHE_DIR=_real_pip_cache(),
+        PIP_NO_INPUT="1",
+    )
+    # Whatever runs this test (the project's .venv) must not leak into the installed app.
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _run(
+    args: list[str], env: dict[str, str], *, check: bool = True, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        args,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # no controlling terminal, as in CI: nothing may ask
+    )
+    if check and result.returncode != 0:
+        pytest.fail(f"{args} exited {result.returncode}\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def _files(env: dict[str, str]) -> set[Path]:
+    """The files where the installer may write (not, say, ~/.rustup that a toolchain on PATH
+    creates on first use under a new HOME)."""
+    roots = [env["XDG_DATA_HOME"], env["XDG_CONFIG_HOME"], f"{env['HOME']}/.local/bin"]
+    return {p for root in roots for p in Path(root).rglob("*") if p.is_file() or p.is_symlink()}
+
+
+def _desktop_entry(path: Path) -> configparser.SectionProxy:
+    parser = configparser.ConfigParser(interpolation=None, strict=True)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys are case-sensitive
+    parser.read(path, encoding="utf-8")
+    return parser["Desktop Entry"]
+
+
+def _check_desktop_entry(path: Path, launcher: Path, data_home: Path, args: list[str]) -> None:
+    entry = _desktop_entry(path)
+    assert entry["Type"] == "Application"
+    assert entry["Name"] == "Procedura"
+    assert entry["Categories"].endswith(";")
+    assert shlex.split(entry["Exec"]) == [str(launcher), *args]
+    icon = entry["Icon"]
+    assert icon == "procedura"
+    found = sorted(data_home.glob(f"icons/hicolor/*/apps/{icon}.*"))
+    assert {p.suffix for p in found} == {".svg", ".png"}
+    assert found[0].read_bytes().startswith(b"\x89PNG")
+    if shutil.which("desktop-file-validate"):
+        result = subprocess.run(
+            ["desktop-file-validate", str(path)], capture_output=True, text=True, check=False
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_install_use_and_uninstall_in_a_temporary_home(tmp_path: Path) -> None:
+    env = _user_env(tmp_path)
+    home = Path(env["HOME"])
+    data_home = Path(env["XDG_DATA_HOME"])
+    config_home = Path(env["XDG_CONFIG_HOME"])
+    launcher = home / ".local" / "bin" / "procedura"
+    desktop = data_home / "applications" / "procedura.desktop"
+    autostart = config_home / "autostart" / "procedura.desktop"
+    manifest = data_home / "procedura" / "install-manifest.txt"
+    # The user's data from before: uninstalling must leave it alone.
+    user_data = data_home / "Procedura" / "settings.toml"
+    user_data.parent.mkdir(parents=True)
+    user_data.write_text('actor = "ann"\n', encoding="utf-8")
+    before = _files(env)
+
+    # One install (a full pip install of the package): with autostart, to check both entries.
+    # Upgrading in place (install.sh run again) is checked by hand, not here: a second full
+    # install would double the test's time.
+    _run(["bash", str(INSTALL), "--source", str(REPO), "--autostart"], env)
+
+    help_text = _run([str(launcher), "--help"], env).stdout
+    assert "Usage: procedura" in help_text
+    info = _run([str(launcher), "info"], env).stdout
+    assert f"data dir:     {env['PROCEDURA_HOME']}" in info
+    _check_desktop_entry(desktop, launcher, data_home, ["gui"])
+    _check_desktop_entry(autostart, launcher, data_home, ["gui", "--tray"])
+    listed = manifest.read_text(encoding="utf-8").splitlines()
+    assert f"file {launcher}" in listed
+    assert f"file {desktop}" in listed
+    assert f"file {autostart}" in listed
+    assert f"dir {data_home / 'procedura' / 'venv'}" in listed
+    assert not list((data_home / "procedura").glob(".venv-*")), "staging left behind"
+
+    paths = [Path(line.split(" ", 1)[1]) for line in listed]
+    result = _run(["bash", str(UNINSTALL)], env)
+    assert "Your data stays" in result.stdout
+    for path in paths:
+        assert not path.exists(), f"{path} was listed in the manifest but not removed"
+    assert not (data_home / "procedura").exists()
+    assert user_data.read_text(encoding="utf-8") == 'actor = "ann"\n'
+    assert _files(env) == before, "uninstall left files behind (or removed others)"
+
+
+def test_errors_are_one_line_and_change_nothing(tmp_path: Path) -> None:
+    env = _user_env(tmp_path)
+    home = Path(env["HOME"])
+
+    result = _run(["bash", str(INSTALL), "--python", "/bin/false"], env, check=False)
+    assert result.returncode == 1
+    assert result.stderr == "install.sh: error: /bin/false is not a working Python 3.11 or newer\n"
+
+    result = _run(["bash", str(INSTALL), "--source", str(tmp_path)], env, check=False)
+    assert result.returncode == 1
+    assert "no pyproject.toml there" in result.stderr
+
+    result = _run(["bash", str(INSTALL), "--frobnicate"], env, check=False)
+    assert (result.returncode, result.stderr.count("\n")) == (1, 1)
+
+    # pip fails (a broken wheel): nothing is left behind but the empty program folder.
+    wheel = tmp_path / "procedura-0.0.0-py3-none-any.whl"
+    wheel.write_bytes(b"not a zip file")
+    result = _run(
+        ["bash", str(INSTALL), "--wheel", str(wheel), "--python", sys.executable], env, check=False
+    )
+    assert result.returncode == 1
+    assert "pip could not install Procedura" in result.stderr
+    assert "nothing was changed" in result.stderr
+    assert _files(env) == set()
+
+    # Someone else's `procedura` on the launcher's path is not replaced.
+    other = home / ".local" / "bin" / "procedura"
+    other.parent.mkdir(parents=True)
+    other.write_text("#!/bin/sh\necho mine\n", encoding="utf-8")
+    result = _run(["bash", str(INSTALL)], env, check=False)
+    assert result.returncode == 1
+    assert "was not written by this installer" in result.stderr
+    assert other.read_text(encoding="utf-8") == "#!/bin/sh\necho mine\n"
+
+
+def test_uninstall_without_an_install_and_purge_needs_confirmation(tmp_path: Path) -> None:
+    env = _user_env(tmp_path)
+    data = Path(env["XDG_DATA_HOME"]) / "Procedura"
+    data.mkdir(parents=True)
+    (data / "procedura.db").write_bytes(b"")
+
+    result = _run(["bash", str(UNINSTALL)], env)
+    assert "not installed here" in result.stdout
+    assert (data / "procedura.db").exists()
+
+    result = _run(["bash", str(UNINSTALL), "--purge-data"], env, check=False)
+    assert result.returncode == 1
+    assert "pass --yes to confirm" in result.stderr
+    assert (data / "procedura.db").exists()
+
+    _run(["bash", str(UNINSTALL), "--purge-data", "--yes"], env)
+    assert not data.exists()
