@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,13 +19,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chromadb.api.types import Documents, Embeddings
 
-from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
+from desktop_app.adapters.search.chroma_index import (
+    EMBEDDING_KEY,
+    EMBEDDING_MODEL_KEY,
+    ChromaSearchIndex,
+)
 from desktop_app.adapters.search.embeddings import (
     MiniLMEmbeddingFunction,
     OpenAIEmbeddingFunction,
     make_embedding_function,
 )
+from desktop_app.adapters.search.worker import IndexWorker, child_environment
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution
@@ -151,6 +160,16 @@ def index(tmp_path: Path, minilm: MiniLMEmbeddingFunction) -> Iterator[ChromaSea
         yield idx
 
 
+@pytest.fixture(scope="module")
+def all_indexed(
+    tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbeddingFunction
+) -> Iterator[ChromaSearchIndex]:
+    """ALL, indexed once for the tests that only read (one worker start for them all)."""
+    with ChromaSearchIndex(tmp_path_factory.mktemp("all") / "chroma", minilm) as idx:
+        idx.upsert_workflows(ALL)
+        yield idx
+
+
 @pytest.fixture
 def openai_server() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as server:
@@ -273,9 +292,8 @@ def test_empty_index_and_empty_query(index: ChromaSearchIndex) -> None:
         ("make a dessert for a birthday", "cake"),
     ],
 )
-def test_semantic_ranking(index: ChromaSearchIndex, query: str, expected: str) -> None:
-    index.upsert_workflows(ALL)
-    hits = index.search_workflows(query, limit=5)
+def test_semantic_ranking(all_indexed: ChromaSearchIndex, query: str, expected: str) -> None:
+    hits = all_indexed.search_workflows(query, limit=5)
     assert top_ids(hits, 1) == [expected], hits
     assert len(hits) == 5
     scores = [h.score for h in hits]
@@ -291,8 +309,8 @@ def test_flight_outranks_cake_and_password(index: ChromaSearchIndex) -> None:
     assert len(hits) == 3 and hits[0].score > hits[1].score + 0.1
 
 
-def test_status_and_domain_filters(index: ChromaSearchIndex) -> None:
-    index.upsert_workflows(ALL)
+def test_status_and_domain_filters(all_indexed: ChromaSearchIndex) -> None:
+    index = all_indexed
     query = "fill in a form on the web app"
     approved = set(top_ids(index.search_workflows(query, limit=10, status=APPROVED)))
     assert approved == {"flight", "cake", "expense"}
@@ -391,6 +409,33 @@ def test_other_embeddings_ask_for_reindex(
         idx.count()
 
 
+class ShortMiniLM(MiniLMEmbeddingFunction):
+    """Says it is MiniLM but gives 8-dimensional vectors (an endpoint that changed its model)."""
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return [np.ones(8, np.float32) / np.sqrt(8) for _ in input]
+
+
+def test_vectors_of_another_size_ask_for_reindex(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction
+) -> None:
+    path = tmp_path / "chroma"
+    with ChromaSearchIndex(path, minilm) as idx:
+        idx.upsert_workflows(ALL)
+    with ChromaSearchIndex(path, ShortMiniLM()) as idx:
+        with pytest.raises(StoreError) as err:
+            idx.search_workflows("flight")
+        assert str(err.value) == (
+            "the search index holds vectors of 384 dimensions but local MiniLM embeddings have 8;"
+            " run `procedura reindex` to rebuild it"
+        )
+        with pytest.raises(StoreError, match="384 dimensions"):
+            idx.upsert_workflows([CAKE])
+        idx.clear()
+        idx.upsert_workflows(ALL)
+        assert idx.count() == (5, 0)
+
+
 # ── the OpenAI-compatible endpoint ────────────────────────────────────────────────────────────
 
 
@@ -417,20 +462,53 @@ def test_openai_embeddings_through_the_index(
     assert_not_on_disk(tmp_path, SECRET_KEY)
 
 
-# Chroma's HNSW segment files preallocate capacity and persist it without zeroing it, so they can
-# hold stale bytes of this process's heap (seen: an HTTP request with its Authorization header).
-# That is a known problem of the embedded index (docs/adr/0003-index-heap-bytes.md), not of what
-# Procedura gives Chroma; this check covers every file Procedura's own data reaches.
-_HNSW_BUFFERS = frozenset({"data_level0.bin", "link_lists.bin", "length.bin"})
-
-
 def assert_not_on_disk(root: Path, secret: str) -> None:
+    """*secret* is in no file under *root*: Chroma's HNSW buffers included (ADR 0003)."""
     files = [p for p in root.rglob("*") if p.is_file()]
     assert files, "the index wrote nothing"
+    assert any(p.name == "data_level0.bin" for p in files), "no HNSW segment was written"
     for file in files:
-        if file.name in _HNSW_BUFFERS:
-            continue
         assert secret.encode() not in file.read_bytes(), file
+
+
+def process_alive(pid: int) -> bool:
+    """Whether *pid* runs (a zombie no one reaped yet counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not Path("/proc/self").exists():
+        return True  # os.kill found it; without /proc a zombie cannot be told apart
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def found_in_memory(pid: int, *needles: bytes) -> set[bytes] | None:
+    """Which *needles* the readable memory of process *pid* holds; None if it cannot be read."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text().splitlines()
+        mem = open(f"/proc/{pid}/mem", "rb", buffering=0)  # noqa: SIM115
+    except OSError:
+        return None
+    found: set[bytes] = set()
+    with mem:
+        for line in maps:
+            fields = line.split()
+            if not fields[1].startswith("r") or fields[-1] in ("[vvar]", "[vsyscall]"):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            try:
+                mem.seek(start)
+                data = mem.read(end - start)
+            except OSError:
+                continue
+            found.update(needle for needle in needles if needle in data)
+    return found
 
 
 def free_port() -> int:
@@ -472,71 +550,263 @@ def test_http_errors_and_timeouts_are_store_errors(openai_server: FakeOpenAIServ
     assert len(ef(["x"])) == 1
 
 
-# ── reopening in a new process ────────────────────────────────────────────────────────────────
+# ── the worker process (docs/adr/0003-index-heap-bytes.md) ────────────────────────────────────
 
-CHILD = textwrap.dedent(
-    """
-    import json, sys
-    import chromadb
-    from chromadb.config import Settings
-    import desktop_app.adapters.search.embeddings  # registers Procedura's embedding functions
 
-    client = chromadb.PersistentClient(
-        path=sys.argv[1], settings=Settings(anonymized_telemetry=False, allow_reset=False)
+def test_the_worker_starts_on_first_use_and_stops_on_close(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction
+) -> None:
+    idx = ChromaSearchIndex(tmp_path / "chroma", minilm)
+    assert idx.worker_pid is None
+    assert idx.search_workflows("") == []  # nothing to do: nothing starts
+    assert idx.worker_pid is None
+    idx.upsert_workflows([FLIGHT])
+    pid = idx.worker_pid
+    assert pid is not None and pid != os.getpid()
+    idx.close()
+    assert idx.worker_pid is None
+    assert not process_alive(pid)
+    assert idx.count() == (1, 0)  # the next call starts a new worker
+    assert idx.worker_pid not in (None, pid)
+    idx.close()
+
+
+def test_the_worker_environment_has_no_api_key(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
+    monkeypatch.setenv("PROCEDURA_LLM_API_KEY", SECRET_KEY)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://user:{SECRET_KEY}@proxy.example:3128")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    env = child_environment(os.environ)
+    assert SECRET_KEY not in json.dumps(env)
+    assert not {"OPENAI_API_KEY", "PROCEDURA_LLM_API_KEY", "HTTPS_PROXY"} & set(env)
+    assert env.get("PATH") == os.environ.get("PATH")
+
+    with ChromaSearchIndex(tmp_path / "chroma", minilm) as idx:
+        idx.upsert_workflows([FLIGHT])
+        assert top_ids(idx.search_workflows("reserve airline tickets")) == ["flight"]
+        # Chroma never reached for its default embedding function (it would fetch a model).
+        assert not (home / ".cache" / "chroma").exists()
+        environ = Path(f"/proc/{idx.worker_pid}/environ")
+        if not environ.exists():
+            pytest.skip("reading another process's environment needs /proc")
+        raw = environ.read_bytes()
+    names = {entry.split(b"=", 1)[0].decode() for entry in raw.split(b"\0") if entry}
+    assert SECRET_KEY.encode() not in raw
+    assert not {"OPENAI_API_KEY", "PROCEDURA_LLM_API_KEY", "HTTPS_PROXY"} & names
+
+
+def test_a_killed_worker_fails_the_next_call_then_restarts(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction
+) -> None:
+    with ChromaSearchIndex(tmp_path / "chroma", minilm) as idx:
+        idx.upsert_workflows(ALL)
+        pid = idx.worker_pid
+        assert pid is not None
+        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+        with pytest.raises(StoreError) as err:
+            idx.search_workflows("reserve airline tickets")
+        message = str(err.value)
+        assert message.startswith(f"cannot search the search index at {tmp_path / 'chroma'}: ")
+        assert "its worker process stopped" in message
+        assert message.endswith("the next try starts a new one") and "\n" not in message
+        assert idx.worker_pid is None and not process_alive(pid)
+        # The next call starts a new worker, on what the first one had written.
+        assert top_ids(idx.search_workflows("reserve airline tickets"), 1) == ["flight"]
+        assert idx.count() == (5, 0)
+
+
+def test_the_worker_exits_with_the_process_that_started_it(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import os, sys
+        from pathlib import Path
+        from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
+        from desktop_app.adapters.search.embeddings import MiniLMEmbeddingFunction
+
+        idx = ChromaSearchIndex(Path(sys.argv[1]), MiniLMEmbeddingFunction())
+        assert idx.count() == (0, 0)
+        print(idx.worker_pid, flush=True)
+        os._exit(0)  # no close(), no atexit: as if the process crashed
+        """
     )
-    collection = client.get_collection("workflows")  # no embedding function passed
-    result = collection.query(query_texts=[sys.argv[2]], n_results=3)
-    print(json.dumps({
-        "ids": result["ids"][0],
-        "embedding_function": collection.configuration_json["embedding_function"],
-    }))
-    """
-)
-
-
-def run_child(path: Path, query: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), query],
+        [sys.executable, "-c", script, str(tmp_path / "chroma")],
         capture_output=True,
         text=True,
         timeout=120,
-        env=env,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    pid = int(done.stdout.split()[-1])
+    deadline = time.monotonic() + 10
+    while process_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not process_alive(pid), "the worker outlived its parent"
 
 
-@pytest.mark.slow
-def test_new_process_finds_the_minilm_function(
+def test_a_corrupt_index_is_a_one_line_store_error(
     tmp_path: Path, minilm: MiniLMEmbeddingFunction
 ) -> None:
     path = tmp_path / "chroma"
-    with ChromaSearchIndex(path, minilm) as idx:
-        idx.upsert_workflows(ALL)
-    result = run_child(path, "reserve airline tickets")
-    assert result["ids"][0] == "flight"
-    assert result["embedding_function"]["name"] == MiniLMEmbeddingFunction.name()
+    path.mkdir()
+    (path / "chroma.sqlite3").write_bytes(b"this is not a database\n" * 100)
+    with ChromaSearchIndex(path, minilm) as idx, pytest.raises(StoreError) as err:
+        idx.count()
+    message = str(err.value)
+    assert message.startswith(f"cannot open the search index at {path}: ")
+    assert "\n" not in message
 
 
-@pytest.mark.slow
-def test_new_process_finds_the_openai_function_with_the_key_from_the_env(
+def test_the_key_reaches_no_file_nor_the_worker_over_many_rounds(
+    tmp_path: Path, openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
+    monkeypatch.setenv("PROCEDURA_LLM_API_KEY", SECRET_KEY)
+    sent: list[bytes] = []
+    call = IndexWorker.call
+
+    def spy(worker: IndexWorker, action: str, op: str, /, **args: Any) -> Any:
+        sent.append(pickle.dumps((op, args)))
+        return call(worker, action, op, **args)
+
+    monkeypatch.setattr(IndexWorker, "call", spy)
+    ef = OpenAIEmbeddingFunction(openai_server.base_url, "fake-embedding", SECRET_KEY, 5.0)
+    with ChromaSearchIndex(tmp_path / "chroma", ef) as idx:
+        for round_ in range(5):  # past the HNSW's first 100 slots: it grows and is rewritten
+            renamed = [
+                w.model_copy(update={"id": f"{w.id}-{round_}", "version": round_ + 1}) for w in ALL
+            ]
+            idx.upsert_workflows([*ALL, *renamed])
+            saves = [
+                experience(f"e{round_}-{i}", "contact", "Save", "New contact", "#s")
+                for i in range(30)
+            ]
+            idx.upsert_experiences(saves)
+            assert top_ids(idx.search_workflows("Book a flight"), 1)[0].startswith("flight")
+            assert idx.search_experiences("Save the contact", workflow_id="contact")
+            assert idx.count() == (5 * (round_ + 2), 30 * (round_ + 1))
+        pid = idx.worker_pid
+        assert pid is not None
+        document, key = FLIGHT.description.encode(), SECRET_KEY.encode()
+        found = found_in_memory(pid, document, key)
+        # The scan sees what the worker was sent (a document), and the key was never there.
+        assert found is None or found == {document}, found
+    assert openai_server.requests_to("/v1/embeddings")
+    assert sent and not any(SECRET_KEY.encode() in message for message in sent)
+    assert_not_on_disk(tmp_path, SECRET_KEY)
+
+
+# ── what is on disk, and indexes of earlier versions ──────────────────────────────────────────
+
+
+def test_collections_record_the_embeddings_and_no_function(
     tmp_path: Path, openai_server: FakeOpenAIServer
 ) -> None:
     path = tmp_path / "chroma"
     ef = OpenAIEmbeddingFunction(openai_server.base_url, "fake-embedding", SECRET_KEY, 5.0)
     with ChromaSearchIndex(path, ef) as idx:
         idx.upsert_workflows(ALL)
-    assert_not_on_disk(tmp_path, SECRET_KEY)
-    openai_server.reset()
+        idx.count()
+    collections = read_collections(path)
+    assert set(collections) == {"workflows", "experiences"}
+    for collection in collections.values():
+        assert collection["metadata"] == {
+            EMBEDDING_KEY: OpenAIEmbeddingFunction.name(),
+            EMBEDDING_MODEL_KEY: "fake-embedding",
+        }
+        assert collection["embedding_function"] in (None, {"type": "legacy"})
+        assert collection["space"] == "cosine"
 
-    env = {k: v for k, v in os.environ.items() if k != "PROCEDURA_LLM_API_KEY"}
-    env["OPENAI_API_KEY"] = "sk-child-env-key"
-    result = run_child(path, "Book a flight", env)
-    assert result["ids"][0] == "flight"
-    assert result["embedding_function"]["name"] == OpenAIEmbeddingFunction.name()
-    assert "sk-" not in json.dumps(result["embedding_function"])
-    (request,) = openai_server.requests_to("/v1/embeddings")
-    assert request.header("Authorization") == "Bearer sk-child-env-key"
-    assert request.json["input"] == ["Book a flight"]
+
+# The index as versions before the worker built it: chroma in-process, with Procedura's
+# registered embedding function in each collection's configuration.
+LEGACY = textwrap.dedent(
+    """
+    import json, sys
+    import chromadb
+    from chromadb.config import Settings
+    from desktop_app.adapters.search.embeddings import MiniLMEmbeddingFunction
+
+    items = json.loads(sys.stdin.read())
+    client = chromadb.PersistentClient(
+        path=sys.argv[1], settings=Settings(anonymized_telemetry=False, allow_reset=False)
+    )
+    ef = MiniLMEmbeddingFunction()
+    for name in ("workflows", "experiences"):
+        collection = client.create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=ef
+        )
+        if name == "workflows":
+            collection.add(**items)
+    """
+)
+
+READ = textwrap.dedent(
+    """
+    import json, sys
+    import chromadb
+    from chromadb.config import Settings
+
+    client = chromadb.PersistentClient(
+        path=sys.argv[1], settings=Settings(anonymized_telemetry=False, allow_reset=False)
+    )
+    print(json.dumps({
+        c.name: {
+            "metadata": c.metadata,
+            "embedding_function": c.configuration_json.get("embedding_function"),
+            "space": c.configuration_json["hnsw"]["space"],
+        }
+        for c in client.list_collections()
+    }))
+    """
+)
+
+
+def run_python(script: str, *args: str, stdin: str = "") -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def read_collections(path: Path) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(run_python(READ, str(path)).strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.slow
+def test_an_index_built_before_the_worker_is_still_used(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction, openai_server: FakeOpenAIServer
+) -> None:
+    path = tmp_path / "chroma"
+    items = {
+        "ids": [w.id for w in ALL],
+        "documents": [w.text() for w in ALL],
+        "metadatas": [ChromaSearchIndex._workflow_metadata(w) for w in ALL],
+    }
+    run_python(LEGACY, str(path), stdin=json.dumps(items))
+    with ChromaSearchIndex(path, minilm) as idx:
+        assert idx.count() == (5, 0)
+        assert top_ids(idx.search_workflows("reserve airline tickets"), 1) == ["flight"]
+        idx.upsert_workflows([CAKE])
+        idx.upsert_experiences([experience("e1", "contact", "Save", "New contact", "#save")])
+        assert idx.count() == (5, 1)
+        hits = idx.search_workflows("make a dessert for a birthday", domain="recipes.example.org")
+        assert top_ids(hits) == ["cake"]
+    openai = OpenAIEmbeddingFunction(openai_server.base_url, "fake-embedding", SECRET_KEY, 5.0)
+    with ChromaSearchIndex(path, openai) as idx:
+        with pytest.raises(StoreError, match="built with local MiniLM embeddings; run `procedura"):
+            idx.count()
+        idx.clear()  # reindex: the collections are made again, the new way
+        idx.upsert_workflows(ALL)
+    assert read_collections(path)["workflows"]["metadata"][EMBEDDING_KEY] == openai.name()

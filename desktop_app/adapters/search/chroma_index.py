@@ -1,34 +1,47 @@
-"""The semantic search index on an embedded Chroma (PersistentClient) database."""
+"""The semantic search index on Chroma, run in a worker process that never holds a secret."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
+import numpy as np
+
+from desktop_app.adapters.search.worker import IndexWorker
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.views import IndexedWorkflow, SearchHit
 
 if TYPE_CHECKING:
-    from chromadb.api import ClientAPI
-    from chromadb.api.collection_configuration import CreateCollectionConfiguration
-    from chromadb.api.models.Collection import Collection
-    from chromadb.api.types import Documents, EmbeddingFunction, Metadata, Where
+    import numpy.typing as npt
+    from chromadb.api.types import Documents, EmbeddingFunction
 
-__all__ = ["DOMAIN_KEY_PREFIX", "EXPERIENCES", "WORKFLOWS", "ChromaSearchIndex"]
+__all__ = [
+    "DOMAIN_KEY_PREFIX",
+    "EMBEDDING_KEY",
+    "EMBEDDING_MODEL_KEY",
+    "EXPERIENCES",
+    "WORKFLOWS",
+    "ChromaSearchIndex",
+]
 
 #: Collection names.
 WORKFLOWS: Final = "workflows"
 EXPERIENCES: Final = "experiences"
 #: A workflow entry has one ``True`` metadata key per domain, ``"domain:" + domain``.
 DOMAIN_KEY_PREFIX: Final = "domain:"
+#: Collection metadata: the name of the embedding function that made its vectors, and its model.
+EMBEDDING_KEY: Final = "procedura:embedding"
+EMBEDDING_MODEL_KEY: Final = "procedura:embedding_model"
 
 _CHUNK: Final = 256  # entries embedded and written per call (chroma's limit is ~5,000)
+
+_Where = dict[str, Any]
 
 
 def _domain_key(domain: str) -> str:
@@ -43,10 +56,20 @@ def _score(distance: float) -> float:
 class ChromaSearchIndex:
     """A :class:`~desktop_app.core.ports.SearchIndex` on Chroma, with two cosine collections.
 
-    Nothing touches the disk until the first call. The collections remember their embedding
-    function (by name and configuration); opening them with a different one raises
+    Chroma runs in a worker process (:mod:`~desktop_app.adapters.search.worker`) that holds no
+    secret, because its HNSW files can carry stale bytes of the memory of the process that writes
+    them (docs/adr/0003-index-heap-bytes.md). This object embeds documents and queries with
+    *embedding_function* (an API key stays here) and sends the worker only vectors, texts, ids
+    and metadata.
+
+    Nothing starts and nothing touches the disk until the first call. Each collection records the
+    embedding function (name and model) in its metadata; opening it with a different one raises
     :class:`StoreError` that tells to rebuild with ``procedura reindex`` (which calls
-    :meth:`clear`, the one method that works whatever the index was built with).
+    :meth:`clear`, the one method that works whatever the index was built with). Collections of
+    earlier versions, which carry the function in their configuration, are read the same way.
+
+    A worker that dies makes the call under way fail with a one-line :class:`StoreError`; the
+    next call starts a new one. :meth:`close` stops it, and so does the end of this process.
 
     Args:
         path: the Chroma directory (created on first use).
@@ -58,86 +81,116 @@ class ChromaSearchIndex:
         self._path = Path(path)
         self._ef = embedding_function
         self._lock = threading.RLock()
-        self._client: ClientAPI | None = None
-        self._collections: dict[str, Collection] = {}
+        self._worker: IndexWorker | None = None
+        self._opened: set[str] = set()
+        self._dimensions: dict[str, int] = {}  # of the vectors a collection holds, when known
 
     @property
     def path(self) -> Path:
         """The Chroma directory."""
         return self._path
 
-    # ── opening and closing ──────────────────────────────────────────────────────────────────
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker process's id while one runs."""
+        worker = self._worker
+        return None if worker is None or worker.stopped else worker.pid
 
-    def _open_client(self) -> ClientAPI:
-        if self._client is None:
-            import chromadb
-            from chromadb.config import Settings
+    # ── the worker ───────────────────────────────────────────────────────────────────────────
 
-            # The embedding functions must be registered before chroma reads a configuration.
-            import desktop_app.adapters.search.embeddings  # noqa: F401
-
-            with self._errors("open"):
-                self._client = chromadb.PersistentClient(
-                    path=str(self._path),
-                    settings=Settings(anonymized_telemetry=False, allow_reset=False),
-                )
-        return self._client
-
-    def _collection(self, name: str) -> Collection:
-        collection = self._collections.get(name)
-        if collection is not None:
-            return collection
+    def _call(self, action: str, op: str, /, **args: Any) -> Any:
         with self._lock:
-            collection = self._collections.get(name)
-            if collection is None:
-                collection = self._open_collection(self._open_client(), name)
-                self._collections[name] = collection
-            return collection
-
-    def _open_collection(self, client: ClientAPI, name: str) -> Collection:
-        from chromadb.errors import NotFoundError
-
-        with self._errors("open"):
+            worker = self._worker
+            if worker is None or worker.stopped:
+                self._opened.clear()
+                worker = self._worker = IndexWorker(self._path.absolute())
             try:
-                existing = client.get_collection(name, embedding_function=None)
-            except NotFoundError:
-                return self._create_collection(client, name)
-            persisted = existing.configuration_json.get("embedding_function") or {}
-            self._check_embeddings(persisted)
-            return client.get_collection(name, embedding_function=self._ef)  # type: ignore[arg-type]
+                return worker.call(action, op, **args)
+            finally:
+                if worker.stopped:
+                    self._worker = None
+                    self._opened.clear()
 
-    def _create_collection(self, client: ClientAPI, name: str) -> Collection:
-        configuration: CreateCollectionConfiguration = {"hnsw": {"space": "cosine"}}
-        return client.create_collection(
-            name,
-            configuration=configuration,
-            embedding_function=self._ef,  # type: ignore[arg-type]
-        )
+    def _identity(self) -> dict[str, str]:
+        return {
+            EMBEDDING_KEY: self._ef.name(),
+            EMBEDDING_MODEL_KEY: str(self._ef.get_config().get("model", "")),
+        }
 
-    def _check_embeddings(self, persisted: Mapping[str, Any]) -> None:
+    def _open(self, name: str) -> None:
+        """Open (or create) a collection in the worker and check its embeddings are ours."""
+        if name in self._opened:
+            return
+        with self._lock:
+            if name in self._opened:
+                return
+            info = self._call("open", "open", name=name, metadata=self._identity())
+            self._check_embeddings(info["metadata"], info["embedding_function"])
+            if info["dimension"]:
+                self._dimensions[name] = int(info["dimension"])
+            self._opened.add(name)
+
+    def _check_embeddings(
+        self, metadata: Mapping[str, Any], legacy: Mapping[str, Any] | None
+    ) -> None:
         from desktop_app.adapters.search.embeddings import describe_embeddings
 
-        name = persisted.get("name")
-        config = persisted.get("config") or {}
-        ours = self._ef.get_config()
-        if name == self._ef.name() and config.get("model") == ours.get("model"):
+        if EMBEDDING_KEY in metadata:
+            name = metadata.get(EMBEDDING_KEY)
+            model = metadata.get(EMBEDDING_MODEL_KEY)
+        else:  # built before the worker: the function is in chroma's configuration
+            name = (legacy or {}).get("name")
+            model = ((legacy or {}).get("config") or {}).get("model")
+        ours = self._identity()
+        if name == ours[EMBEDDING_KEY] and model == ours[EMBEDDING_MODEL_KEY]:
             return
-        built = describe_embeddings(name, config)
-        wanted = describe_embeddings(self._ef.name(), ours)
+        built = describe_embeddings(name, {"model": model})
         raise StoreError(
             f"the search index was built with {built} embeddings; "
-            f"run `procedura reindex` to rebuild it with {wanted}"
+            f"run `procedura reindex` to rebuild it with {self._describe()}"
         )
 
+    def _embed(self, action: str, name: str, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The vectors of *texts* for collection *name*, one row each, computed here."""
+        with self._errors(action):
+            vectors = np.asarray(self._ef(list(texts)), dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise StoreError(
+                f"cannot {action} the search index at {self._path}: the embedding function "
+                f"returned {vectors.shape[0] if vectors.ndim else 0} vectors for {len(texts)} texts"
+            )
+        held = self._dimensions.get(name)
+        if held is not None and held != vectors.shape[1]:
+            wanted = self._describe()
+            raise StoreError(
+                f"the search index holds vectors of {held} dimensions but {wanted} embeddings "
+                f"have {vectors.shape[1]}; run `procedura reindex` to rebuild it"
+            )
+        return vectors
+
+    def _describe(self) -> str:
+        from desktop_app.adapters.search.embeddings import describe_embeddings
+
+        return describe_embeddings(self._ef.name(), self._ef.get_config())
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """The embedding function's stray errors as :class:`StoreError`; ours pass through."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except (OSError, ValueError) as exc:
+            detail = " ".join(str(exc).split())[:300] or type(exc).__name__
+            raise StoreError(f"cannot {action} the search index at {self._path}: {detail}") from exc
+
     def close(self) -> None:
-        """Release the Chroma client (the next call opens it again)."""
+        """Stop the worker (the next call starts a new one)."""
         with self._lock:
-            client, self._client = self._client, None
-            self._collections.clear()
-            close = getattr(client, "close", None)  # chromadb ≥ 1.1 clients have close()
-            if callable(close):
-                with self._errors("close"):
-                    close()
+            worker, self._worker = self._worker, None
+            self._opened.clear()
+            if worker is not None:
+                worker.stop()
 
     def __enter__(self) -> ChromaSearchIndex:
         return self
@@ -150,19 +203,6 @@ class ChromaSearchIndex:
     ) -> None:
         self.close()
 
-    @contextmanager
-    def _errors(self, action: str) -> Iterator[None]:
-        """Chroma's and the OS's errors as :class:`StoreError`; ours pass through."""
-        from chromadb.errors import ChromaError
-
-        try:
-            yield
-        except StoreError:
-            raise
-        except (ChromaError, OSError, ValueError) as exc:
-            detail = " ".join(str(exc).split())[:300] or type(exc).__name__
-            raise StoreError(f"cannot {action} the search index at {self._path}: {detail}") from exc
-
     # ── workflows ────────────────────────────────────────────────────────────────────────────
 
     def upsert_workflows(self, workflows: Sequence[IndexedWorkflow]) -> None:
@@ -170,22 +210,25 @@ class ChromaSearchIndex:
         latest = {w.id: w for w in workflows}
         if not latest:
             return
-        collection = self._collection(WORKFLOWS)
+        self._open(WORKFLOWS)
         items = list(latest.values())
         for start in range(0, len(items), _CHUNK):
             chunk = items[start : start + _CHUNK]
-            ids = [w.id for w in chunk]
-            with self._errors("update"):
-                # Chroma's upsert merges metadata, which would keep the keys of dropped domains.
-                collection.delete(ids=ids)
-                collection.add(
-                    ids=ids,
-                    documents=[w.text() for w in chunk],
-                    metadatas=[self._workflow_metadata(w) for w in chunk],
-                )
+            documents = [w.text() for w in chunk]
+            vectors = self._embed("update", WORKFLOWS, documents)
+            self._call(
+                "update",
+                "replace",
+                name=WORKFLOWS,
+                ids=[w.id for w in chunk],
+                documents=documents,
+                metadatas=[self._workflow_metadata(w) for w in chunk],
+                embeddings=vectors,
+            )
+            self._dimensions.setdefault(WORKFLOWS, vectors.shape[1])
 
     @staticmethod
-    def _workflow_metadata(workflow: IndexedWorkflow) -> Metadata:
+    def _workflow_metadata(workflow: IndexedWorkflow) -> dict[str, str | int | bool]:
         domains = [d.strip().lower() for d in workflow.domains if d.strip()]
         metadata: dict[str, str | int | bool] = {
             "workflow_id": workflow.id,
@@ -200,9 +243,10 @@ class ChromaSearchIndex:
 
     def remove_workflow(self, workflow_id: str) -> None:
         """Drop a workflow's entry and the experiences indexed for it."""
-        with self._errors("update"):
-            self._collection(WORKFLOWS).delete(ids=[workflow_id])
-            self._collection(EXPERIENCES).delete(where={"workflow_id": workflow_id})
+        self._open(WORKFLOWS)
+        self._open(EXPERIENCES)
+        self._call("update", "delete", name=WORKFLOWS, ids=[workflow_id])
+        self._call("update", "delete", name=EXPERIENCES, where={"workflow_id": workflow_id})
 
     def search_workflows(
         self,
@@ -213,7 +257,7 @@ class ChromaSearchIndex:
         domain: str | None = None,
     ) -> list[SearchHit]:
         """The workflows most similar to *query*, best first, filtered by *status* / *domain*."""
-        conditions: list[Where] = []
+        conditions: list[_Where] = []
         if status is not None:
             conditions.append({"status": str(status.value)})
         if domain is not None and domain.strip():
@@ -227,29 +271,35 @@ class ChromaSearchIndex:
         latest = {e.id: e for e in experiences}
         if not latest:
             return
-        collection = self._collection(EXPERIENCES)
+        self._open(EXPERIENCES)
         items = list(latest.values())
         for start in range(0, len(items), _CHUNK):
             chunk = items[start : start + _CHUNK]
-            with self._errors("update"):
-                collection.upsert(
-                    ids=[e.id for e in chunk],
-                    documents=[e.search_text() for e in chunk],
-                    metadatas=[
-                        {
-                            "workflow_id": e.workflow_id,
-                            "workflow_version": e.workflow_version,
-                            "step_kind": e.step_kind,
-                        }
-                        for e in chunk
-                    ],
-                )
+            documents = [e.search_text() for e in chunk]
+            vectors = self._embed("update", EXPERIENCES, documents)
+            self._call(
+                "update",
+                "upsert",
+                name=EXPERIENCES,
+                ids=[e.id for e in chunk],
+                documents=documents,
+                metadatas=[
+                    {
+                        "workflow_id": e.workflow_id,
+                        "workflow_version": e.workflow_version,
+                        "step_kind": e.step_kind,
+                    }
+                    for e in chunk
+                ],
+                embeddings=vectors,
+            )
+            self._dimensions.setdefault(EXPERIENCES, vectors.shape[1])
 
     def search_experiences(
         self, query: str, *, limit: int = 5, workflow_id: str | None = None
     ) -> list[SearchHit]:
         """The experiences most similar to *query*, best first, optionally of one workflow."""
-        conditions: list[Where] = []
+        conditions: list[_Where] = []
         if workflow_id is not None:
             conditions.append({"workflow_id": workflow_id})
         return self._search(EXPERIENCES, query, limit, conditions)
@@ -257,45 +307,41 @@ class ChromaSearchIndex:
     # ── both ─────────────────────────────────────────────────────────────────────────────────
 
     def _search(
-        self, name: str, query: str, limit: int, conditions: list[Where]
+        self, name: str, query: str, limit: int, conditions: list[_Where]
     ) -> list[SearchHit]:
         if not query.strip() or limit <= 0:
             return []
-        collection = self._collection(name)
-        where: Where | None
+        self._open(name)
+        where: _Where | None
         if not conditions:
             where = None
         elif len(conditions) == 1:
             where = conditions[0]
         else:
             where = {"$and": conditions}
-        with self._errors("search"):
-            if collection.count() == 0:
-                return []
-            result = collection.query(
-                query_texts=[query], n_results=limit, where=where, include=["distances"]
-            )
-        ids = result["ids"][0] if result["ids"] else []
-        distances = result["distances"][0] if result["distances"] else []
+        if self._call("search", "count", name=name) == 0:
+            return []  # nothing to compare with: no need to embed the query
+        vector = self._embed("search", name, [query])[0]
+        ids, distances = self._call(
+            "search", "query", name=name, vector=vector, n=limit, where=where
+        )
         return [
             SearchHit(id=item_id, score=_score(distance))
             for item_id, distance in zip(ids, distances, strict=True)
         ]
 
     def clear(self) -> None:
-        """Delete and recreate both collections, with this index's embedding function."""
-        from chromadb.errors import NotFoundError
-
+        """Delete and recreate both collections, for this index's embedding function."""
         with self._lock:
-            client = self._open_client()
-            self._collections.clear()
-            with self._errors("clear"):
-                for name in (WORKFLOWS, EXPERIENCES):
-                    with suppress(NotFoundError):
-                        client.delete_collection(name)
-                    self._collections[name] = self._create_collection(client, name)
+            self._opened.clear()
+            self._dimensions.clear()
+            self._call("clear", "clear", names=[WORKFLOWS, EXPERIENCES], metadata=self._identity())
+            self._opened.update((WORKFLOWS, EXPERIENCES))
 
     def count(self) -> tuple[int, int]:
         """How many workflows and experiences are indexed."""
-        with self._errors("read"):
-            return self._collection(WORKFLOWS).count(), self._collection(EXPERIENCES).count()
+        self._open(WORKFLOWS)
+        self._open(EXPERIENCES)
+        return self._call("read", "count", name=WORKFLOWS), self._call(
+            "read", "count", name=EXPERIENCES
+        )

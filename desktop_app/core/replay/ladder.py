@@ -60,6 +60,7 @@ __all__ = [
 #: A fingerprint score below this means a recorded locator now finds something else.
 PLAUSIBLE: Final = 0.45
 _POLL_S: Final = 0.1
+_OVERLAY_GONE_S: Final = 3.0
 #: How many overlays one step may clear.
 MAX_OVERLAYS: Final = 3
 #: Words of controls that commit to something (never clicked to clear an overlay, never by an
@@ -187,6 +188,13 @@ class Ladder:
             return False
         await self._browser.perform(overlay.dismiss, PageAction(kind="click"), timeout_s=5)
         tracker.note(f"cleared {overlay.description} with '{overlay.dismiss_label}'")
+        # Let it go before acting (an overlay may fade out, or its page reload).
+        deadline = time.monotonic() + _OVERLAY_GONE_S
+        while time.monotonic() < deadline:
+            still = await self._browser.blocking_overlay()
+            if still is None or still.title != overlay.title:
+                break
+            await asyncio.sleep(_POLL_S)
         return True
 
     async def resolve(self, attempt: Attempt) -> Found:

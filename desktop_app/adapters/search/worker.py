@@ -1,0 +1,518 @@
+"""The search index's worker: Chroma runs in a child process that never holds a secret.
+
+Chroma's embedded HNSW index writes buffers it never zeroed to ``data_level0.bin`` and its
+siblings, so freed memory of the process that runs it can reach the data directory
+(docs/adr/0003-index-heap-bytes.md). Chroma therefore runs here, in a fresh interpreter started
+with ``subprocess`` (never a fork of the parent) and an environment reduced to what Python needs,
+so no API key is in it; the parent computes the embeddings and sends only ids, documents,
+metadata and vectors.
+
+Parent side: :class:`IndexWorker` starts the child, sends requests and turns every failure
+into a one-line :class:`~desktop_app.core.errors.StoreError`.
+Child side: :func:`main`, run as ``python -m desktop_app.adapters.search.worker <index dir>``.
+
+The protocol: the child reads an authentication key (hex) from its stdin, listens with
+:mod:`multiprocessing.connection` on a local socket (a named pipe on Windows), prints the address
+on its stdout and serves that one connection: requests ``(op, args)``, replies ``("ok", value)`` or
+``("error", detail)``. It exits when the connection closes, or when its stdin does before anyone
+connected, so it never outlives the parent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from multiprocessing import AuthenticationError
+from multiprocessing.connection import Client, Connection, Listener
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Final
+
+from desktop_app.core.errors import StoreError
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+
+__all__ = ["IndexWorker", "child_environment", "main"]
+
+_MODULE: Final = "desktop_app.adapters.search.worker"
+#: The directory that holds the ``desktop_app`` package: the child's working directory, so
+#: ``-m`` finds this module first whatever the parent's working directory holds.
+_PACKAGE_ROOT: Final = Path(__file__).resolve().parents[3]
+
+_START_TIMEOUT_S: Final = 60.0  # until the child listens (an interpreter start: ~50 ms)
+_REPLY_TIMEOUT_S: Final = 120.0  # per request; the first one includes importing chromadb
+_STOP_TIMEOUT_S: Final = 10.0
+
+#: Environment variables the child keeps: what Python, its native libraries and the temporary
+#: directory need. Everything else (API keys, tokens, proxies with passwords…) stays behind.
+_KEPT_ENV: Final = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONUTF8",
+        "PYTHONIOENCODING",
+        "PYTHONDONTWRITEBYTECODE",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "LD_LIBRARY_PATH",
+        "DYLD_LIBRARY_PATH",
+        "DYLD_FALLBACK_LIBRARY_PATH",
+        # Windows
+        "SYSTEMROOT",
+        "SYSTEMDRIVE",
+        "WINDIR",
+        "COMSPEC",
+        "PATHEXT",
+        "USERPROFILE",
+        "LOCALAPPDATA",
+        "APPDATA",
+        "NUMBER_OF_PROCESSORS",
+        "PROCESSOR_ARCHITECTURE",
+    }
+)
+_KEPT_ENV_PREFIXES: Final = ("LC_",)
+
+_log = logging.getLogger(__name__)
+
+
+def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The worker's environment: the variables of *environ* on an allowlist, no credentials."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if name.upper() in _KEPT_ENV or name.upper().startswith(_KEPT_ENV_PREFIXES)
+    }
+
+
+# ── parent side ───────────────────────────────────────────────────────────────────────────────
+
+
+class _Process:
+    """The child and its pipes; :meth:`release` is also the finalizer (it never refers back)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.conn: Connection | None = None
+        self.address: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self.stderr: deque[str] = deque(maxlen=20)
+        self.readers = [
+            threading.Thread(target=self._read_address, name="index-worker-stdout", daemon=True),
+            threading.Thread(target=self._read_stderr, name="index-worker-stderr", daemon=True),
+        ]
+        for reader in self.readers:
+            reader.start()
+
+    def _read_address(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        with stream:
+            try:
+                line = stream.readline()
+                self.address.put(line.decode("utf-8", "replace").strip() or None)
+                stream.read()  # nothing more is written there; wait for the end
+            except (OSError, ValueError):
+                self.address.put(None)
+
+    def _read_stderr(self) -> None:
+        stream = self.proc.stderr
+        assert stream is not None
+        with stream:
+            try:
+                for raw in stream:
+                    line = " ".join(raw.decode("utf-8", "replace").split())
+                    if line:
+                        self.stderr.append(line)
+                        _log.debug("index worker %s: %s", self.proc.pid, line)
+            except (OSError, ValueError):
+                return
+
+    def release(self, timeout: float = _STOP_TIMEOUT_S) -> None:
+        """Close the pipes, let the child exit (killing it after *timeout*) and reap it."""
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.close()
+        stdin = self.proc.stdin
+        if stdin is not None:
+            with contextlib.suppress(OSError):
+                stdin.close()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for reader in self.readers:
+            reader.join(timeout=2.0)
+
+
+class IndexWorker:
+    """One worker process for the Chroma directory *path*, started on construction.
+
+    Construction only launches the interpreter; the first :meth:`call` waits for it. A worker
+    that died, or did not answer in time, is :attr:`stopped` for good: start a new one.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._key = secrets.token_bytes(32)
+        self.stopped = False
+        executable = sys.executable
+        if not executable:
+            raise StoreError("cannot start the search index: the Python interpreter is unknown")
+        flags = getattr(subprocess, "CREATE_NO_WINDOW", 0) if sys.platform == "win32" else 0
+        try:
+            proc = subprocess.Popen(
+                [executable, "-m", _MODULE, str(path)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=_PACKAGE_ROOT,
+                env=child_environment(os.environ),
+                close_fds=True,
+                creationflags=flags,
+            )
+        except OSError as exc:
+            raise StoreError(
+                f"cannot start the search index worker for {path}: {exc.strerror or exc}"
+            ) from exc
+        self._process = _Process(proc)
+        self._finalizer = weakref.finalize(self, self._process.release)
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):  # a child that died at once shows at the first call
+            proc.stdin.write(self._key.hex().encode("ascii") + b"\n")
+            proc.stdin.flush()
+
+    @property
+    def pid(self) -> int:
+        """The worker's process id."""
+        return self._process.proc.pid
+
+    def call(self, action: str, op: str, /, **args: Any) -> Any:
+        """Run *op* in the worker; *action* names it in errors ("cannot {action} the index…")."""
+        conn = self._connect(action)
+        try:
+            conn.send((op, args))
+            if not conn.poll(_REPLY_TIMEOUT_S):
+                self._fail()
+                raise StoreError(
+                    f"cannot {action} the search index at {self._path}: its worker did not "
+                    f"answer within {_REPLY_TIMEOUT_S:g} s and was stopped; try again"
+                )
+            status, value = conn.recv()
+        except (EOFError, OSError) as exc:
+            raise self._died(action) from exc
+        if status == "ok":
+            return value
+        raise StoreError(f"cannot {action} the search index at {self._path}: {value}")
+
+    def _connect(self, action: str) -> Connection:
+        if self.stopped:
+            raise StoreError(f"cannot {action} the search index at {self._path}: it was closed")
+        conn = self._process.conn
+        if conn is not None:
+            return conn
+        try:
+            address = self._process.address.get(timeout=_START_TIMEOUT_S)
+        except queue.Empty:
+            self._fail()
+            raise StoreError(
+                f"cannot {action} the search index at {self._path}: its worker did not start "
+                f"within {_START_TIMEOUT_S:g} s"
+            ) from None
+        if address is None:
+            raise self._died(action)
+        try:
+            conn = self._process.conn = Client(address, authkey=self._key)
+        except (EOFError, OSError, AuthenticationError) as exc:
+            raise self._died(action) from exc
+        return conn
+
+    def _fail(self) -> None:
+        self.stopped = True
+        self._process.proc.kill()
+        self._finalizer()
+
+    def _died(self, action: str) -> StoreError:
+        """The error for a worker that went away; it is reaped (killed if it lingers)."""
+        self.stopped = True
+        self._finalizer()  # waits for the exit code and the last lines of stderr
+        code = self._process.proc.returncode
+        if code is not None and code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}"
+        last = self._process.stderr[-1][:200] if self._process.stderr else ""
+        detail = f"{how}: {last}" if last else how
+        return StoreError(
+            f"cannot {action} the search index at {self._path}: its worker process stopped "
+            f"({detail}); the next try starts a new one"
+        )
+
+    def stop(self) -> None:
+        """Ask the worker to close Chroma and exit; kill it if it does not."""
+        if self.stopped:
+            return
+        self.stopped = True
+        conn = self._process.conn
+        if conn is not None:
+            with contextlib.suppress(EOFError, OSError):
+                conn.send(("close", {}))
+                if conn.poll(_STOP_TIMEOUT_S):
+                    conn.recv()
+        self._finalizer()
+
+
+# ── child side ────────────────────────────────────────────────────────────────────────────────
+
+_COSINE: Final = {"hnsw": {"space": "cosine"}}
+
+
+class _Chroma:
+    """The worker's Chroma client and collections; every vector comes from the parent."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._client: ClientAPI | None = None
+        self._collections: dict[str, Collection] = {}
+
+    def client(self) -> ClientAPI:
+        if self._client is None:
+            import chromadb
+            from chromadb.config import Settings
+
+            self._client = chromadb.PersistentClient(
+                path=str(self._path),
+                settings=Settings(anonymized_telemetry=False, allow_reset=False),
+            )
+        return self._client
+
+    def _create(self, name: str, metadata: dict[str, Any]) -> Collection:
+        # No embedding function: chroma keeps none in the configuration and never loads its
+        # default one, since every call brings its vectors.
+        return self.client().create_collection(
+            name,
+            configuration=_COSINE,  # type: ignore[arg-type]
+            metadata=metadata,
+            embedding_function=None,
+        )
+
+    def _get(self, name: str) -> Collection:
+        collection = self._collections.get(name)
+        if collection is None:
+            collection = self.client().get_collection(name, embedding_function=None)
+            self._collections[name] = collection
+        return collection
+
+    def open(self, name: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        from chromadb.errors import NotFoundError
+
+        self._collections.pop(name, None)
+        try:
+            collection = self._get(name)
+        except NotFoundError:
+            collection = self._collections[name] = self._create(name, metadata)
+        return {
+            "metadata": dict(collection.metadata or {}),
+            "embedding_function": collection.configuration_json.get("embedding_function"),
+            "dimension": collection.get_model().dimension,  # None until a vector was added
+        }
+
+    def replace(
+        self,
+        name: str,
+        ids: list[str],
+        documents: list[str],
+        metadatas: list[dict[str, Any]],
+        embeddings: Any,
+    ) -> None:
+        collection = self._get(name)
+        # Chroma's upsert merges metadata, which would keep the keys of dropped domains.
+        collection.delete(ids=ids)
+        collection.add(ids=ids, documents=documents, metadatas=metadatas, embeddings=embeddings)  # type: ignore[arg-type]
+
+    def upsert(
+        self,
+        name: str,
+        ids: list[str],
+        documents: list[str],
+        metadatas: list[dict[str, Any]],
+        embeddings: Any,
+    ) -> None:
+        self._get(name).upsert(
+            ids=ids,
+            documents=documents,
+            metadatas=metadatas,  # type: ignore[arg-type]
+            embeddings=embeddings,
+        )
+
+    def delete(
+        self, name: str, ids: list[str] | None = None, where: dict[str, Any] | None = None
+    ) -> None:
+        self._get(name).delete(ids=ids, where=where)
+
+    def count(self, name: str) -> int:
+        return self._get(name).count()
+
+    def query(
+        self, name: str, vector: Any, n: int, where: dict[str, Any] | None
+    ) -> tuple[list[str], list[float]]:
+        collection = self._get(name)
+        if collection.count() == 0:
+            return [], []
+        result = collection.query(
+            query_embeddings=[vector], n_results=n, where=where, include=["distances"]
+        )
+        ids = list(result["ids"][0]) if result["ids"] else []
+        distances = [float(d) for d in result["distances"][0]] if result["distances"] else []
+        return ids, distances
+
+    def clear(self, names: Sequence[str], metadata: dict[str, Any]) -> None:
+        from chromadb.errors import NotFoundError
+
+        client = self.client()
+        self._collections.clear()
+        for name in names:
+            with contextlib.suppress(NotFoundError):
+                client.delete_collection(name)
+            self._collections[name] = self._create(name, metadata)
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        self._collections.clear()
+        close = getattr(client, "close", None)  # chromadb ≥ 1.1 clients have close()
+        if callable(close):
+            close()
+
+
+def _detail(exc: Exception) -> str:
+    """A one-line description of a failure in the worker, for the parent's error message."""
+    from chromadb.errors import ChromaError
+
+    text = " ".join(str(exc).split())[:300]
+    if isinstance(exc, ChromaError | OSError | ValueError):
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _serve(conn: Connection, path: Path) -> None:
+    import warnings
+
+    # Collections built before the worker existed name an embedding function chroma cannot
+    # build here (it is not registered in this process, on purpose); it is never needed.
+    warnings.filterwarnings("ignore", message="Could not reconstruct embedding function")
+    chroma = _Chroma(path)
+    handlers: dict[str, Callable[..., Any]] = {
+        "open": chroma.open,
+        "replace": chroma.replace,
+        "upsert": chroma.upsert,
+        "delete": chroma.delete,
+        "count": chroma.count,
+        "query": chroma.query,
+        "clear": chroma.clear,
+    }
+    try:
+        while True:
+            try:
+                op, args = conn.recv()
+            except EOFError:
+                return
+            if op == "close":
+                chroma.close()
+                conn.send(("ok", None))
+                return
+            try:
+                value = handlers[op](**args)
+            except Exception as exc:  # reported to the parent, which raises StoreError
+                conn.send(("error", _detail(exc)))
+            else:
+                conn.send(("ok", value))
+    finally:
+        chroma.close()
+
+
+def _exit_when_orphaned(stdin: IO[bytes], connected: threading.Event) -> None:
+    """End the process if the parent goes away before it connected (its stdin closes)."""
+    with contextlib.suppress(OSError, ValueError):
+        stdin.read()
+    if not connected.is_set():
+        os._exit(0)
+
+
+def _listen(key: bytes) -> tuple[Listener, str | None]:
+    """A listener on a new local address, and the private directory that holds it (POSIX)."""
+    if sys.platform == "win32":
+        address = rf"\\.\pipe\procedura-index-{os.getpid()}-{secrets.token_hex(8)}"
+        return Listener(address, family="AF_PIPE", authkey=key), None
+    directory = tempfile.mkdtemp(prefix="procedura-index-")  # mode 0700: ours alone
+    try:
+        listener = Listener(os.path.join(directory, "s"), family="AF_UNIX", authkey=key)
+    except OSError:
+        os.rmdir(directory)
+        raise
+    return listener, directory
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The worker process: serve the Chroma directory ``argv[0]`` to the parent that started it."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print(f"usage: python -m {_MODULE} <index directory>", file=sys.stderr)
+        return 2
+    path = Path(args[0])
+    # Ctrl+C in a terminal reaches the whole process group; the parent decides when we stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    key = bytes.fromhex(sys.stdin.buffer.readline().decode("ascii").strip())
+    connected = threading.Event()
+    threading.Thread(
+        target=_exit_when_orphaned, args=(sys.stdin.buffer, connected), daemon=True
+    ).start()
+    listener, directory = _listen(key)
+    try:
+        sys.stdout.buffer.write(str(listener.address).encode("utf-8") + b"\n")
+        sys.stdout.flush()
+        # From now on stdout is stderr: nothing chroma prints can be taken for the protocol.
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+        conn = listener.accept()
+    except (OSError, EOFError, AuthenticationError) as exc:
+        print(f"the parent did not connect: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        listener.close()  # removes the socket file
+        if directory is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)
+    connected.set()
+    with conn:
+        _serve(conn, path)
+    # Chroma is closed and every reply sent: skip the interpreter's teardown (~0.2 s with
+    # chromadb loaded), which the parent would otherwise wait for.
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
