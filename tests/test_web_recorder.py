@@ -390,12 +390,18 @@ def test_a_named_profile_keeps_what_the_site_stored(home: Path) -> None:
     with DemoSite(variants=["consent-banner"]) as site:
         first, second, fresh = asyncio.run(scenario(site))
 
-    def banner_shown(trajectory: Trajectory) -> bool:
-        after = trajectory.events[0].after
-        return "We value your privacy" in (after.aria_snapshot or "" if after else "")
+    def accepted(trajectory: Trajectory) -> bool:
+        return any(
+            loc.value == "consent-accept"
+            for event in trajectory.events
+            if event.target is not None
+            for loc in event.target.locators
+        )
 
-    assert banner_shown(first) and not banner_shown(second)  # remembered by the profile
-    assert banner_shown(fresh)  # a fresh profile knows nothing
+    # `accept` fails without a banner to accept, `look` fails with one in the way; what the
+    # recordings say (snapshots are best effort under load, clicks are not):
+    assert accepted(first) and not accepted(second)  # remembered by the profile
+    assert accepted(fresh)  # a fresh profile knows nothing
     assert (home / "profiles" / "work").is_dir()
 
 
