@@ -9,11 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +31,7 @@ from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.replay.parameters import ParameterError
 from desktop_app.core.replay.render import RebaseError
 from desktop_app.core.views import TrajectorySummary, WorkflowSummary
+from desktop_app.files import write_atomically
 from desktop_app.settings import Settings, SettingsError, load_settings
 
 __all__ = ["cli", "main"]
@@ -102,18 +101,7 @@ def _write_output(text: str, out: str | None, force: bool) -> None:
     if out is None or out == "-":
         click.echo(text, nl=False)
         return
-    target = Path(out)
-    if target.exists() and not force:
-        raise ConfirmationRequired(f"{out} exists; pass --force to replace it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(Path(out), text.encode("utf-8"), force=force)
     click.echo(f"wrote {out}", err=True)
 
 

@@ -6,15 +6,14 @@ Nothing is written unless the whole export was built; an existing file is replac
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Final
 
 import click
 
 from desktop_app.core.errors import ConfirmationRequired
+from desktop_app.files import write_atomically
 
 __all__ = ["export_command"]
 
@@ -24,21 +23,6 @@ _SUFFIX: Final = {"playwright": ".py", "markdown": ".md", "html": ".html", "bund
 
 def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "workflow"
-
-
-def _write_atomically(target: Path, data: bytes, force: bool) -> None:
-    if target.exists() and not force:
-        raise ConfirmationRequired(f"{target} exists; pass --force to replace it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        Path(tmp).chmod(0o644)  # an ordinary file, not mkstemp's private 0600
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @click.command("export")
@@ -86,7 +70,7 @@ def export_command(
             bundle = build_bundle(services.workflows, services.media, chosen)
     if fmt == "bundle":
         destination = Path(out) if out not in (None, "-") else default_out
-        _write_atomically(destination, bundle, force)
+        write_atomically(destination, bundle, force=force)
         click.echo(f"wrote {destination}", err=True)
         return
     assert text is not None
@@ -97,6 +81,6 @@ def export_command(
         if path.exists() and not force:
             raise ConfirmationRequired(f"{path} exists; pass --force to replace it")
     for path, data in files.items():
-        _write_atomically(path, data, True)
-    _write_atomically(Path(out), text.encode("utf-8"), True)
+        write_atomically(path, data, force=True)
+    write_atomically(Path(out), text.encode("utf-8"), force=True)
     click.echo(f"wrote {out}" + (f" and {len(files)} images" if files else ""), err=True)
