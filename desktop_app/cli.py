@@ -698,48 +698,29 @@ def induce(
     offline result is kept and you are told why). Steps that do what an approved workflow does
     become a call to it, unless --no-compose.
     """
+    from desktop_app.app import induce as induce_draft
     from desktop_app.app import make_structured_llm
-    from desktop_app.core.induction.compose import compose as compose_workflow
-    from desktop_app.core.induction.heuristic import Induction
-    from desktop_app.core.induction.heuristic import induce as induce_workflow
-    from desktop_app.core.induction.llm_inducer import induce_with_llm
-    from desktop_app.core.induction.multi import induce_many
 
-    alignment = None
     with _services(ctx, write=True) as services:
-        recordings = [services.trajectories.get(ref) for ref in trajectories]
-        if len(recordings) == 1:
-            result = induce_workflow(recordings[0], name=name)
-            workflow, notes = result.workflow, list(result.notes)
-            note = f"induced from trajectory {recordings[0].id[:8]}"
-        else:
-            many = induce_many(recordings, name=name)
-            workflow, notes, alignment = many.workflow, list(many.notes), many.alignment
-            note = "induced from trajectories " + ", ".join(r.id[:8] for r in recordings)
-        if llm:
-            model = make_structured_llm(services.settings)
-            if model is None:
-                raise click.UsageError(
-                    "--llm needs an LLM: set OPENAI_API_KEY or PROCEDURA_LLM_BASE_URL "
-                    "(see docs/settings.md)"
-                )
-            improved = induce_with_llm(recordings[0], Induction(workflow, notes), model)
-            workflow, notes = improved.workflow, improved.notes
-            usage = improved.usage
-            spent = f"{usage.calls} call(s), {usage.prompt_tokens + usage.completion_tokens} tokens"
-            note += f"; LLM {services.settings.llm_model}: " + (
-                f"used ({spent})" if improved.used_llm else f"not used ({spent})"
+        if llm and make_structured_llm(services.settings) is None:
+            raise click.UsageError(
+                "--llm needs an LLM: set OPENAI_API_KEY or PROCEDURA_LLM_BASE_URL "
+                "(see docs/settings.md)"
             )
-        if compose:
-            library = [
-                services.workflows.runnable(summary.id).workflow
-                for summary in services.workflows.list(status=WorkflowStatus.APPROVED)
-            ]
-            composed = compose_workflow(workflow, library)
-            workflow, notes = composed.workflow, [*notes, *composed.notes]
-        saved = services.workflows.save(
-            workflow, actor=actor or services.settings.actor, change_note=note
+        induced = induce_draft(
+            services,
+            list(trajectories),
+            name=name,
+            use_llm=llm,
+            compose=compose,
+            actor=actor or services.settings.actor,
         )
+    saved, notes, alignment, recordings = (
+        induced.saved,
+        induced.notes,
+        induced.alignment,
+        induced.recordings,
+    )
     wf = saved.version.workflow
     click.echo(
         f"induced {wf.name!r} as {wf.id[:8]} version {wf.version} (draft): "
@@ -853,6 +834,15 @@ def record_web_command(
         f"recorded {len(trajectory.events)} events as trajectory {trajectory.id}\n"
         f"see it with: procedura trajectories show {trajectory.id[:8]}"
     )
+
+
+@cli.command()
+@click.pass_context
+def gui(ctx: click.Context) -> None:
+    """Open the desktop app: library, recording, the step editor, review, runs and settings."""
+    from desktop_app.gui.main import main as gui_main
+
+    sys.exit(gui_main(ctx.obj["settings"]()))
 
 
 @cli.command("demo-site")

@@ -8,9 +8,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Bootstrap progress goes to stderr so that procedura's own output can be piped or redirected.
 bash "$root/scripts/bootstrap.sh" >&2
 
-# With no arguments, show `procedura info` for now. Once the GUI lands, the default becomes
-# launching it: change this line (or drop it, if a bare `procedura` opens the GUI).
+# With no arguments, open the desktop app.
 if (($# == 0)); then
-    set -- info
+    set -- gui
 fi
 exec "$root/.venv/bin/procedura" "$@"

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -64,3 +65,12 @@ class Cli:
 def procedura() -> Iterator[Cli]:
     """The command line, in-process."""
     yield Cli()
+
+
+@pytest.fixture
+def gui(qapp: Any) -> Iterator[Any]:
+    """The desktop app's main window over this test's data directory (see gui_support)."""
+    from gui_support import open_gui
+
+    with open_gui(qapp) as opened:
+        yield opened

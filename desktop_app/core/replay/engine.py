@@ -270,7 +270,9 @@ class Replayer:
             status, error = StepStatus.FAILED, str(exc)
         screenshot = None
         healed = tracker.found is not None and tracker.found.resolution in _HEALED
-        if self._options.screenshots and (healed or status is StepStatus.FAILED):
+        if self._options.screenshots and (
+            healed or status is StepStatus.FAILED or self._options.screenshot_every_step
+        ):
             screenshot = await self._screenshot()
         found = tracker.found
         unresolved = None if step.target_or_none is not None else Resolution.NOT_NEEDED

@@ -87,6 +87,8 @@ class ReplayOptions:
             (longer while the page shows it is loading; never past the step's timeout).
         trigger: what started the run, for the record.
         screenshots: keep a screenshot of every healed or failed step.
+        screenshot_every_step: with *screenshots*, keep one of every step (the GUI shows them
+            as the run goes and in its history).
     """
 
     assume_yes: bool = False
@@ -95,6 +97,7 @@ class ReplayOptions:
     patience_s: float = 3.0
     trigger: RunTrigger = RunTrigger.CLI
     screenshots: bool = True
+    screenshot_every_step: bool = False
 
 
 class StepFailed(ProceduraError):

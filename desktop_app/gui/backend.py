@@ -1,0 +1,179 @@
+"""The window's :class:`~desktop_app.ui.backend.Backend`, implemented over the services."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from desktop_app.app import Services, api_key, induce, replay
+from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.models.run import Run, RunTrigger
+from desktop_app.core.models.trajectory import Event, Trajectory
+from desktop_app.core.ports import MediaStore, RunStore
+from desktop_app.core.replay.engine import ReplayEvent
+from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.core.replay.person import Person
+from desktop_app.core.trajectories import TrajectoryLibrary
+from desktop_app.settings import Settings
+from desktop_app.ui.backend import (
+    InducedDraft,
+    LocatorPreview,
+    RecordingControls,
+    RecordingRequest,
+    RunRequest,
+)
+
+__all__ = ["ServicesBackend"]
+
+
+class ServicesBackend:
+    """Everything the window does, over one data directory's services (which it does not own)."""
+
+    def __init__(self, services: Services) -> None:
+        self._services = services
+
+    @property
+    def services(self) -> Services:
+        """The services underneath."""
+        return self._services
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in force."""
+        return self._services.settings
+
+    @property
+    def workflows(self) -> WorkflowLibrary:
+        """The workflow library."""
+        return self._services.workflows
+
+    @property
+    def trajectories(self) -> TrajectoryLibrary:
+        """Recordings."""
+        return self._services.trajectories
+
+    @property
+    def runs(self) -> RunStore:
+        """Run records."""
+        return self._services.runs
+
+    @property
+    def media(self) -> MediaStore:
+        """Screenshots."""
+        return self._services.media
+
+    def llm_configured(self) -> bool:
+        """Whether an LLM endpoint or key is configured."""
+        key, _ = api_key(self.settings)
+        return key is not None or self.settings.llm_base_url is not None
+
+    def induce(self, trajectory_id: str, *, use_llm: bool) -> InducedDraft:
+        """Induce and save a draft from one recording."""
+        induced = induce(
+            self._services, [trajectory_id], use_llm=use_llm, actor=self.settings.actor
+        )
+        return InducedDraft(saved=induced.saved, notes=tuple(induced.notes))
+
+    async def record_web(
+        self,
+        request: RecordingRequest,
+        *,
+        on_started: Callable[[RecordingControls], object],
+        on_event: Callable[[Event], object],
+    ) -> Trajectory:
+        """Record in Chromium with the control bar's controls."""
+        from desktop_app.gui.recording import record_with_controls
+
+        return await record_with_controls(
+            self._services, request, on_started=on_started, on_event=on_event
+        )
+
+    async def replay(
+        self,
+        request: RunRequest,
+        *,
+        person: Person | None,
+        on_event: Callable[[ReplayEvent], object],
+    ) -> Run:
+        """Bind the values, keep secrets in the keyring if asked, run, and learn."""
+        workflow = request.version.workflow
+        params = bind_parameters(workflow, request.values, secrets=request.secrets)
+        if request.save_secrets:
+            from desktop_app.adapters.secrets import set_parameter_secret
+
+            for name in params.secrets:
+                value = request.secrets.get(name)
+                if value:
+                    set_parameter_secret(workflow.id, name, value)
+        options = replace(
+            request.options,
+            trigger=RunTrigger.GUI,
+            screenshots=True,
+            screenshot_every_step=True,
+        )
+        result = await replay(
+            self._services,
+            request.version,
+            params,
+            options=options,
+            person=person,
+            base_url=request.base_url,
+            headless=request.headless,
+            on_event=on_event,
+        )
+        return result.run
+
+    async def open_preview(self, url: str, *, headless: bool = False) -> LocatorPreview:
+        """A browser page at *url* for the editor's "Test" buttons."""
+        from desktop_app.adapters.browser.preview import open_preview
+
+        return await open_preview(self.settings.browser, url, headless=headless)
+
+    def stored_secret(self, workflow_id: str, name: str) -> str | None:
+        """A secret parameter's value from the OS keyring."""
+        from desktop_app.adapters.secrets import get_parameter_secret
+
+        return get_parameter_secret(workflow_id, name)
+
+    def last_values(self, workflow_id: str) -> dict[str, str]:
+        """The non-secret values of the workflow's latest run."""
+        for run in self.runs.runs(workflow_id, limit=1):
+            return {
+                name: _text(value)
+                for name, value in run.parameters.items()
+                if name not in run.secret_parameters and value is not None
+            }
+        return {}
+
+    def save_settings(self, values: Mapping[str, Any]) -> Settings:
+        """Write the settings file and use the new settings from now on."""
+        from desktop_app.gui.settings_io import save_settings
+
+        self._services.settings = save_settings(self.settings, values)
+        return self._services.settings
+
+    def api_key_source(self) -> str:
+        """Where the API key comes from."""
+        return api_key(self.settings)[1]
+
+    def set_api_key(self, key: str | None) -> None:
+        """Save (or with None, remove) the API key in the OS keyring."""
+        from desktop_app.adapters.secrets import delete_api_key, set_api_key
+
+        if key:
+            set_api_key(key)
+        else:
+            delete_api_key()
+
+    def test_llm(self) -> str:
+        """One call to the configured LLM; what answered."""
+        from desktop_app.gui.settings_io import test_llm_connection
+
+        return test_llm_connection(self.settings)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

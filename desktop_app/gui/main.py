@@ -1,0 +1,90 @@
+"""Start the desktop app: Qt, one asyncio loop shared with Playwright (qasync), the main window."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+
+from desktop_app.core.errors import ProceduraError, StoreLockedError
+from desktop_app.settings import Settings
+
+__all__ = ["main", "no_display_reason"]
+
+
+def no_display_reason() -> str | None:
+    """Why Qt could not open a window here (no display on Linux), or None when it can."""
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    ):
+        return (
+            "no display: set DISPLAY (or WAYLAND_DISPLAY), run it under xvfb-run, or use the "
+            "command line (procedura --help)"
+        )
+    return None
+
+
+def main(settings: Settings, argv: Sequence[str] = ()) -> int:
+    """Run the app until its main window closes; the exit code.
+
+    Raises:
+        ProceduraError: no display, or the stores cannot be opened (the caller prints it).
+    """
+    reason = no_display_reason()
+    if reason is not None:
+        raise ProceduraError(reason)
+
+    import qasync
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.resources import resource_path
+
+    app = QApplication.instance() or QApplication(["procedura", *argv])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Procedura")
+    app.setOrganizationName("Procedura")
+    app.setDesktopFileName("procedura")
+    icon = QIcon(str(resource_path("icons", "procedura-256.png")))
+    app.setWindowIcon(icon)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        with loop:
+            return loop.run_until_complete(_run(settings, icon))
+    finally:
+        asyncio.set_event_loop(None)
+
+
+async def _run(settings: Settings, icon: object) -> int:
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from desktop_app.app import open_services
+    from desktop_app.gui.backend import ServicesBackend
+    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.tasks import signal_future
+
+    try:
+        services_cm = open_services(settings, write=True)
+        services = services_cm.__enter__()
+    except StoreLockedError as exc:
+        QMessageBox.warning(None, "Procedura is already running", str(exc))
+        return 1
+    try:
+        backend = ServicesBackend(services)
+        window = MainWindow(backend, icon=icon if isinstance(icon, QIcon) else None)
+        app = QApplication.instance()
+        assert app is not None
+        closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
+        window.show()
+        window.tasks.start(window.reload_all(), label="Loading the library…")
+        window.tasks.run(lambda: services.workflows.index, label="Opening the search index…")
+        await closed
+        await window.shutdown()
+        return 0
+    finally:
+        services_cm.__exit__(None, None, None)

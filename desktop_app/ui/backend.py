@@ -1,0 +1,227 @@
+"""What the window needs from the rest of the app: the :class:`Backend` port.
+
+The composition root (``desktop_app.gui``) implements it over the services; the window never
+sees an adapter. Methods marked *blocking* touch the stores, the index or the network: call them
+through :meth:`desktop_app.ui.tasks.TaskRunner.call`, never on the GUI thread. Coroutines run on
+the one asyncio loop (qasync) that Qt and Playwright share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from desktop_app.core.library import SaveResult, WorkflowLibrary
+from desktop_app.core.models.run import Run
+from desktop_app.core.models.target import Locator
+from desktop_app.core.models.trajectory import Event, Trajectory
+from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.ports import MediaStore, RunStore
+from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
+from desktop_app.core.replay.person import Person
+from desktop_app.core.trajectories import TrajectoryLibrary
+from desktop_app.settings import Settings
+
+__all__ = [
+    "Backend",
+    "InducedDraft",
+    "LocatorPreview",
+    "RecordingControls",
+    "RecordingRequest",
+    "RunRequest",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class InducedDraft:
+    """A draft the inducer saved, with notes for the person who reviews it."""
+
+    saved: SaveResult
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingRequest:
+    """What the record dialog asks for."""
+
+    url: str
+    intent: str = ""
+    profile: str | None = None
+    headless: bool = False
+
+
+class RecordingControls(Protocol):
+    """The handle on a recording in progress that the control bar drives."""
+
+    @property
+    def trajectory_id(self) -> str:
+        """The recording's id."""
+        ...
+
+    @property
+    def paused(self) -> bool:
+        """Whether events are being dropped for now."""
+        ...
+
+    def pause(self) -> None:
+        """Stop taking events until :meth:`resume` (what happens meanwhile is not recorded)."""
+        ...
+
+    def resume(self) -> None:
+        """Take events again."""
+        ...
+
+    async def mark_sensitive(self) -> str | None:
+        """Mark the focused field of the active page sensitive; its label, or None if none."""
+        ...
+
+    def add_note(self, text: str) -> None:
+        """Record a note from the demonstrator at this point of the recording."""
+        ...
+
+    def stop(self) -> None:
+        """End the recording (as if the browser was closed)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """One replay the run view starts.
+
+    ``values`` are raw strings for the non-secret parameters, ``secrets`` the secret ones (they
+    live in memory only, unless ``save_secrets`` puts them in the OS keyring).
+    """
+
+    version: WorkflowVersion
+    values: Mapping[str, str] = field(default_factory=dict)
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    options: ReplayOptions = field(default_factory=ReplayOptions)
+    base_url: str | None = None
+    headless: bool = False
+    save_secrets: bool = False
+
+
+class LocatorPreview(Protocol):
+    """A live page the step editor tests locators against."""
+
+    @property
+    def url(self) -> str:
+        """Where the page is now."""
+        ...
+
+    async def test(self, locator: Locator, values: Mapping[str, str]) -> int:
+        """Highlight what *locator* (rendered with *values*) matches; how many elements."""
+        ...
+
+    async def close(self) -> None:
+        """Close the page and its browser."""
+        ...
+
+
+class Backend(Protocol):
+    """The services as the window uses them."""
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in force."""
+        ...
+
+    @property
+    def workflows(self) -> WorkflowLibrary:
+        """The workflow library (blocking: reads and writes hit SQLite and the index)."""
+        ...
+
+    @property
+    def trajectories(self) -> TrajectoryLibrary:
+        """Recordings (blocking)."""
+        ...
+
+    @property
+    def runs(self) -> RunStore:
+        """Run records (blocking)."""
+        ...
+
+    @property
+    def media(self) -> MediaStore:
+        """Screenshots (blocking)."""
+        ...
+
+    def llm_configured(self) -> bool:
+        """Whether an LLM endpoint or key is configured."""
+        ...
+
+    def induce(self, trajectory_id: str, *, use_llm: bool) -> InducedDraft:
+        """Induce and save a draft from a recording (blocking; LLM calls with *use_llm*)."""
+        ...
+
+    async def record_web(
+        self,
+        request: RecordingRequest,
+        *,
+        on_started: Callable[[RecordingControls], object],
+        on_event: Callable[[Event], object],
+    ) -> Trajectory:
+        """Record in Chromium until the browser closes or the controls stop it.
+
+        Raises:
+            BrowserError: no browser, or it would not start (nothing is stored).
+        """
+        ...
+
+    async def replay(
+        self,
+        request: RunRequest,
+        *,
+        person: Person | None,
+        on_event: Callable[[ReplayEvent], object],
+    ) -> Run:
+        """Run a version and learn from its repairs; the finished run record.
+
+        Every step keeps a (masked) screenshot in the run record, so the run view can show it.
+
+        Raises:
+            ParameterError: a value does not fit its parameter (nothing ran).
+            BrowserError: no browser (no run is recorded).
+        """
+        ...
+
+    async def open_preview(self, url: str, *, headless: bool = False) -> LocatorPreview:
+        """A browser page at *url* for testing locators.
+
+        Raises:
+            BrowserError: no browser, or it would not start.
+        """
+        ...
+
+    def stored_secret(self, workflow_id: str, name: str) -> str | None:
+        """A secret parameter's value saved in the OS keyring, if any (blocking)."""
+        ...
+
+    def last_values(self, workflow_id: str) -> dict[str, str]:
+        """The non-secret values of the workflow's latest run (blocking)."""
+        ...
+
+    def save_settings(self, values: Mapping[str, Any]) -> Settings:
+        """Write *values* to the settings file and return the settings now in force (blocking).
+
+        Raises:
+            SettingsError: a value is invalid (nothing is written).
+        """
+        ...
+
+    def api_key_source(self) -> str:
+        """Where the LLM API key comes from: ``environment``, ``keyring`` or ``none``."""
+        ...
+
+    def set_api_key(self, key: str | None) -> None:
+        """Save the LLM API key in the OS keyring (None removes it); never in a file (blocking)."""
+        ...
+
+    def test_llm(self) -> str:
+        """Call the configured LLM once; a one-line report of what answered (blocking).
+
+        Raises:
+            LLMError: not configured, unreachable, refused the key, or answered nonsense.
+        """
+        ...

@@ -1,0 +1,73 @@
+"""What every screen gets from the main window: the backend, the job runner, events, navigation."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
+
+from desktop_app.ui.backend import Backend
+from desktop_app.ui.tasks import TaskRunner
+
+__all__ = ["AppEvents", "Host"]
+
+
+class AppEvents(QObject):
+    """What changed in the stores, so each screen refreshes only what it shows.
+
+    Signals carry the id of what changed ("" when many things did).
+    """
+
+    workflows_changed = Signal(str)
+    recordings_changed = Signal(str)
+    runs_changed = Signal(str)
+    settings_changed = Signal()
+
+
+class Host(Protocol):
+    """The main window as the screens see it."""
+
+    @property
+    def backend(self) -> Backend:
+        """The services."""
+        ...
+
+    @property
+    def tasks(self) -> TaskRunner:
+        """The owner of every background job."""
+        ...
+
+    @property
+    def events(self) -> AppEvents:
+        """Change notifications."""
+        ...
+
+    @property
+    def window(self) -> QWidget:
+        """The main window (parent for dialogs)."""
+        ...
+
+    def open_editor(self, workflow_id: str, version: int | None = None) -> None:
+        """Open a workflow (the latest version unless *version*) in the step editor."""
+        ...
+
+    def open_run(self, workflow_id: str, version: int | None = None) -> None:
+        """Ask for a run's parameters, then run it with the run view showing."""
+        ...
+
+    def show_run(self, run_id: str) -> None:
+        """Show a run record on the Runs screen."""
+        ...
+
+    def show_review(self, workflow_id: str, version: int | None = None) -> None:
+        """Show a version on the Review screen."""
+        ...
+
+    def start_recording(self) -> None:
+        """Open the record dialog."""
+        ...
+
+    def show_status(self, message: str) -> None:
+        """A short message in the status bar."""
+        ...

@@ -1,0 +1,241 @@
+"""The main window: navigation on the left, one screen at a time, a status bar with progress."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QProgressBar,
+    QSplitter,
+    QStackedWidget,
+    QWidget,
+)
+
+from desktop_app.ui.backend import Backend
+from desktop_app.ui.host import AppEvents
+from desktop_app.ui.tasks import TaskRunner
+
+__all__ = ["MainWindow", "Screen"]
+
+
+class Screen(Protocol):
+    """A screen of the main window."""
+
+    async def reload(self) -> None:
+        """Load what the screen shows from the stores (off the GUI thread) and show it."""
+        ...
+
+
+class MainWindow(QMainWindow):
+    """Library, Recordings, Review, Runs and Settings, with the jobs they start.
+
+    Args:
+        backend: the services.
+        icon: the application icon, if there is one.
+        dialogs: show error dialogs (tests turn them off and read ``tasks.last_error``).
+    """
+
+    SCREENS = ("Library", "Recordings", "Review", "Runs", "Settings")
+
+    def __init__(
+        self, backend: Backend, *, icon: QIcon | None = None, dialogs: bool = True
+    ) -> None:
+        super().__init__()
+        self.setObjectName("main-window")
+        self.setWindowTitle("Procedura")
+        if icon is not None:
+            self.setWindowIcon(icon)
+        self.resize(1200, 780)
+        self._backend = backend
+        self._events = AppEvents(self)
+        self._tasks = TaskRunner(self, dialogs=dialogs)
+        self._editors: dict[str, QWidget] = {}
+        self._windows: set[QWidget] = set()
+        self._closing = False
+
+        from desktop_app.ui.library_page import LibraryPage
+        from desktop_app.ui.recordings_page import RecordingsPage
+        from desktop_app.ui.review_page import ReviewPage
+        from desktop_app.ui.runs_page import RunsPage
+        from desktop_app.ui.settings_page import SettingsPage
+
+        self.library = LibraryPage(self)
+        self.recordings = RecordingsPage(self)
+        self.review = ReviewPage(self)
+        self.runs = RunsPage(self)
+        self.settings_page = SettingsPage(self)
+        self._screens: list[QWidget] = [
+            self.library,
+            self.recordings,
+            self.review,
+            self.runs,
+            self.settings_page,
+        ]
+
+        self._nav = QListWidget()
+        self._nav.setObjectName("navigation")
+        self._nav.setIconSize(QSize(20, 20))
+        self._nav.setFixedWidth(170)
+        self._stack = QStackedWidget()
+        for name, screen in zip(self.SCREENS, self._screens, strict=True):
+            QListWidgetItem(name, self._nav)
+            self._stack.addWidget(screen)
+        self._nav.currentRowChanged.connect(self._on_nav_current_row_changed)
+        splitter = QSplitter()
+        splitter.addWidget(self._nav)
+        splitter.addWidget(self._stack)
+        splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(splitter)
+
+        self._progress = QProgressBar()
+        self._progress.setObjectName("busy")
+        self._progress.setRange(0, 0)
+        self._progress.setMaximumWidth(160)
+        self._progress.hide()
+        self._busy_label = QLabel()
+        self.statusBar().addPermanentWidget(self._busy_label)
+        self.statusBar().addPermanentWidget(self._progress)
+        self._tasks.busy_changed.connect(self._on_tasks_busy_changed)
+
+        self._add_actions()
+        self._nav.setCurrentRow(0)
+
+    # ── Host ────────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def backend(self) -> Backend:
+        """The services."""
+        return self._backend
+
+    @property
+    def tasks(self) -> TaskRunner:
+        """The owner of every background job."""
+        return self._tasks
+
+    @property
+    def events(self) -> AppEvents:
+        """Change notifications."""
+        return self._events
+
+    @property
+    def window(self) -> QWidget:
+        """This window."""
+        return self
+
+    def open_editor(self, workflow_id: str, version: int | None = None) -> None:
+        """Open the step editor on a workflow (an open editor of it comes forward)."""
+        from desktop_app.ui.editor.window import EditorWindow
+
+        existing = self._editors.get(workflow_id)
+        if existing is not None and existing.isVisible():
+            existing.raise_()
+            existing.activateWindow()
+            return
+        editor = EditorWindow(self, workflow_id, version)
+        self._editors[workflow_id] = editor
+        self.adopt(editor)
+        editor.show()
+
+    def open_run(self, workflow_id: str, version: int | None = None) -> None:
+        """Ask for the parameters, then run with the run view showing."""
+        from desktop_app.ui.run_view import open_run
+
+        open_run(self, workflow_id, version)
+
+    def show_run(self, run_id: str) -> None:
+        """Switch to Runs and show one run."""
+        self.show_screen("Runs")
+        self.runs.show_run(run_id)
+
+    def show_review(self, workflow_id: str, version: int | None = None) -> None:
+        """Switch to Review and show one version."""
+        self.show_screen("Review")
+        self.review.show_version(workflow_id, version)
+
+    def start_recording(self) -> None:
+        """Open the record dialog."""
+        from desktop_app.ui.record import start_recording
+
+        start_recording(self)
+
+    def show_status(self, message: str) -> None:
+        """A message in the status bar for a few seconds."""
+        self.statusBar().showMessage(message, 6000)
+
+    # ── navigation ──────────────────────────────────────────────────────────────────────────
+
+    def show_screen(self, name: str) -> QWidget:
+        """Switch to the screen called *name* and return it."""
+        row = self.SCREENS.index(name)
+        self._nav.setCurrentRow(row)
+        return self._screens[row]
+
+    def adopt(self, window: QWidget) -> None:
+        """Keep a top-level window (editor, run view) alive until it closes."""
+        self._windows.add(window)
+        window.destroyed.connect(lambda *_: self._windows.discard(window))
+
+    async def reload_all(self) -> None:
+        """Load every screen (at start-up)."""
+        for screen in self._screens:
+            await screen.reload()  # type: ignore[attr-defined]
+
+    def _on_nav_current_row_changed(self, row: int) -> None:
+        if row >= 0:
+            self._stack.setCurrentIndex(row)
+
+    def _add_actions(self) -> None:
+        record = QAction("&Record…", self)
+        record.setObjectName("action-record")
+        record.setShortcut(QKeySequence("Ctrl+R"))
+        record.setStatusTip("Record a new demonstration")
+        record.triggered.connect(self.start_recording)
+        self.record_action = record
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        toolbar.setMovable(False)
+        toolbar.addAction(record)
+        for i, name in enumerate(self.SCREENS, 1):
+            go = QAction(name, self)
+            go.setShortcut(QKeySequence(f"Ctrl+{i}"))
+            go.triggered.connect(lambda _=False, n=name: self.show_screen(n))
+            self.addAction(go)
+        find = QAction("Find", self)
+        find.setShortcut(QKeySequence.StandardKey.Find)
+        find.triggered.connect(self._focus_search)
+        self.addAction(find)
+        quit_ = QAction("Quit", self)
+        quit_.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_.triggered.connect(self.close)
+        self.addAction(quit_)
+
+    def _focus_search(self) -> None:
+        self.show_screen("Library")
+        self.library.focus_search()
+
+    def _on_tasks_busy_changed(self, busy: bool, label: str) -> None:
+        self._progress.setVisible(busy)
+        self._busy_label.setText(label if busy else "")
+
+    # ── closing ─────────────────────────────────────────────────────────────────────────────
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Close the editors and run views with the window; the app then calls :meth:`shutdown`."""
+        self._closing = True
+        for window in list(self._windows):
+            window.close()
+        event.accept()
+
+    async def shutdown(self) -> None:
+        """Cancel every job and wait for them (the app calls this before exiting)."""
+        self._closing = True
+        for window in list(self._windows):
+            window.close()
+        await self._tasks.shutdown()
