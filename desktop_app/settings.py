@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     llm_max_tokens_per_run: int = Field(default=60_000, ge=0)
 
     replay_patience_s: float = Field(default=3.0, gt=0, le=60)
+    #: Ask before an irreversible step found by healing acts (the GUI's and tray's default;
+    #: the command line asks unless ``--yes``).
+    confirm_irreversible: bool = True
 
     embedding: Literal["minilm", "openai"] = "minilm"
     embedding_model: str = "text-embedding-3-small"
