@@ -46,7 +46,11 @@ class Gui:
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run blocking *fn* on the window's store thread."""
-        return self.run(self.window.tasks.call(fn))
+
+        async def job() -> T:
+            return await self.window.tasks.call(fn)
+
+        return self.run(job())
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 30, what: str = "") -> None:

@@ -14,7 +14,13 @@ from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, WorkflowVersion
-from desktop_app.core.views import IndexedWorkflow, SearchHit, TrajectorySummary, WorkflowSummary
+from desktop_app.core.views import (
+    IndexedWorkflow,
+    RunStats,
+    SearchHit,
+    TrajectorySummary,
+    WorkflowSummary,
+)
 
 __all__ = [
     "ExperienceStore",
@@ -128,6 +134,9 @@ class RunStore(Protocol):
 
     def interrupt_running(self, reason: str) -> int:
         """Mark every run still ``running`` as interrupted (its process is gone); how many."""
+
+    def run_stats(self) -> dict[str, RunStats]:
+        """Per workflow id, how its runs went (one query, for library lists)."""
 
     def count(self) -> int:
         """How many runs."""

@@ -10,6 +10,7 @@ from desktop_app.core.models.workflow import Workflow, WorkflowStatus
 
 __all__ = [
     "IndexedWorkflow",
+    "RunStats",
     "SearchHit",
     "TrajectorySummary",
     "WorkflowMatch",
@@ -37,6 +38,21 @@ class WorkflowSummary(FrozenModel):
     pinned: bool = False
     created_at: AwareDatetime
     updated_at: AwareDatetime
+
+
+class RunStats(FrozenModel):
+    """How a workflow's runs went: how many, how many succeeded, and when it last ran."""
+
+    workflow_id: str
+    runs: int
+    finished: int
+    succeeded: int
+    last_run_at: AwareDatetime | None = None
+
+    @property
+    def success_rate(self) -> float | None:
+        """Succeeded over finished runs (None before any run finished)."""
+        return self.succeeded / self.finished if self.finished else None
 
 
 class TrajectorySummary(FrozenModel):

@@ -1,27 +1,689 @@
-"""(Being built.)"""
+"""The Library screen: every workflow, a "What do you want to do?" search, filters and actions."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.exports.bundle import (
+    Resolution,
+    import_bundle,
+    is_bundle,
+    plan_import,
+    read_bundle,
+)
+from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ui.host import Host
+
+__all__ = ["LibraryModel", "LibraryPage", "LibraryRow"]
+
+_Index = QModelIndex | QPersistentModelIndex
+
+#: How long typing pauses before the semantic search runs.
+SEARCH_DELAY_MS = 250
+
+_STATUS_LABELS = {
+    WorkflowStatus.APPROVED: "Approved",
+    WorkflowStatus.IN_REVIEW: "In review",
+    WorkflowStatus.DRAFT: "Draft",
+    WorkflowStatus.ARCHIVED: "Archived",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryRow:
+    """One line of the library: a workflow, how its runs went, and its search score."""
+
+    summary: WorkflowSummary
+    stats: RunStats | None = None
+    score: float | None = None
+
+    @property
+    def version_text(self) -> str:
+        """``v3`` or, when a newer draft exists over the approved one, ``v2 (v3 draft)``."""
+        s = self.summary
+        if s.approved_version is not None and s.approved_version != s.latest_version:
+            return f"v{s.approved_version} (v{s.latest_version} {s.latest_status.value})"
+        return f"v{s.latest_version}"
+
+    @property
+    def last_run_text(self) -> str:
+        """When it last ran, or an em dash."""
+        if self.stats is None or self.stats.last_run_at is None:
+            return "—"
+        return self.stats.last_run_at.astimezone().strftime("%Y-%m-%d %H:%M")
+
+    @property
+    def success_text(self) -> str:
+        """``80% of 5`` or an em dash."""
+        rate = self.stats.success_rate if self.stats is not None else None
+        if rate is None or self.stats is None:
+            return "—"
+        return f"{rate:.0%} of {self.stats.finished}"
+
+
+class LibraryModel(QAbstractTableModel):
+    """The library's rows as a table (a thin adapter over :class:`LibraryRow`)."""
+
+    COLUMNS = ("Name", "Status", "Version", "Parameters", "Domain", "Last run", "Success")
+    #: The role holding a row's sort key (so dates and rates sort as values, not text).
+    SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+    ROW_ROLE = Qt.ItemDataRole.UserRole + 2
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[LibraryRow] = []
+
+    def set_rows(self, rows: list[LibraryRow]) -> None:
+        """Replace every row."""
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def rows(self) -> list[LibraryRow]:
+        """The rows, in model order."""
+        return list(self._rows)
+
+    def row_of(self, workflow_id: str) -> int | None:
+        """The model row of a workflow, if listed."""
+        for i, row in enumerate(self._rows):
+            if row.summary.id == workflow_id:
+                return i
+        return None
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        s = row.summary
+        column = index.column()
+        if role == self.ROW_ROLE:
+            return row
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (
+                ("★ " if s.pinned else "") + s.name,
+                _STATUS_LABELS[s.status],
+                row.version_text,
+                ", ".join(s.parameters) or "—",
+                ", ".join(s.domains) or "—",
+                row.last_run_text,
+                row.success_text,
+            )[column]
+        if role == self.SORT_ROLE:
+            rate = row.stats.success_rate if row.stats is not None else None
+            last = row.stats.last_run_at if row.stats is not None else None
+            return (
+                (0 if s.pinned else 1, s.name.casefold()),
+                s.status.value,
+                s.latest_version,
+                len(s.parameters),
+                ", ".join(s.domains),
+                last.timestamp() if last is not None else 0.0,
+                rate if rate is not None else -1.0,
+            )[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+            score = f"\nmatch {row.score:.0%}" if row.score is not None else ""
+            return (s.description or s.name) + score
+        return None
+
+
+class _Filter(QSortFilterProxyModel):
+    """Keeps the rows whose status and domain match the filters."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.status: WorkflowStatus | None = None
+        self.domain: str | None = None
+        self.setSortRole(LibraryModel.SORT_ROLE)
+
+    def set_filters(self, status: WorkflowStatus | None, domain: str | None) -> None:
+        self.beginFilterChange()
+        self.status, self.domain = status, domain
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+        model = self.sourceModel()
+        row: LibraryRow = model.data(model.index(source_row, 0), LibraryModel.ROW_ROLE)
+        s = row.summary
+        if self.status is None:
+            if s.status is WorkflowStatus.ARCHIVED:
+                return False
+        elif s.status != self.status:
+            return False
+        return self.domain is None or self.domain in s.domains
+
+    def lessThan(self, left: _Index, right: _Index) -> bool:
+        a = left.data(LibraryModel.SORT_ROLE)
+        b = right.data(LibraryModel.SORT_ROLE)
+        try:
+            return bool(a < b)
+        except TypeError:
+            return str(a) < str(b)
 
 
 class LibraryPage(QWidget):
-    """(Being built.)"""
+    """Find a workflow by what it does, see how it has been doing, and act on it.
+
+    Signals:
+        rows_shown(): the table was filled (after a load or a search).
+    """
+
+    rows_shown = Signal()
 
     def __init__(self, host: Host) -> None:
         super().__init__()
+        self.setObjectName("library-page")
         self._host = host
+        self._all: list[LibraryRow] = []
+        self._stats: dict[str, RunStats] = {}
+        self._search_generation = 0
+
+        self.search = QLineEdit()
+        self.search.setObjectName("library-search")
+        self.search.setPlaceholderText("What do you want to do?  e.g. “add a person to the CRM”")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip(
+            "Describe the task in your own words; workflows are found by meaning (Ctrl+F)"
+        )
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self._on_search_timer_timeout)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+        self.search.returnPressed.connect(self._on_search_return_pressed)
+
+        self.status_filter = QComboBox()
+        self.status_filter.setObjectName("library-status-filter")
+        self.status_filter.addItem("All (not archived)", None)
+        for status in WorkflowStatus:
+            self.status_filter.addItem(_STATUS_LABELS[status], status)
+        self.domain_filter = QComboBox()
+        self.domain_filter.setObjectName("library-domain-filter")
+        self.domain_filter.addItem("All domains", None)
+        self.status_filter.currentIndexChanged.connect(self._apply_filters)
+        self.domain_filter.currentIndexChanged.connect(self._apply_filters)
+
+        record = QPushButton("Record…")
+        record.setToolTip("Record a new demonstration (Ctrl+R)")
+        record.clicked.connect(host.start_recording)
+        import_button = QPushButton("Import…")
+        import_button.setObjectName("library-import")
+        import_button.setToolTip("Import a workflow file (.json) or a shared bundle (.procedura)")
+        import_button.clicked.connect(self._on_import_clicked)
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.status_filter)
+        bar.addWidget(self.domain_filter)
+        bar.addWidget(record)
+        bar.addWidget(import_button)
+
+        self.model = LibraryModel(self)
+        self.proxy = _Filter(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setObjectName("library-table")
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSortingEnabled(True)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(LibraryModel.COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.doubleClicked.connect(lambda _index: self._edit())
+        self.table.selectionModel().currentRowChanged.connect(self._on_selection_changed)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+
+        self.empty = QLabel(
+            "<h3>No workflows yet</h3><p>Record a task you do often (<b>Record…</b>, Ctrl+R): "
+            "Procedura turns it into a workflow you can edit, approve and replay.<br>"
+            "Or <b>Import…</b> a workflow someone shared with you.</p>"
+        )
+        self.empty.setObjectName("library-empty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.table)
+        self._stack.addWidget(self.empty)
+
+        self.details = QTextBrowser()
+        self.details.setObjectName("library-details")
+        self.details.setOpenLinks(False)
+        self.run_button = QPushButton("Run…")
+        self.run_button.setObjectName("library-run")
+        self.edit_button = QPushButton("Edit")
+        self.review_button = QPushButton("Review")
+        self.pin_button = QPushButton("Pin")
+        self.archive_button = QPushButton("Archive")
+        self.delete_button = QPushButton("Delete…")
+        self.run_button.setToolTip("Run the approved version (Enter)")
+        self.edit_button.setToolTip("Open in the step editor (double-click)")
+        self.review_button.setToolTip("Compare versions, approve or request changes")
+        self.pin_button.setToolTip("Pinned workflows come first, here and in the tray")
+        self.archive_button.setToolTip("Archive: it leaves the library and the tray, but is kept")
+        self.run_button.clicked.connect(self._run)
+        self.edit_button.clicked.connect(self._edit)
+        self.review_button.clicked.connect(self._review)
+        self.pin_button.clicked.connect(self._toggle_pin)
+        self.archive_button.clicked.connect(self._toggle_archive)
+        self.delete_button.clicked.connect(self._delete)
+        buttons = QHBoxLayout()
+        for button in (
+            self.run_button,
+            self.edit_button,
+            self.review_button,
+            self.pin_button,
+            self.archive_button,
+            self.delete_button,
+        ):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.details, 1)
+        side_layout.addLayout(buttons)
+
+        for text, shortcut, slot in (
+            ("Run…", "Return", self._run),
+            ("Edit", "Ctrl+E", self._edit),
+            ("Review", "", self._review),
+            ("Pin / unpin", "Ctrl+P", self._toggle_pin),
+        ):
+            action = QAction(text, self.table)
+            if shortcut:
+                action.setShortcut(QKeySequence(shortcut))
+                action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(slot)
+            self.table.addAction(action)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self._stack)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        self._update_buttons(None)
+        host.events.workflows_changed.connect(lambda _id: self.refresh())
+        host.events.runs_changed.connect(lambda _id: self.refresh())
+
+    # ── loading ─────────────────────────────────────────────────────────────────────────────
+
+    def refresh(self) -> None:
+        """Reload in the background."""
+        self._host.tasks.start(self.reload(), label="Loading the library…")
 
     async def reload(self) -> None:
-        """Load what the screen shows."""
+        """Load every workflow (archived too, for the filter) with its run statistics."""
+        backend = self._host.backend
 
-    def show_version(self, workflow_id: str, version: int | None) -> None:
-        """Show a version."""
+        def load() -> tuple[list[WorkflowSummary], dict[str, RunStats]]:
+            summaries = backend.workflows.list() + backend.workflows.list(
+                status=WorkflowStatus.ARCHIVED
+            )
+            return summaries, backend.runs.run_stats()
 
-    def show_run(self, run_id: str) -> None:
-        """Show a run."""
+        summaries, self._stats = await self._host.tasks.call(load)
+        self._all = [LibraryRow(s, self._stats.get(s.id)) for s in summaries]
+        self._fill_domains()
+        if self.search.text().strip():
+            await self._search(self.search.text())
+        else:
+            self._show(self._all, ranked=False)
+
+    async def _search(self, text: str) -> None:
+        self._search_generation += 1
+        generation = self._search_generation
+        query = text.strip()
+        if not query:
+            self._show(self._all, ranked=False)
+            return
+        status = self._status()
+        matches = await self._host.tasks.call(
+            self._host.backend.workflows.search, query, limit=20, status=status
+        )
+        if generation != self._search_generation:
+            return  # the user typed on; a newer search will show its results
+        self._show(
+            [LibraryRow(m.workflow, self._stats.get(m.workflow.id), m.score) for m in matches],
+            ranked=True,
+        )
+
+    def _show(self, rows: list[LibraryRow], *, ranked: bool) -> None:
+        selected = self.selected()
+        self.model.set_rows(rows)
+        if ranked:
+            self.proxy.sort(-1)  # best match first, as the search ranked them
+        else:
+            self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self._stack.setCurrentWidget(self.empty if not self._all else self.table)
+        if selected is not None:
+            self.select(selected.summary.id)
+        elif self.proxy.rowCount() and ranked:
+            self.table.selectRow(0)
+        self._on_selection_changed()
+        self.rows_shown.emit()
+
+    def _fill_domains(self) -> None:
+        current = self.domain_filter.currentData()
+        domains = sorted({d for row in self._all for d in row.summary.domains})
+        self.domain_filter.blockSignals(True)
+        self.domain_filter.clear()
+        self.domain_filter.addItem("All domains", None)
+        for domain in domains:
+            self.domain_filter.addItem(domain, domain)
+        found = self.domain_filter.findData(current)
+        self.domain_filter.setCurrentIndex(max(found, 0))
+        self.domain_filter.blockSignals(False)
+        self._apply_filters()
+
+    def _apply_filters(self) -> None:
+        self.proxy.set_filters(self._status(), self.domain_filter.currentData())
+        self._on_selection_changed()
+
+    def _status(self) -> WorkflowStatus | None:
+        data = self.status_filter.currentData()
+        return WorkflowStatus(data) if data else None
+
+    # ── selection ───────────────────────────────────────────────────────────────────────────
 
     def focus_search(self) -> None:
         """Put the cursor in the search box."""
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def visible_rows(self) -> list[LibraryRow]:
+        """The rows the table shows now, in display order."""
+        return [
+            self.proxy.index(r, 0).data(LibraryModel.ROW_ROLE) for r in range(self.proxy.rowCount())
+        ]
+
+    def selected(self) -> LibraryRow | None:
+        """The selected workflow's row."""
+        index = self.table.selectionModel().currentIndex()
+        if not index.isValid():
+            return None
+        row: LibraryRow = index.data(LibraryModel.ROW_ROLE)
+        return row
+
+    def select(self, workflow_id: str) -> bool:
+        """Select a workflow if it is shown."""
+        source_row = self.model.row_of(workflow_id)
+        if source_row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(source_row, 0))
+        if not index.isValid():
+            return False
+        self.table.selectRow(index.row())
+        return True
+
+    def _on_selection_changed(self, *_: object) -> None:
+        row = self.selected()
+        self._update_buttons(row)
+        if row is None:
+            self.details.setHtml(
+                "<p style='color:gray'>Select a workflow to see what it does.</p>"
+                if self.proxy.rowCount()
+                else ""
+            )
+            return
+        self.details.setHtml(_summary_html(row, None))
+        workflow_id = row.summary.id
+
+        async def load() -> None:
+            version = await self._host.tasks.call(self._host.backend.workflows.get, workflow_id)
+            current = self.selected()
+            if current is not None and current.summary.id == workflow_id:
+                self.details.setHtml(_summary_html(current, version))
+
+        self._host.tasks.start(load(), label="Loading the workflow…")
+
+    def _update_buttons(self, row: LibraryRow | None) -> None:
+        has = row is not None
+        archived = has and row is not None and row.summary.status is WorkflowStatus.ARCHIVED
+        runnable = has and row is not None and row.summary.approved_version is not None
+        self.run_button.setEnabled(bool(runnable) and not archived)
+        for button in (self.edit_button, self.review_button, self.pin_button):
+            button.setEnabled(has and not archived)
+        self.archive_button.setEnabled(has)
+        self.delete_button.setEnabled(has)
+        self.archive_button.setText("Restore" if archived else "Archive")
+        self.pin_button.setText("Unpin" if row is not None and row.summary.pinned else "Pin")
+        if has and not runnable:
+            self.run_button.setToolTip("Approve a version first (Review); only approved ones run")
+        else:
+            self.run_button.setToolTip("Run the approved version (Enter)")
+
+    # ── actions ─────────────────────────────────────────────────────────────────────────────
+
+    def _on_search_timer_timeout(self) -> None:
+        self._host.tasks.start(self._search(self.search.text()), label="Searching…")
+
+    def _on_search_return_pressed(self) -> None:
+        self._search_timer.stop()
+        self._on_search_timer_timeout()
+
+    def _run(self) -> None:
+        row = self.selected()
+        if row is not None and row.summary.approved_version is not None:
+            self._host.open_run(row.summary.id)
+
+    def _edit(self) -> None:
+        row = self.selected()
+        if row is not None and row.summary.status is not WorkflowStatus.ARCHIVED:
+            self._host.open_editor(row.summary.id)
+
+    def _review(self) -> None:
+        row = self.selected()
+        if row is not None:
+            self._host.show_review(row.summary.id, None)
+
+    def _toggle_pin(self) -> None:
+        row = self.selected()
+        if row is None:
+            return
+        self._change(
+            row,
+            lambda: self._host.backend.workflows.set_pinned(row.summary.id, not row.summary.pinned),
+        )
+
+    def _toggle_archive(self) -> None:
+        row = self.selected()
+        if row is None:
+            return
+        workflows = self._host.backend.workflows
+        actor = self._host.backend.settings.actor
+        if row.summary.status is WorkflowStatus.ARCHIVED:
+            self._change(row, lambda: workflows.restore(row.summary.id, actor=actor))
+        else:
+            self._change(row, lambda: workflows.archive(row.summary.id, actor=actor))
+
+    def _delete(self) -> None:
+        row = self.selected()
+        if row is None:
+            return
+        answer = QMessageBox.question(
+            self,
+            "Delete workflow",
+            f"Delete “{row.summary.name}” with its {row.summary.latest_version} version(s) and "
+            "its run history, for good?\n\nArchiving keeps it instead.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self._change(
+                row,
+                lambda: self._host.backend.workflows.delete(row.summary.id, confirmed=True),
+            )
+
+    def _change(self, row: LibraryRow, change: Any) -> None:
+        workflow_id = row.summary.id
+
+        async def job() -> None:
+            await self._host.tasks.call(change)
+            self._host.events.workflows_changed.emit(workflow_id)
+
+        self._host.tasks.start(job(), label="Saving…")
+
+    def _on_import_clicked(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(
+            self,
+            "Import a workflow",
+            str(Path.home()),
+            "Workflows (*.json *.procedura);;All files (*)",
+        )
+        if name:
+            self.import_file(Path(name))
+
+    def import_file(self, path: Path) -> None:
+        """Import a workflow document or a bundle (conflicts are asked about)."""
+        self._host.tasks.start(self._import(path), label=f"Importing {path.name}…")
+
+    async def _import(self, path: Path) -> None:
+        backend = self._host.backend
+        actor = backend.settings.actor
+        data = await self._host.tasks.call(path.read_bytes)
+        if not is_bundle(path.name, data):
+            saved = await self._host.tasks.call(
+                backend.workflows.import_json, data, actor=actor, source=path.name
+            )
+            self._host.events.workflows_changed.emit(saved.version.workflow.id)
+            self._host.show_status(
+                f"Imported “{saved.version.workflow.name}” as version "
+                f"{saved.version.version} (draft)"
+            )
+            return
+        bundle = await self._host.tasks.call(read_bundle, data, source=path.name)
+        choices: dict[str, Resolution] = {}
+        plan = await self._host.tasks.call(plan_import, backend.workflows, bundle, choices=choices)
+        for conflict in plan.unresolved:
+            choice = self._ask_conflict(conflict.describe())
+            if choice is None:
+                self._host.show_status("Import cancelled; nothing was written")
+                return
+            choices[conflict.workflow_id] = choice
+        report = await self._host.tasks.call(
+            import_bundle,
+            backend.workflows,
+            backend.media,
+            bundle,
+            on_conflict="ask",
+            choices=choices,
+            actor=actor,
+        )
+        self._host.events.workflows_changed.emit(report.main.local_id)
+        self._host.show_status(
+            f"Imported “{report.main.name}”: "
+            + "; ".join(outcome.describe() for outcome in report.workflows)
+        )
+
+    def _ask_conflict(self, description: str) -> Resolution | None:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Workflow already here",
+            description,
+            parent=self,
+        )
+        box.setObjectName("import-conflict")
+        keep = box.addButton("Keep both", QMessageBox.ButtonRole.AcceptRole)
+        replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
+        skip = box.addButton("Skip", QMessageBox.ButtonRole.RejectRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        with contextlib.suppress(KeyError):
+            return {keep: "keep-both", replace: "replace", skip: "skip"}[clicked]  # type: ignore[return-value]
+        return None
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _summary_html(row: LibraryRow, version: WorkflowVersion | None) -> str:
+    s = row.summary
+    parts = [f"<h2 style='margin-bottom:2px'>{_escape(s.name)}</h2>"]
+    status = _STATUS_LABELS[s.status]
+    approved = f" · approved v{s.approved_version}" if s.approved_version is not None else ""
+    parts.append(
+        f"<p style='color:gray;margin-top:0'>{status}{approved} · latest v{s.latest_version} "
+        f"({s.latest_status.value}) · {', '.join(s.domains) or 'no domain'}</p>"
+    )
+    if s.description:
+        parts.append(f"<p>{_escape(s.description)}</p>")
+    if row.stats is not None and row.stats.runs:
+        parts.append(
+            f"<p>Ran {row.stats.runs} time(s); {row.success_text} succeeded; "
+            f"last {row.last_run_text}.</p>"
+        )
+    if version is not None:
+        workflow = version.workflow
+        if workflow.parameters:
+            items = "".join(
+                f"<li><b>{p.name}</b> <i>({p.type.value}"
+                + ("" if p.required else ", optional")
+                + ")</i>"
+                + (f" — {_escape(p.description)}" if p.description else "")
+                + "</li>"
+                for p in workflow.parameters
+            )
+            parts.append(f"<p><b>Parameters</b></p><ul>{items}</ul>")
+        steps = "".join(
+            f"<li>{_escape(step.title)}"
+            + (" <b>⚠ irreversible</b>" if step.irreversible else "")
+            + "</li>"
+            for step in workflow.steps
+        )
+        parts.append(f"<p><b>{len(workflow.steps)} steps</b></p><ol>{steps}</ol>")
+    return "".join(parts)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, func
+from datetime import UTC
+
+from sqlalchemy import Engine, case, func
 from sqlmodel import Session, col, delete, select
 
 from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow
@@ -10,6 +12,7 @@ from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Run, RunStatus, RunStep
+from desktop_app.core.views import RunStats
 
 __all__ = ["SqlExperienceStore", "SqlRunStore"]
 
@@ -108,6 +111,28 @@ class SqlRunStore:
                 session.add(row)
             session.commit()
             return len(rows)
+
+    def run_stats(self) -> dict[str, RunStats]:
+        finished = [s.value for s in RunStatus if s is not RunStatus.RUNNING]
+        query = select(
+            RunRow.workflow_id,
+            func.count(),
+            func.sum(case((col(RunRow.status).in_(finished), 1), else_=0)),
+            func.sum(case((col(RunRow.status) == RunStatus.SUCCEEDED.value, 1), else_=0)),
+            func.max(RunRow.started_at),
+        ).group_by(col(RunRow.workflow_id))
+        with Session(self._engine) as session:
+            rows = session.exec(query).all()
+        return {
+            workflow_id: RunStats(
+                workflow_id=workflow_id,
+                runs=runs,
+                finished=done or 0,
+                succeeded=ok or 0,
+                last_run_at=last.replace(tzinfo=UTC) if last and last.tzinfo is None else last,
+            )
+            for workflow_id, runs, done, ok, last in rows
+        }
 
     def _run(self, session: Session, row: RunRow) -> Run:
         steps = session.exec(
