@@ -23,15 +23,15 @@ from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStor
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
-from desktop_app.core.errors import ProceduraError, TransitionError
+from desktop_app.core.errors import BrowserError, ProceduraError, TransitionError
 from desktop_app.core.library import SaveResult, WorkflowLibrary
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.run import Run
-from desktop_app.core.models.trajectory import Trajectory, TrajectoryKind
+from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
 from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import SearchIndex
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
-from desktop_app.core.replay.learning import Learned, learn
+from desktop_app.core.replay.learning import REPLAY_ACTOR, Learned, learn
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.replay.person import Person
@@ -42,6 +42,7 @@ from desktop_app.settings import Settings
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
+    from desktop_app.adapters.browser.web_recorder import WebRecorder
     from desktop_app.core.induction.multi import Alignment
 
 __all__ = [
@@ -213,15 +214,22 @@ async def record_web(
     headless: bool = False,
     stop: asyncio.Event | None = None,
     on_started: Callable[[str, Page], object] | None = None,
+    on_recorder: Callable[[WebRecorder], object] | None = None,
+    on_event: Callable[[Event], object] | None = None,
 ) -> Trajectory:
     """Record a demonstration in Chromium until its windows close or *stop* is set.
 
     Every event is stored as it happens; the trajectory is finished (noise dropped) at the end,
-    whatever ended the recording.
+    whatever ended the recording. Once the first page is open, *on_started* gets the
+    trajectory's id and the page, and *on_recorder* the recorder (to pause it, add notes, mark
+    fields sensitive); *on_event* sees every event as it is stored (on the loop's thread).
 
     Raises:
-        BrowserError: no browser, or it could not start or be attached to (nothing is stored).
+        BrowserError: no browser, it could not start or be attached to, or *url* could not be
+            opened (nothing is stored).
     """
+    from playwright.async_api import Error as PlaywrightError
+
     from desktop_app.adapters.browser.launch import open_browser
     from desktop_app.adapters.browser.web_recorder import WebRecorder
     from desktop_app.resources import resource_path
@@ -242,13 +250,28 @@ async def record_web(
             recorder=f"procedura-web {__version__}",
         )
         session = services.trajectories.start_recording(header)
+        if on_event is not None:
+            session.subscribe(on_event)
         recorder = WebRecorder(
             browser, session, services.media, resource_path("recorder", "capture.js")
         )
         try:
             page = await recorder.start(url)
+        except BaseException as exc:
+            await recorder.stop()
+            if session.event_count:
+                session.finish()
+            else:  # the recording never began: keep nothing
+                services.trajectories.delete(session.trajectory_id, confirmed=True)
+            if isinstance(exc, PlaywrightError):
+                reason = _first_line(exc).removeprefix("Page.goto: ")
+                raise BrowserError(f"could not open {url}: {reason}") from None
+            raise
+        try:
             if on_started is not None:
                 on_started(session.trajectory_id, page)
+            if on_recorder is not None:
+                on_recorder(recorder)
             waiters = [asyncio.create_task(recorder.closed.wait())]
             if stop is not None:
                 waiters.append(asyncio.create_task(stop.wait()))
@@ -261,6 +284,11 @@ async def record_web(
     finally:
         await browser.close()
     return trajectory
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def make_structured_llm(settings: Settings, *, secrets: Sequence[str] = ()) -> StructuredLLM | None:
@@ -485,7 +513,7 @@ async def replay(
         run_id=outcome.run.id,
         repairs=outcome.repairs,
         params=params,
-        actor="procedura-replay",
+        actor=REPLAY_ACTOR,
     )
     if learned.proposed is not None:
         outcome.run = outcome.run.model_copy(update={"proposed_version": learned.proposed.version})

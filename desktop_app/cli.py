@@ -874,10 +874,12 @@ def reindex(ctx: click.Context) -> None:
 def _add_commands() -> None:
     from desktop_app.cli_export import export_command
     from desktop_app.cli_replay import run_command, runs_group
+    from desktop_app.cli_review import diff_command
 
     cli.add_command(run_command)
     cli.add_command(runs_group)
     cli.add_command(export_command)
+    workflows.add_command(diff_command)
 
 
 _add_commands()

@@ -22,7 +22,10 @@ from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.templating import escape, placeholders
 
-__all__ = ["Learned", "learn", "repaired_workflow", "templated_locator"]
+__all__ = ["REPLAY_ACTOR", "Learned", "learn", "repaired_workflow", "templated_locator"]
+
+#: Who proposes the versions replay learns (the review queue marks them as repairs).
+REPLAY_ACTOR: Final = "procedura-replay"
 
 _MAX_LOCATORS: Final = 8
 _REMEMBERED: Final = frozenset({Resolution.FINGERPRINT, Resolution.LLM, Resolution.PERSON})
