@@ -71,6 +71,7 @@ def top_level(kind: type[QWidget]) -> list[QWidget]:
 @contextmanager
 def open_gui(qapp: QApplication) -> Iterator[Gui]:
     """A shown main window over the test's data directory, closed and drained at the end."""
+    qapp.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(qapp, already_running=False)
     asyncio.set_event_loop(loop)
     try:

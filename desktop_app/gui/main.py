@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -81,6 +83,10 @@ async def _run(settings: Settings, icon: object) -> int:
         assert app is not None
         closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
         window.show()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl+C in the terminal, or a logout
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, window.close)
         window.tasks.start(window.reload_all(), label="Loading the library…")
         window.tasks.run(lambda: services.workflows.index, label="Opening the search index…")
         await closed

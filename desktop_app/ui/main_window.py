@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
     QProgressBar,
-    QSplitter,
     QStackedWidget,
     QWidget,
 )
@@ -21,7 +21,30 @@ from desktop_app.ui.backend import Backend
 from desktop_app.ui.host import AppEvents
 from desktop_app.ui.tasks import TaskRunner
 
-__all__ = ["MainWindow", "Screen"]
+__all__ = ["STYLE", "MainWindow", "Screen"]
+
+#: The window's look: a quiet navigation column, roomy rows, a clear selection.
+STYLE = """
+QListWidget#navigation {
+    background: palette(window);
+    border: none;
+    border-right: 1px solid palette(mid);
+    padding-top: 8px;
+    font-size: 11pt;
+}
+QListWidget#navigation::item {
+    padding: 9px 14px;
+    border-radius: 6px;
+    margin: 1px 8px;
+}
+QListWidget#navigation::item:selected {
+    background: palette(highlight);
+    color: palette(highlighted-text);
+}
+QTableView, QListView, QTreeView { gridline-color: palette(midlight); }
+QHeaderView::section { padding: 4px 6px; }
+QStackedWidget > QWidget { font-size: 10pt; }
+"""
 
 
 class Screen(Protocol):
@@ -81,18 +104,21 @@ class MainWindow(QMainWindow):
         self._nav = QListWidget()
         self._nav.setObjectName("navigation")
         self._nav.setIconSize(QSize(20, 20))
-        self._nav.setFixedWidth(170)
+        self._nav.setFixedWidth(180)
+        self._nav.setFrameShape(QListWidget.Shape.NoFrame)
         self._stack = QStackedWidget()
         for name, screen in zip(self.SCREENS, self._screens, strict=True):
             QListWidgetItem(name, self._nav)
             self._stack.addWidget(screen)
         self._nav.currentRowChanged.connect(self._on_nav_current_row_changed)
-        splitter = QSplitter()
-        splitter.addWidget(self._nav)
-        splitter.addWidget(self._stack)
-        splitter.setStretchFactor(1, 1)
-        splitter.setChildrenCollapsible(False)
-        self.setCentralWidget(splitter)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._nav)
+        layout.addWidget(self._stack, 1)
+        self.setCentralWidget(central)
+        self.setStyleSheet(STYLE)
 
         self._progress = QProgressBar()
         self._progress.setObjectName("busy")
@@ -192,7 +218,7 @@ class MainWindow(QMainWindow):
             self._stack.setCurrentIndex(row)
 
     def _add_actions(self) -> None:
-        record = QAction("&Record…", self)
+        record = QAction(_record_icon(), "&Record…", self)
         record.setObjectName("action-record")
         record.setShortcut(QKeySequence("Ctrl+R"))
         record.setStatusTip("Record a new demonstration")
@@ -201,6 +227,7 @@ class MainWindow(QMainWindow):
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
         toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         toolbar.addAction(record)
         for i, name in enumerate(self.SCREENS, 1):
             go = QAction(name, self)
@@ -239,3 +266,18 @@ class MainWindow(QMainWindow):
         for window in list(self._windows):
             window.close()
         await self._tasks.shutdown()
+
+
+def _record_icon() -> QIcon:
+    """A red dot, the universal "record" sign."""
+    from PySide6.QtGui import QColor, QPainter, QPixmap
+
+    pixmap = QPixmap(32, 32)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setBrush(QColor("#d93025"))
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.drawEllipse(6, 6, 20, 20)
+    painter.end()
+    return QIcon(pixmap)
