@@ -68,6 +68,11 @@ class Host(Protocol):
         """Open the record dialog."""
         ...
 
+    def adopt(self, window: QWidget) -> None:
+        """Keep a top-level window (editor, run view) alive until it closes, and close it with
+        the app."""
+        ...
+
     def show_status(self, message: str) -> None:
         """A short message in the status bar."""
         ...

@@ -1,0 +1,860 @@
+"""Running a workflow from the window: the parameter dialog, then the run window.
+
+:func:`open_run` loads the version (the approved one, or the one asked for, which may be a
+draft), asks for the parameters and run options in a :class:`RunDialog`, and starts the replay in
+a :class:`RunWindow`. The run window lists the steps as they run (status, the healing rung that
+found each element, time, LLM use, errors), shows the latest screenshot, asks the person running
+it when the replay needs them (:class:`~desktop_app.ui.person_dialogs.DialogPerson`), can stop the
+run (it is recorded as interrupted), and ends with a summary that links to the run record and to
+the repair a healed run proposes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.errors import ProceduraError
+from desktop_app.core.models.common import utcnow
+from desktop_app.core.models.run import Run, RunStatus, RunStep, RunTrigger
+from desktop_app.core.models.workflow import (
+    GotoStep,
+    ParameterType,
+    WorkflowStatus,
+    WorkflowVersion,
+)
+from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
+from desktop_app.core.replay.ladder import public_title
+from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.core.replay.person import PersonAnswer, Question
+from desktop_app.core.replay.render import check_base_url
+from desktop_app.settings import Settings
+from desktop_app.ui.backend import Backend, RunRequest
+from desktop_app.ui.host import Host
+from desktop_app.ui.parameter_form import ParameterForm
+from desktop_app.ui.person_dialogs import DialogPerson
+from desktop_app.ui.run_models import (
+    RUN_STATUS_LABELS,
+    RunStepsModel,
+    StepColumn,
+    healed_count,
+    run_summary,
+    status_color,
+)
+from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
+from desktop_app.ui.tasks import describe_error
+
+__all__ = ["RunDialog", "RunSetup", "RunWindow", "load_setup", "open_run"]
+
+_STATUS_WORDS: Final[dict[WorkflowStatus, str]] = {
+    WorkflowStatus.DRAFT: "a draft",
+    WorkflowStatus.IN_REVIEW: "in review",
+    WorkflowStatus.APPROVED: "approved",
+    WorkflowStatus.ARCHIVED: "archived",
+}
+
+@dataclass(frozen=True, slots=True)
+class RunSetup:
+    """What the parameter dialog needs, loaded off the GUI thread."""
+
+    version: WorkflowVersion
+    last_values: dict[str, str] = field(default_factory=dict)
+    stored_secrets: dict[str, str] = field(default_factory=dict)
+    llm_configured: bool = False
+    explicit: bool = False
+
+    @property
+    def unapproved(self) -> bool:
+        """Whether the version runs without having been approved."""
+        return self.version.status is not WorkflowStatus.APPROVED
+
+
+def load_setup(backend: Backend, workflow_id: str, version: int | None) -> RunSetup:
+    """The version to run and what to prefill (blocking: call it on the store thread).
+
+    Raises:
+        TransitionError: *version* is None and no version is approved.
+        NotFoundError: no such workflow or version.
+    """
+    if version is None:
+        loaded = backend.workflows.runnable(workflow_id)
+    else:
+        loaded = backend.workflows.get(workflow_id, version)
+    workflow = loaded.workflow
+    stored = {}
+    for param in workflow.parameters:
+        if param.type is ParameterType.SECRET:
+            secret = backend.stored_secret(workflow.id, param.name)
+            if secret:
+                stored[param.name] = secret
+    return RunSetup(
+        version=loaded,
+        last_values=backend.last_values(workflow.id),
+        stored_secrets=stored,
+        llm_configured=backend.llm_configured(),
+        explicit=version is not None,
+    )
+
+
+def open_run(host: Host, workflow_id: str, version: int | None) -> None:
+    """Ask for a run's parameters, then run it in a run window.
+
+    Args:
+        host: the main window (or the tray's host).
+        workflow_id: the workflow.
+        version: a version to run (it may be a draft; the dialog says so), or None for the
+            approved one.
+    """
+
+    async def load() -> RunSetup:
+        return await host.tasks.call(load_setup, host.backend, workflow_id, version)
+
+    def show(setup: RunSetup) -> None:
+        dialog = RunDialog(setup, host.backend.settings, host.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def start() -> None:
+            window = RunWindow(host, setup)
+            _keep(host, window)
+            window.show()
+            window.start(dialog.request())
+
+        dialog.accepted.connect(start)
+        dialog.open()
+
+    host.tasks.start(load(), label="Opening the workflow…", on_done=show)
+
+
+def _keep(host: Host, window: QWidget) -> None:
+    host.adopt(window)
+
+
+def _origin(version: WorkflowVersion) -> str | None:
+    for step in version.workflow.steps:
+        if isinstance(step, GotoStep):
+            parts = urlsplit(step.url)
+            if parts.scheme in ("http", "https") and parts.netloc:
+                return f"{parts.scheme}://{parts.netloc}"
+    return None
+
+
+# ── the parameter dialog ────────────────────────────────────────────────────────────────────
+
+
+class RunDialog(QDialog):
+    """The parameters and options of one run.
+
+    Args:
+        setup: the version and what to prefill.
+        settings: the settings in force (defaults of the options).
+        parent: the window it belongs to.
+        previous: a request to start from ("Run again…"), instead of the last run's values.
+    """
+
+    def __init__(
+        self,
+        setup: RunSetup,
+        settings: Settings,
+        parent: QWidget | None = None,
+        *,
+        previous: RunRequest | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("run-dialog")
+        self._setup = setup
+        self._settings = settings
+        workflow = setup.version.workflow
+        self.setWindowTitle(f"Run “{workflow.name}”")
+        self.setMinimumWidth(560)
+        layout = QVBoxLayout(self)
+
+        title = QLabel(workflow.name)
+        big = title.font()
+        big.setPointSizeF(big.pointSizeF() * 1.25)
+        big.setBold(True)
+        title.setFont(big)
+        title.setWordWrap(True)
+        layout.addWidget(title)
+        state = _STATUS_WORDS[setup.version.status]
+        about = QLabel(f"Version {setup.version.version} · {state}")
+        about.setObjectName("run-version")
+        about.setEnabled(False)
+        layout.addWidget(about)
+        if workflow.description:
+            description = QLabel(workflow.description)
+            description.setWordWrap(True)
+            layout.addWidget(description)
+        if setup.unapproved:
+            warning = QLabel(
+                f"⚠ Version {setup.version.version} is {state}, not approved. Run it to try it "
+                "out; only an approved version runs from the tray."
+            )
+            warning.setObjectName("draft-warning")
+            warning.setWordWrap(True)
+            warning.setStyleSheet(
+                "background: #fff4ce; color: #5c4400; border: 1px solid #e0c060; "
+                "border-radius: 4px; padding: 6px;"
+            )
+            layout.addWidget(warning)
+
+        values = dict(previous.values) if previous is not None else setup.last_values
+        secrets = dict(previous.secrets) if previous is not None else setup.stored_secrets
+        self.form = ParameterForm(workflow, values=values, secrets=secrets)
+        if previous is not None:
+            self.form.remember.setChecked(previous.save_secrets or bool(setup.stored_secrets))
+        params = QGroupBox("Parameters")
+        params_layout = QVBoxLayout(params)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.form)
+        scroll.setMinimumHeight(min(90 + 62 * len(workflow.parameters), 420))
+        params_layout.addWidget(scroll)
+        layout.addWidget(params, 1)
+
+        options = QGroupBox("Options")
+        form = QFormLayout(options)
+        self.base_url = QLineEdit()
+        self.base_url.setObjectName("run-base-url")
+        self.base_url.setClearButtonEnabled(True)
+        origin = _origin(setup.version)
+        self.base_url.setPlaceholderText(
+            f"{origin} (as recorded)" if origin else "the site as recorded"
+        )
+        self.base_url.setToolTip(
+            "Run against another origin (a staging copy, another port): every page of the "
+            "workflow's site is opened there instead. Leave it empty to use the recorded site."
+        )
+        form.addRow("&Base URL:", self.base_url)
+        self.show_browser = QCheckBox("&Show the browser while it runs")
+        self.show_browser.setObjectName("run-show-browser")
+        self.show_browser.setChecked(True)
+        self.show_browser.setToolTip(
+            "Unchecked, the browser runs headless (no window); the run view still shows a "
+            "screenshot of every step."
+        )
+        form.addRow(self.show_browser)
+        self.use_llm = QCheckBox("Allow the &LLM to repair steps (rung 4)")
+        self.use_llm.setObjectName("run-use-llm")
+        if setup.llm_configured:
+            self.use_llm.setChecked(True)
+            self.use_llm.setToolTip(
+                "Where the page has drifted and neither the recorded locators, the fingerprint "
+                f"nor a remembered repair finds an element, ask the LLM ({settings.llm_model}). "
+                f"At most {settings.llm_max_calls_per_run} calls per run."
+            )
+        else:
+            self.use_llm.setChecked(False)
+            self.use_llm.setEnabled(False)
+            self.use_llm.setToolTip("No LLM is configured: set one up under Settings.")
+        form.addRow(self.use_llm)
+        self.confirm = QCheckBox("&Confirm irreversible steps found by healing")
+        self.confirm.setObjectName("run-confirm-irreversible")
+        self.confirm.setChecked(settings.confirm_irreversible)
+        self.confirm.setToolTip(
+            "Ask before a step that submits, pays, deletes or sends acts on an element that was "
+            "not found by its recorded locator. Unchecked, such steps go ahead without asking."
+        )
+        form.addRow(self.confirm)
+        if previous is not None:
+            self.base_url.setText(previous.base_url or "")
+            self.show_browser.setChecked(not previous.headless)
+            self.use_llm.setChecked(previous.options.use_llm and setup.llm_configured)
+            self.confirm.setChecked(not previous.options.assume_yes)
+        layout.addWidget(options)
+
+        self.options_error = QLabel()
+        self.options_error.setObjectName("run-options-error")
+        self.options_error.setStyleSheet("color: #b3261e;")
+        self.options_error.setWordWrap(True)
+        self.options_error.hide()
+        layout.addWidget(self.options_error)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.run_button = QPushButton("&Run")
+        self.run_button.setObjectName("run-button")
+        self.run_button.setDefault(True)
+        self.run_button.setToolTip("Start the run (Ctrl+Enter)")
+        buttons.addButton(self.run_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        run_shortcut = QAction(self)
+        run_shortcut.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        run_shortcut.triggered.connect(self.accept)
+        self.addAction(run_shortcut)
+
+        self.form.validity_changed.connect(self._on_form_validity_changed)
+        self.base_url.textChanged.connect(self._on_base_url_text_changed)
+        self._update()
+        self.form.focus_first()
+
+    def is_ready(self) -> bool:
+        """Whether Run is enabled."""
+        return self.run_button.isEnabled()
+
+    def error(self) -> str:
+        """What keeps Run disabled ("" when nothing)."""
+        return self.form.error() or self.options_error.text()
+
+    def request(self) -> RunRequest:
+        """The run as asked for."""
+        options = ReplayOptions(
+            assume_yes=not self.confirm.isChecked(),
+            use_llm=self.use_llm.isChecked(),
+            max_llm_calls_per_step=self._settings.llm_max_calls_per_step,
+            patience_s=self._settings.replay_patience_s,
+            trigger=RunTrigger.GUI,
+        )
+        return RunRequest(
+            version=self._setup.version,
+            values=self.form.values(),
+            secrets=self.form.secrets(),
+            options=options,
+            base_url=self.base_url.text().strip() or None,
+            headless=not self.show_browser.isChecked(),
+            save_secrets=self.form.remember_secrets(),
+        )
+
+    def accept(self) -> None:
+        """Start only with valid values."""
+        if not self._update():
+            self.form.focus_first()
+            return
+        super().accept()
+
+    def _base_url_problem(self) -> str:
+        text = self.base_url.text().strip()
+        if not text:
+            return ""
+        try:
+            check_base_url(text)
+        except ProceduraError:
+            return f"Base URL {text!r} is not an http(s) URL; write it like https://staging.example.com"
+        return ""
+
+    def _update(self) -> bool:
+        problem = self._base_url_problem()
+        self.options_error.setText(problem)
+        self.options_error.setVisible(bool(problem))
+        ready = self.form.is_valid() and not problem
+        self.run_button.setEnabled(ready)
+        self.run_button.setToolTip(
+            "Start the run (Ctrl+Enter)" if ready else (self.form.error() or problem)
+        )
+        return ready
+
+    def _on_form_validity_changed(self, _valid: bool) -> None:
+        self._update()
+
+    def _on_base_url_text_changed(self, _text: str) -> None:
+        self._update()
+
+
+# ── the run window ──────────────────────────────────────────────────────────────────────────
+
+
+class RunWindow(QMainWindow):
+    """One run as it goes: steps, the latest screenshot, questions, Stop; then a summary."""
+
+    def __init__(self, host: Host, setup: RunSetup) -> None:
+        super().__init__()
+        self.setObjectName("run-window")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._host = host
+        self._setup = setup
+        self._version = setup.version
+        self._request: RunRequest | None = None
+        self._task: asyncio.Task[Run] | None = None
+        self._run: Run | None = None
+        self._began: datetime | None = None
+        self._closed = False
+        self._follow = True
+        self._selecting = False
+        self._shot_token = 0
+        self._loader = ScreenshotLoader(host)
+        self._elapsed = QTimer(self)
+        self._elapsed.setInterval(500)
+        self._elapsed.timeout.connect(self._on_elapsed_timeout)
+        self.person = DialogPerson(
+            self, on_asked=self._on_person_asked, on_answered=self._on_person_answered
+        )
+        workflow = self._version.workflow
+        self.setWindowTitle(f"Run — {workflow.name}")
+        self.resize(1180, 720)
+        self._build()
+
+    # ── building ────────────────────────────────────────────────────────────────────────────
+
+    def _build(self) -> None:
+        workflow = self._version.workflow
+        central = QWidget()
+        layout = QVBoxLayout(central)
+
+        header = QHBoxLayout()
+        names = QVBoxLayout()
+        title = QLabel(workflow.name)
+        big = title.font()
+        big.setPointSizeF(big.pointSizeF() * 1.3)
+        big.setBold(True)
+        title.setFont(big)
+        names.addWidget(title)
+        state = _STATUS_WORDS[self._version.status]
+        self.subtitle = QLabel(f"Version {self._version.version} · {state}")
+        self.subtitle.setObjectName("run-subtitle")
+        self.subtitle.setEnabled(False)
+        names.addWidget(self.subtitle)
+        header.addLayout(names, 1)
+        self.stop_button = QPushButton("■ &Stop")
+        self.stop_button.setObjectName("stop-button")
+        self.stop_button.setToolTip(
+            "Stop the run now (Shift+F5). What was done stays done; the run is recorded as "
+            "interrupted."
+        )
+        self.stop_button.setShortcut(QKeySequence("Shift+F5"))
+        self.stop_button.clicked.connect(self.stop)
+        header.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(header)
+
+        progress_row = QHBoxLayout()
+        self.status_label = QLabel("Starting…")
+        self.status_label.setObjectName("run-status")
+        progress_row.addWidget(self.status_label, 1)
+        self.totals = QLabel()
+        self.totals.setObjectName("run-totals")
+        self.totals.setToolTip("LLM calls and tokens this run has used so far")
+        progress_row.addWidget(self.totals)
+        self.elapsed_label = QLabel()
+        self.elapsed_label.setObjectName("run-elapsed")
+        progress_row.addWidget(self.elapsed_label)
+        layout.addLayout(progress_row)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("run-progress")
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("%v of %m steps")
+        layout.addWidget(self.progress)
+
+        self.steps_model = RunStepsModel(self)
+        self.steps = QTableView()
+        self.steps.setObjectName("run-steps")
+        self.steps.setModel(self.steps_model)
+        self.steps.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.steps.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.steps.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.steps.setAlternatingRowColors(True)
+        self.steps.verticalHeader().hide()
+        self.steps.setWordWrap(False)
+        self.steps.setColumnHidden(StepColumn.LOCATOR, True)
+        head = self.steps.horizontalHeader()
+        head.setSectionResizeMode(StepColumn.NUMBER, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(StepColumn.TITLE, QHeaderView.ResizeMode.Interactive)
+        head.resizeSection(StepColumn.TITLE, 250)
+        head.resizeSection(StepColumn.STATUS, 105)
+        head.resizeSection(StepColumn.RESOLUTION, 125)
+        head.resizeSection(StepColumn.DURATION, 62)
+        head.resizeSection(StepColumn.LLM, 60)
+        _compact_rows(self.steps)
+        head.setStretchLastSection(True)
+        self.steps.selectionModel().selectionChanged.connect(self._on_steps_selection_changed)
+
+        shot_panel = QWidget()
+        shot_layout = QVBoxLayout(shot_panel)
+        shot_layout.setContentsMargins(0, 0, 0, 0)
+        self.screenshot = ScreenshotView("The page appears here after the first step.")
+        self.screenshot.setObjectName("run-screenshot")
+        self.shot_caption = QLabel()
+        self.shot_caption.setObjectName("run-screenshot-caption")
+        self.shot_caption.setEnabled(False)
+        self.shot_caption.setWordWrap(True)
+        shot_layout.addWidget(self.screenshot, 1)
+        shot_layout.addWidget(self.shot_caption)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.steps)
+        splitter.addWidget(shot_panel)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setChildrenCollapsible(False)
+        splitter.setSizes([780, 400])
+        layout.addWidget(splitter, 1)
+
+        self.summary = QFrame()
+        self.summary.setObjectName("run-summary")
+        self.summary.setFrameShape(QFrame.Shape.StyledPanel)
+        summary_layout = QVBoxLayout(self.summary)
+        self.outcome = QLabel()
+        self.outcome.setObjectName("run-outcome")
+        bold = self.outcome.font()
+        bold.setBold(True)
+        bold.setPointSizeF(bold.pointSizeF() * 1.15)
+        self.outcome.setFont(bold)
+        self.summary_text = QLabel()
+        self.summary_text.setObjectName("run-summary-text")
+        self.summary_text.setWordWrap(True)
+        self.summary_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        summary_layout.addWidget(self.outcome)
+        summary_layout.addWidget(self.summary_text)
+        actions = QHBoxLayout()
+        self.review_button = QPushButton("Review &repair")
+        self.review_button.setObjectName("review-repair-button")
+        self.review_button.setToolTip(
+            "The healed steps were saved as a new version with the locators that worked; "
+            "review it to make the repair permanent."
+        )
+        self.review_button.clicked.connect(self._on_review_button_clicked)
+        self.record_button = QPushButton("Open run &record")
+        self.record_button.setObjectName("open-record-button")
+        self.record_button.setToolTip("Show this run on the Runs screen of the main window")
+        self.record_button.clicked.connect(self._on_record_button_clicked)
+        self.again_button = QPushButton("Run &again…")
+        self.again_button.setObjectName("run-again-button")
+        self.again_button.setToolTip("Run the same version again, starting from these values (F5)")
+        self.again_button.setShortcut(QKeySequence("F5"))
+        self.again_button.clicked.connect(self.run_again)
+        close = QPushButton("&Close")
+        close.setObjectName("close-button")
+        close.clicked.connect(self.close)
+        actions.addWidget(self.review_button)
+        actions.addWidget(self.record_button)
+        actions.addStretch(1)
+        actions.addWidget(self.again_button)
+        actions.addWidget(close)
+        summary_layout.addLayout(actions)
+        self.summary.hide()
+        layout.addWidget(self.summary)
+
+        close_action = QAction(self)
+        close_action.setShortcut(QKeySequence.StandardKey.Close)
+        close_action.triggered.connect(self.close)
+        self.addAction(close_action)
+        self.setCentralWidget(central)
+
+    # ── running ─────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def running(self) -> bool:
+        """Whether the replay is going on."""
+        return self._task is not None and not self._task.done()
+
+    @property
+    def run(self) -> Run | None:
+        """The finished run's record (None while it runs, or if none was made)."""
+        return self._run
+
+    def start(self, request: RunRequest) -> None:
+        """Start the replay *request* describes."""
+        if self.running:
+            raise RuntimeError("this window's run is still going")
+        self._request = request
+        self._run = None
+        self._follow = True
+        self.summary.hide()
+        self.stop_button.setEnabled(True)
+        self.stop_button.show()
+        workflow = request.version.workflow
+        try:
+            bound = bind_parameters(workflow, request.values, secrets=request.secrets)
+            titles = [public_title(step, bound) for step in workflow.steps]
+        except ProceduraError:
+            titles = [step.title for step in workflow.steps]
+        self.steps_model.plan(titles)
+        self.progress.setRange(0, len(titles))
+        self.progress.setValue(0)
+        self._update_totals()
+        where = f" on {request.base_url}" if request.base_url else ""
+        self.subtitle.setText(
+            f"Version {self._version.version} · {_STATUS_WORDS[self._version.status]}{where}"
+            + (" · headless" if request.headless else "")
+        )
+        self.status_label.setText("Starting the browser…")
+        self._began = utcnow()
+        self._elapsed.start()
+        self._on_elapsed_timeout()
+        label = f"Running “{workflow.name}”…"
+        self._task = self._host.tasks.start(
+            self._replay(request),
+            label=label,
+            on_done=self._on_replay_done,
+            on_error=self._on_replay_error,
+        )
+        self._task.add_done_callback(self._on_task_done)
+
+    async def _replay(self, request: RunRequest) -> Run:
+        return await self._host.backend.replay(
+            request, person=self.person, on_event=self._on_replay_event
+        )
+
+    def stop(self) -> None:
+        """Stop the run (it is recorded as interrupted)."""
+        if not self.running:
+            return
+        assert self._task is not None
+        self.status_label.setText("Stopping…")
+        self.stop_button.setEnabled(False)
+        self._task.cancel()
+
+    def run_again(self) -> None:
+        """Ask for the values again (starting from this run's) and run once more."""
+        if self.running or self._request is None:
+            return
+        dialog = RunDialog(self._setup, self._host.backend.settings, self, previous=self._request)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.start(dialog.request()))
+        dialog.open()
+
+    # ── progress ────────────────────────────────────────────────────────────────────────────
+
+    def _on_replay_event(self, event: ReplayEvent) -> None:
+        if self._closed:
+            return
+        if event.step is None:
+            row = self.steps_model.step_started(event.index, event.title)
+            self.status_label.setText(f"Step {event.index + 1}: {event.title}")
+            if self._follow:
+                self._select(row)
+            return
+        step = event.step
+        row = self.steps_model.step_finished(step)
+        done = sum(1 for s in self.steps_model.steps() if "/" not in s.step_id)
+        self.progress.setValue(min(done, self.progress.maximum()))
+        self._update_totals()
+        if self._follow:
+            self._select(row)
+            if step.screenshot:
+                self._show_screenshot(step)
+
+    def _update_totals(self) -> None:
+        steps = self.steps_model.steps()
+        calls = sum(s.llm_calls for s in steps)
+        tokens = sum(s.prompt_tokens + s.completion_tokens for s in steps)
+        self.totals.setText(f"LLM: {calls} call{'s' if calls != 1 else ''} · {tokens:,} tokens")
+
+    def _on_elapsed_timeout(self) -> None:
+        if self._began is None:
+            return
+        seconds = int((utcnow() - self._began).total_seconds())
+        self.elapsed_label.setText(f"Elapsed {seconds // 60}:{seconds % 60:02d}")
+
+    def _on_person_asked(self, question: Question) -> None:
+        what = "a confirmation" if question.kind == "confirm" else "you to point at an element"
+        self.status_label.setText(f"Waiting for {what}: {question.step_title}")
+        self.raise_()
+        QApplication.alert(self)
+
+    def _on_person_answered(self, answer: PersonAnswer) -> None:
+        if not self._closed:
+            self.status_label.setText("Going on…" if answer.action != "abort" else "Aborting…")
+
+    # ── screenshots ─────────────────────────────────────────────────────────────────────────
+
+    def _select(self, row: int) -> None:
+        self._selecting = True
+        try:
+            index = self.steps_model.index(row, 0)
+            self.steps.selectionModel().select(
+                index,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            self.steps.setCurrentIndex(index)
+            self.steps.scrollTo(index)
+        finally:
+            self._selecting = False
+
+    def _on_steps_selection_changed(self, selected: QItemSelection, _old: QItemSelection) -> None:
+        if self._selecting:
+            return
+        rows = {i.row() for i in selected.indexes()}
+        if not rows:
+            return
+        row = min(rows)
+        running = self.steps_model.running_row()
+        finished = [
+            r for r in range(self.steps_model.rowCount()) if self.steps_model.step_at(r) is not None
+        ]
+        latest = max(finished) if finished else -1
+        self._follow = self.running and row >= max(latest, running if running is not None else -1)
+        step = self.steps_model.step_at(row)
+        if step is not None:
+            self._show_screenshot(step)
+
+    def _show_screenshot(self, step: RunStep) -> None:
+        self._shot_token += 1
+        token = self._shot_token
+        caption = f"After step {step.index + 1}: {step.title}"
+        if not step.screenshot:
+            self.screenshot.set_image(None)
+            self.screenshot.set_empty_text("No screenshot of this step.")
+            self.shot_caption.setText("")
+            return
+        ref = step.screenshot
+
+        async def load() -> None:
+            image = await self._loader.load(ref)
+            if self._closed or token != self._shot_token:
+                return
+            self.screenshot.set_image(image, caption)
+            self.shot_caption.setText(caption if image is not None else "")
+
+        with contextlib.suppress(RuntimeError):  # the window is closing
+            self._host.tasks.start(load(), label="Loading a screenshot…")
+
+    # ── the end ─────────────────────────────────────────────────────────────────────────────
+
+    def _on_replay_done(self, run: Run) -> None:
+        self._host.events.runs_changed.emit(run.id)
+        if run.proposed_version is not None:
+            self._host.events.workflows_changed.emit(run.workflow_id)
+        if not self._closed:
+            self._finish(run)
+
+    def _on_replay_error(self, exc: BaseException) -> bool:
+        if not self._closed:
+            self._finish(None, describe_error(exc))
+        self._host.events.runs_changed.emit("")
+        return isinstance(exc, ProceduraError)
+
+    def _on_task_done(self, task: asyncio.Task[Run]) -> None:
+        if not task.cancelled():
+            return
+        began = self._began
+
+        async def interrupted() -> Run | None:
+            found = await self._host.tasks.call(
+                self._host.backend.runs.runs, self._version.workflow.id, 1
+            )
+            if found and began is not None and found[0].started_at >= began:
+                return found[0]
+            return None
+
+        def show(run: Run | None) -> None:
+            self._host.events.runs_changed.emit(run.id if run is not None else "")
+            if not self._closed:
+                self._finish(
+                    run,
+                    "" if run is not None else "Stopped before the run began; nothing was done.",
+                )
+
+        with contextlib.suppress(RuntimeError):  # the main window is closing: nothing to show
+            self._host.tasks.start(interrupted(), label="Reading the run record…", on_done=show)
+
+    def _finish(self, run: Run | None, error: str = "") -> None:
+        self._run = run
+        self._elapsed.stop()
+        self.steps_model.end()
+        self.stop_button.hide()
+        if run is not None:
+            status = run.status
+            self.outcome.setText(_OUTCOME[status])
+            color = status_color(status)
+            self.outcome.setStyleSheet(f"color: {color.name()};" if color is not None else "")
+            lines = [run_summary(run, with_status=False)]
+            if run.error:
+                lines.append(run.error)
+            healed = healed_count(run)
+            if healed and run.proposed_version is not None:
+                lines.append(
+                    f"{healed} step(s) healed: the page had drifted. The repair is proposed as "
+                    f"version {run.proposed_version}, waiting for review."
+                )
+            elif healed:
+                lines.append(f"{healed} step(s) healed: the page had drifted.")
+            self.summary_text.setText("\n".join(lines))
+            self.status_label.setText(RUN_STATUS_LABELS[status])
+            self.review_button.setVisible(run.proposed_version is not None)
+            if run.proposed_version is not None:
+                self.review_button.setText(f"Review &repair (version {run.proposed_version})")
+            self.record_button.setVisible(True)
+        else:
+            self.outcome.setText("✗ Not run" if error else "Stopped")
+            self.outcome.setStyleSheet("color: #b3261e;")
+            self.summary_text.setText(error)
+            self.status_label.setText("Not run")
+            self.review_button.hide()
+            self.record_button.hide()
+        self.again_button.setEnabled(True)
+        self.summary.show()
+        self.again_button.setFocus()
+
+    def _on_review_button_clicked(self) -> None:
+        if self._run is not None and self._run.proposed_version is not None:
+            self._host.show_review(self._run.workflow_id, self._run.proposed_version)
+            self._bring_main_window()
+
+    def _on_record_button_clicked(self) -> None:
+        if self._run is not None:
+            self._host.show_run(self._run.id)
+            self._bring_main_window()
+
+    def _bring_main_window(self) -> None:
+        main = self._host.window
+        main.show()
+        main.raise_()
+        main.activateWindow()
+
+    # ── closing ─────────────────────────────────────────────────────────────────────────────
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Closing a running run stops it (after asking, when a person closed the window)."""
+        if self.running and event.spontaneous():
+            answer = QMessageBox.question(
+                self,
+                "Stop the run?",
+                "The run is still going. Stop it? What was done stays done, and the run is "
+                "recorded as interrupted.",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self._closed = True
+        self._elapsed.stop()
+        if self.running:
+            assert self._task is not None
+            self._task.cancel()
+        event.accept()
+
+
+def _compact_rows(view: QTableView) -> None:
+    """Rows as tall as a line of text needs."""
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+
+
+_OUTCOME: Final[dict[RunStatus, str]] = {
+    RunStatus.RUNNING: "Running",
+    RunStatus.SUCCEEDED: "✓ Succeeded",
+    RunStatus.FAILED: "✗ Failed",
+    RunStatus.ABORTED: "✗ Aborted",
+    RunStatus.INTERRUPTED: "■ Interrupted",
+}

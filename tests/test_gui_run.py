@@ -1,0 +1,264 @@
+"""Running a workflow from the window: the parameter form, the live run view, questions, Stop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from fakes.keyring_backend import memory_keyring
+from gui_support import Gui, top_level, until
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QWidget
+from replay_support import approved
+
+from desktop_app.app import Services
+from desktop_app.core.models.run import Resolution, RunStatus
+from desktop_app.core.models.target import LocatorStrategy
+from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.replay.browser import Handle
+from desktop_app.core.replay.person import Choice, PersonAnswer, Question
+from desktop_app.demo_site import DemoSite
+from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.ui.person_dialogs import ConfirmDialog, DialogPerson, LocateDialog
+from desktop_app.ui.run_models import StepColumn
+from desktop_app.ui.run_view import RunDialog, RunWindow
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def quick_healing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drifted elements are looked for by their recorded locators for half a second only."""
+    monkeypatch.setenv("PROCEDURA_REPLAY_PATIENCE_S", "0.5")
+
+
+def _one(kind: type[Any]) -> Any:
+    found = top_level(kind)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _open_dialog(gui: Gui, workflow_id: str, version: int | None = None) -> RunDialog:
+    gui.window.open_run(workflow_id, version)
+    gui.run(until(lambda: len(top_level(RunDialog)) == 1, what="the run dialog"))
+    dialog: RunDialog = _one(RunDialog)
+    return dialog
+
+
+def _line(dialog: RunDialog, name: str) -> QLineEdit:
+    field = dialog.form.field(name)
+    assert isinstance(field, QLineEdit)
+    return field
+
+
+def _start(gui: Gui, dialog: RunDialog, base_url: str) -> RunWindow:
+    _line(dialog, "password").setText(DEMO_PASSWORD)
+    dialog.base_url.setText(base_url)
+    dialog.show_browser.setChecked(False)
+    assert dialog.is_ready(), dialog.error()
+    dialog.run_button.click()
+    gui.run(until(lambda: len(top_level(RunWindow)) == 1, what="the run window"))
+    window: RunWindow = _one(RunWindow)
+    return window
+
+
+def _save_is_irreversible(sv: Services) -> WorkflowVersion:
+    """create-contact whose Save step is irreversible and known only by its role and name.
+
+    On the relabeled site ("Save contact") the recorded locator fails and the fingerprint finds
+    the button: an irreversible step resolved by healing, which needs a confirmation.
+    """
+    version = approved(sv, "create-contact")
+    steps = []
+    for step in version.workflow.steps:
+        if step.title == "Click 'Save'":
+            target = step.target_or_none
+            assert target is not None
+            only_role = tuple(x for x in target.locators if x.strategy is LocatorStrategy.ROLE)
+            step = step.model_copy(
+                update={
+                    "irreversible": True,
+                    "target": target.model_copy(update={"locators": only_role}),
+                }
+            )
+        steps.append(step)
+    workflow = version.workflow.model_copy(update={"steps": tuple(steps)})
+    saved = sv.workflows.save(workflow, actor="tester")
+    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+def test_the_form_has_a_field_per_type_and_refuses_bad_values_with_the_reason(gui: Gui) -> None:
+    version = gui.call(lambda: approved(gui.services, "create-contact"))
+    workflow_id = version.workflow_id
+    dialog = _open_dialog(gui, workflow_id)
+    form = dialog.form
+    assert not dialog.findChild(QWidget, "draft-warning")
+    assert isinstance(form.field("company"), QComboBox)
+    assert isinstance(form.field("subscribe_to_newsletter"), QCheckBox)
+    assert _line(dialog, "password").echoMode() is QLineEdit.EchoMode.Password
+    assert _line(dialog, "full_name").text() == "Jane Doe"  # the default
+    assert form.field("full_name").toolTip().startswith("What to enter in 'Full name'")
+
+    assert not dialog.is_ready()  # the secret is not in the keyring: it must be typed
+    assert form.problem("password") == "Password needs a value."
+    assert dialog.run_button.toolTip() == "Password needs a value."
+    _line(dialog, "password").setText(DEMO_PASSWORD)
+    assert dialog.is_ready()
+
+    _line(dialog, "email").setText("jane at example")
+    _line(dialog, "full_name").setText("")  # blank: the default is used
+    assert not dialog.is_ready() and not dialog.run_button.isEnabled()
+    assert form.problem("email") == "'jane at example' is not an email address"
+    assert form.problem("full_name") == ""
+    _line(dialog, "email").setText("jane@example.test")
+    assert dialog.is_ready() and form.problem("email") == ""
+
+    dialog.base_url.setText("ftp://files.example")
+    assert not dialog.is_ready()
+    assert "not an http(s) URL" in dialog.options_error.text()
+    dialog.base_url.setText("")
+    assert dialog.is_ready()
+    dialog.reject()
+
+    draft = gui.call(
+        lambda: gui.services.workflows.save(
+            version.workflow.model_copy(update={"description": "Tried out"}), actor="tester"
+        )
+    )
+    dialog = _open_dialog(gui, workflow_id, draft.version.version)
+    warning = dialog.findChild(QWidget, "draft-warning")
+    assert warning is not None and "draft" in warning.text()  # type: ignore[attr-defined]
+    dialog.reject()
+
+
+def test_a_run_from_the_window_shows_each_step_and_ends_with_a_summary(gui: Gui) -> None:
+    with memory_keyring() as keyring, DemoSite() as site:
+        version = gui.call(lambda: approved(gui.services, "create-contact"))
+        dialog = _open_dialog(gui, version.workflow_id)
+        _line(dialog, "full_name").setText("Ada Lovelace")
+        _line(dialog, "email").setText("ada@example.test")
+        company = dialog.form.field("company")
+        assert isinstance(company, QComboBox)
+        company.setCurrentIndex(company.findText("Initech"))
+        dialog.form.remember.setChecked(True)
+        window = _start(gui, dialog, site.url)
+
+        gui.run(until(lambda: window.run is not None, timeout=60, what="the run to end"))
+        run = window.run
+        assert run is not None and run.status is RunStatus.SUCCEEDED, run and run.error
+        assert any(
+            c["full_name"] == "Ada Lovelace" and c["company"] == "Initech" for c in site.contacts()
+        )
+
+    model = window.steps_model
+    assert model.rowCount() == len(version.workflow.steps) == 10
+    for row in range(model.rowCount()):
+        assert model.text(row, StepColumn.STATUS) == "✓ Succeeded"
+    found_by = [model.text(row, StepColumn.RESOLUTION) for row in range(model.rowCount())]
+    assert found_by == ["no element"] + ["recorded locator"] * 9
+    assert model.text(5, StepColumn.TITLE) == "Fill 'Full name' with Ada Lovelace"
+    gui.run(until(window.screenshot.has_image, what="a screenshot"))
+    assert window.outcome.text() == "✓ Succeeded"
+    assert "10 steps" in window.summary_text.text() and "0 healed" in window.summary_text.text()
+    assert window.totals.text() == "LLM: 0 calls · 0 tokens"
+    assert window.progress.value() == 10
+    assert not window.review_button.isVisible() and not window.stop_button.isVisible()
+    secret_key = ("procedura", f"workflow:{version.workflow_id}:password")
+    assert keyring.passwords[secret_key] == DEMO_PASSWORD
+
+    window.record_button.click()
+    runs = gui.window.runs
+    gui.run(until(lambda: (r := runs.selected_run()) is not None and r.id == run.id))
+    window.close()
+
+
+def test_a_healed_irreversible_step_waits_for_a_person_and_stop_interrupts(gui: Gui) -> None:
+    with DemoSite(variants=["relabeled"]) as site:
+        version = gui.call(lambda: _save_is_irreversible(gui.services))
+        dialog = _open_dialog(gui, version.workflow_id)
+        _line(dialog, "full_name").setText("Bea Drift")
+        assert dialog.confirm.isChecked()  # the settings' default: ask
+        window = _start(gui, dialog, site.url)
+
+        gui.run(until(lambda: bool(top_level(ConfirmDialog)), timeout=60, what="a question"))
+        confirm: ConfirmDialog = _one(ConfirmDialog)
+        assert confirm.question.step_title == "Click 'Save'"
+        shown = confirm.findChild(QLabel, "person-element")  # what would be clicked
+        assert shown is not None and shown.text() == confirm.question.element
+        assert window.status_label.text().startswith("Waiting for a confirmation")
+        assert not any(c["full_name"] == "Bea Drift" for c in site.contacts())
+        confirm.button("confirm").click()
+
+        gui.run(until(lambda: window.run is not None, timeout=60, what="the run to end"))
+        run = window.run
+        assert run is not None and run.status is RunStatus.SUCCEEDED, run and run.error
+        assert run.steps[-1].resolution is Resolution.FINGERPRINT
+        assert any(c["full_name"] == "Bea Drift" for c in site.contacts())
+        last = window.steps_model.rowCount() - 1
+        assert window.steps_model.text(last, StepColumn.RESOLUTION) == "fingerprint match"
+        assert "healed" in window.summary_text.text()
+        assert run.proposed_version is not None
+        assert window.review_button.isVisible()
+        assert f"version {run.proposed_version}" in window.review_button.text()
+
+        window.again_button.click()  # the same values again; this time, stop at the question
+        gui.run(until(lambda: bool(window.findChildren(RunDialog)), what="the dialog again"))
+        again = window.findChildren(RunDialog)[0]
+        assert _line(again, "full_name").text() == "Bea Drift"
+        assert _line(again, "password").text() == DEMO_PASSWORD  # kept in memory, not stored
+        again.run_button.click()
+        gui.run(until(lambda: bool(top_level(ConfirmDialog)), timeout=60, what="a question"))
+        window.stop_button.click()
+        gui.run(until(lambda: window.run is not None, timeout=30, what="the run to stop"))
+
+    stopped = window.run
+    assert stopped is not None and stopped.status is RunStatus.INTERRUPTED
+    assert window.outcome.text() == "■ Interrupted"
+    assert not top_level(ConfirmDialog)  # the question went away with the run
+    assert gui.call(lambda: gui.services.runs.get_run(stopped.id)).status is RunStatus.INTERRUPTED
+    window.close()
+
+
+def test_a_person_points_at_an_element_skips_or_closes_the_question(gui: Gui) -> None:
+    person = DialogPerson(gui.window)
+    locate = Question(
+        kind="locate",
+        step_title="Click 'Save'",
+        message="The step's element was not found on the page. Which is it?",
+        choices=(
+            Choice("button 'Save contact'", Handle(selector="#save"), 0.82),
+            Choice("button 'Save draft'", Handle(selector="#draft"), 0.61),
+        ),
+    )
+
+    async def ask(question: Question, answer: Any) -> PersonAnswer:
+        asked = asyncio.ensure_future(person.ask(question))
+        await until(lambda: person.dialog is not None and person.dialog.isVisible())
+        assert person.dialog is not None
+        answer(person.dialog)
+        return await asked
+
+    def pick_second(dialog: LocateDialog) -> None:
+        assert dialog.choices.item(0).text() == "button 'Save contact'   (82% alike)"
+        dialog.pick(1)
+
+    picked = gui.run(ask(locate, pick_second))
+    assert picked == PersonAnswer(action="pick", handle=Handle(selector="#draft"))
+
+    def type_selector(dialog: LocateDialog) -> None:
+        dialog.selector.setText("form button[type=submit]")
+        dialog.button("pick").click()
+
+    typed = gui.run(ask(locate, type_selector))
+    assert typed.handle == Handle(selector="form button[type=submit]")
+    skipped = gui.run(ask(locate, lambda d: d.button("skip").click()))
+    assert skipped.action == "skip"
+    closed = gui.run(ask(locate, lambda d: d.reject()))  # Esc or the close button
+    assert closed.action == "abort"
+
+    confirm = Question(
+        kind="confirm", step_title="Click 'Pay'", message="Go ahead?", element="#pay"
+    )
+    declined = gui.run(ask(confirm, lambda d: d.close()))
+    assert declined.action == "decline"  # closing a confirmation never confirms
+    assert not top_level(ConfirmDialog) and not top_level(LocateDialog)
