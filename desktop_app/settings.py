@@ -2,7 +2,7 @@
 
 | setting | environment | default |
 |---|---|---|
-| data directory | ``PROCEDURA_HOME`` | the platform's user data dir (platformdirs) |
+| data directory | ``PROCEDURA_HOME``, else the pointer file | the platform's user data dir |
 | LLM endpoint | ``PROCEDURA_LLM_BASE_URL`` or ``OPENAI_BASE_URL`` | OpenAI's |
 | LLM model | ``PROCEDURA_LLM_MODEL`` | ``gpt-4o-mini`` |
 | LLM API key | ``PROCEDURA_LLM_API_KEY`` or ``OPENAI_API_KEY``, else the OS keyring | none |
@@ -10,6 +10,11 @@
 | browser | ``PROCEDURA_BROWSER`` | Playwright's Chromium, else one on PATH |
 
 The API key is never read from or written to a file by Procedura.
+
+The data directory can also be chosen with a pointer file, ``data-dir.txt`` in the platform's user
+config dir (``platformdirs.user_config_dir("Procedura")``): one line, the absolute path. It is read
+when ``PROCEDURA_HOME`` is not set (the desktop app's Settings screen writes it), so the choice
+lives outside the data directory it names.
 """
 
 from __future__ import annotations
@@ -31,19 +36,81 @@ from pydantic_settings import (
 
 from desktop_app.core.errors import ProceduraError
 
-__all__ = ["SETTINGS_FILE", "Settings", "SettingsError", "default_home", "load_settings"]
+__all__ = [
+    "DATA_DIR_POINTER",
+    "SETTINGS_FILE",
+    "Settings",
+    "SettingsError",
+    "data_dir_pointer_path",
+    "default_home",
+    "environment_overrides",
+    "environment_variables",
+    "load_settings",
+    "platform_home",
+    "read_data_dir_pointer",
+]
 
 #: The settings file inside the data directory.
 SETTINGS_FILE = "settings.toml"
+#: The pointer file in the user config dir that names the data directory.
+DATA_DIR_POINTER = "data-dir.txt"
 
 
 class SettingsError(ProceduraError):
-    """The settings file or an environment variable holds an invalid value."""
+    """The settings file or an environment variable holds an invalid value.
+
+    Args:
+        message: what is wrong, in one line.
+        setting: the name of the setting at fault, when one is.
+    """
+
+    def __init__(self, message: str, *, setting: str | None = None) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+def platform_home() -> Path:
+    """The platform's user data dir for Procedura (the data directory when nothing else says)."""
+    return Path(platformdirs.user_data_dir("Procedura", appauthor=False))
+
+
+def data_dir_pointer_path() -> Path:
+    """Where the data-directory pointer lives: ``data-dir.txt`` in the user config dir."""
+    return Path(platformdirs.user_config_dir("Procedura", appauthor=False)) / DATA_DIR_POINTER
+
+
+def read_data_dir_pointer() -> Path | None:
+    """The data directory the pointer file names, or None when there is no pointer.
+
+    Raises:
+        SettingsError: the pointer cannot be read or does not hold an absolute path.
+    """
+    pointer = data_dir_pointer_path()
+    try:
+        text = pointer.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{pointer}: cannot read the data directory pointer ({exc})") from None
+    if not text:
+        return None
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        raise SettingsError(
+            f"{pointer}: the data directory must be an absolute path, not {text!r}; "
+            "fix or delete the file",
+            setting="home",
+        )
+    return path
 
 
 def default_home() -> Path:
-    """Where Procedura keeps its data when ``PROCEDURA_HOME`` is not set."""
-    return Path(platformdirs.user_data_dir("Procedura", appauthor=False))
+    """Where Procedura keeps its data when ``PROCEDURA_HOME`` is not set.
+
+    The folder the pointer file names (:func:`read_data_dir_pointer`), else
+    :func:`platform_home`.
+    """
+    return read_data_dir_pointer() or platform_home()
 
 
 def _default_actor() -> str:
@@ -84,7 +151,15 @@ class _TomlFile(PydanticBaseSettingsSource):
 class Settings(BaseSettings):
     """Every user-facing setting. Build it with :func:`load_settings`."""
 
-    model_config = SettingsConfigDict(env_prefix="PROCEDURA_", extra="ignore", frozen=True)
+    # validate_by_name: the settings file and keyword overrides use field names even where the
+    # environment has other names (llm_base_url from OPENAI_BASE_URL).
+    model_config = SettingsConfigDict(
+        env_prefix="PROCEDURA_",
+        extra="ignore",
+        frozen=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
 
     home: Path = Field(default_factory=default_home)
     actor: str = Field(default_factory=_default_actor, min_length=1)
@@ -141,9 +216,35 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        home = os.environ.get("PROCEDURA_HOME")
+        # The file of the data directory in force: an explicit home (--home), else the
+        # environment's, else the default.
+        home = getattr(init_settings, "init_kwargs", {}).get("home") or os.environ.get(
+            "PROCEDURA_HOME"
+        )
         toml = (Path(home).expanduser() if home else default_home()) / SETTINGS_FILE
         return (init_settings, env_settings, _TomlFile(settings_cls, toml))
+
+
+def environment_variables(name: str) -> tuple[str, ...]:
+    """The environment variables that set the setting *name*, in the order they are read."""
+    if name not in Settings.model_fields:
+        raise KeyError(name)
+    alias = Settings.model_fields[name].validation_alias
+    if isinstance(alias, AliasChoices):
+        return tuple(str(choice) for choice in alias.choices)
+    return (f"PROCEDURA_{name.upper()}",)
+
+
+def environment_overrides() -> dict[str, str]:
+    """The settings the environment sets now (which win over the file): name → variable."""
+    present = {key.upper() for key in os.environ}
+    found: dict[str, str] = {}
+    for name in Settings.model_fields:
+        for variable in environment_variables(name):
+            if variable.upper() in present:
+                found[name] = variable
+                break
+    return found
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -159,4 +260,4 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         name = ".".join(str(p) for p in err["loc"])
-        raise SettingsError(f"setting {name}: {err['msg']}") from None
+        raise SettingsError(f"setting {name}: {err['msg']}", setting=name) from None

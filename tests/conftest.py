@@ -37,6 +37,8 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in _ISOLATED_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PROCEDURA_HOME", str(home))
+    # Where the data-folder pointer lives: never the developer's own (see settings.default_home).
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("PROCEDURA_ACTOR", "tester")
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")

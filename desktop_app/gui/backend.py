@@ -8,7 +8,7 @@ from typing import Any
 
 from desktop_app.app import Services, api_key, induce, replay
 from desktop_app.core.library import WorkflowLibrary
-from desktop_app.core.models.run import Run, RunTrigger
+from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.replay.engine import ReplayEvent
@@ -106,12 +106,7 @@ class ServicesBackend:
                 value = request.secrets.get(name)
                 if value:
                     set_parameter_secret(workflow.id, name, value)
-        options = replace(
-            request.options,
-            trigger=RunTrigger.GUI,
-            screenshots=True,
-            screenshot_every_step=True,
-        )
+        options = replace(request.options, screenshots=True, screenshot_every_step=True)
         result = await replay(
             self._services,
             request.version,
@@ -171,6 +166,24 @@ class ServicesBackend:
         from desktop_app.gui.settings_io import test_llm_connection
 
         return test_llm_connection(self.settings)
+
+    def browser_info(self) -> str:
+        """The browser found now for the settings in force."""
+        from desktop_app.gui.settings_io import describe_browser
+
+        return describe_browser(self.settings.browser)
+
+    def set_data_dir(self, path: str | None) -> None:
+        """Write (or remove) the data-directory pointer read at the next start."""
+        from pathlib import Path
+
+        from desktop_app.gui.settings_io import write_data_dir_pointer
+
+        write_data_dir_pointer(Path(path) if path else None)
+
+    def reindex(self) -> tuple[int, int]:
+        """Rebuild the search index."""
+        return self._services.workflows.reindex()
 
 
 def _text(value: object) -> str:

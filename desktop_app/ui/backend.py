@@ -225,3 +225,24 @@ class Backend(Protocol):
             LLMError: not configured, unreachable, refused the key, or answered nonsense.
         """
         ...
+
+    def browser_info(self) -> str:
+        """One line: the browser recording and replay would use now, or why there is none."""
+        ...
+
+    def set_data_dir(self, path: str | None) -> None:
+        """Use the folder *path* as the data directory from the next start (None: the default).
+
+        Only matters while ``PROCEDURA_HOME`` is not set; nothing is moved (blocking).
+
+        Raises:
+            SettingsError: the path is relative, a file, or cannot be created or written.
+        """
+        ...
+
+    def reindex(self) -> tuple[int, int]:
+        """Rebuild the search index from the stores; how many workflows and experiences (blocking).
+
+        The index keeps the embeddings it was opened with (at start-up) until the next start.
+        """
+        ...
