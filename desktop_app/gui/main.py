@@ -50,6 +50,7 @@ def main(settings: Settings, argv: Sequence[str] = ()) -> int:
     app.setApplicationName("Procedura")
     app.setOrganizationName("Procedura")
     app.setDesktopFileName("procedura")
+    app.setQuitOnLastWindowClosed(False)  # the loop ends the app, after the jobs are cancelled
     icon = QIcon(str(resource_path("icons", "procedura-256.png")))
     app.setWindowIcon(icon)
     loop = qasync.QEventLoop(app)
@@ -70,6 +71,11 @@ async def _run(settings: Settings, icon: object) -> int:
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.tasks import signal_future
 
+    loop = asyncio.get_running_loop()
+    quit_asked = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl+C in the terminal, or a logout
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, quit_asked.set)
     try:
         services_cm = open_services(settings, write=True)
         services = services_cm.__enter__()
@@ -83,13 +89,14 @@ async def _run(settings: Settings, icon: object) -> int:
         assert app is not None
         closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
         window.show()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl+C in the terminal, or a logout
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, window.close)
         window.tasks.start(window.reload_all(), label="Loading the library…")
         window.tasks.run(lambda: services.workflows.index, label="Opening the search index…")
-        await closed
+        asked = asyncio.ensure_future(quit_asked.wait())
+        await asyncio.wait([closed, asked], return_when=asyncio.FIRST_COMPLETED)
+        if not closed.done():
+            window.close()  # a signal: close as the user would (editors may still ask)
+            await asyncio.wait([closed, asked], timeout=0)
+        asked.cancel()
         await window.shutdown()
         return 0
     finally:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Protocol
 
 from PySide6.QtCore import QSize, Qt
@@ -22,6 +24,9 @@ from desktop_app.ui.host import AppEvents
 from desktop_app.ui.tasks import TaskRunner
 
 __all__ = ["STYLE", "MainWindow", "Screen"]
+
+#: How long an editor's test browser may take to close when the app quits.
+SHUTDOWN_GRACE_S = 3.0
 
 #: The window's look: a quiet navigation column, roomy rows, a clear selection.
 STYLE = """
@@ -159,11 +164,14 @@ class MainWindow(QMainWindow):
         """Open the step editor on a workflow (an open editor of it comes forward)."""
         from desktop_app.ui.editor.window import EditorWindow
 
-        existing = self._editors.get(workflow_id)
-        if existing is not None and existing.isVisible():
-            existing.raise_()
-            existing.activateWindow()
-            return
+        existing = self._editors.pop(workflow_id, None)
+        if existing is not None:
+            if existing.isVisible():
+                self._editors[workflow_id] = existing
+                existing.raise_()
+                existing.activateWindow()
+                return
+            self._windows.discard(existing)  # closed earlier; a fresh editor shows the latest
         editor = EditorWindow(self, workflow_id, version)
         self._editors[workflow_id] = editor
         self.adopt(editor)
@@ -254,17 +262,25 @@ class MainWindow(QMainWindow):
     # ── closing ─────────────────────────────────────────────────────────────────────────────
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Close the editors and run views with the window; the app then calls :meth:`shutdown`."""
-        self._closing = True
+        """Close the editors and run views first; stay open if one refuses (unsaved changes)."""
         for window in list(self._windows):
             window.close()
+        if any(window.isVisible() for window in self._windows):
+            event.ignore()
+            return
+        self._closing = True
         event.accept()
 
     async def shutdown(self) -> None:
-        """Cancel every job and wait for them (the app calls this before exiting)."""
+        """Let closing windows tidy up (briefly), then cancel every job and wait for them."""
         self._closing = True
         for window in list(self._windows):
             window.close()
+        for window in list(self._windows):  # an editor's test page is a browser: close it
+            tester = getattr(window, "tester", None)
+            if tester is not None and tester.is_open:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(tester.close(), SHUTDOWN_GRACE_S)
         await self._tasks.shutdown()
 
 

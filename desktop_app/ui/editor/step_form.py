@@ -1,0 +1,930 @@
+"""The editor's detail pane: every field of the selected step, its locators and its checks.
+
+The form never changes the workflow itself: each committed field becomes a signal the editor
+turns into one undoable edit, and the form is then shown the new snapshot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.editing import TARGETED_KINDS, Issue, known_names
+from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.models.workflow import (
+    Expectation,
+    ImageVisible,
+    ParameterType,
+    Step,
+    WindowTitleMatches,
+    Workflow,
+)
+from desktop_app.ui.editor.dialogs import (
+    EXPECTATION_KINDS,
+    ExpectationDialog,
+    LocatorDialog,
+    describe_expectation,
+)
+from desktop_app.ui.editor.steps_view import KIND_LABELS, ThumbnailCache
+from desktop_app.ui.editor.template_edit import TemplateEdit
+
+__all__ = ["StepForm"]
+
+#: The size the selected step's screenshot is shown at, at most.
+SCREENSHOT_SIZE = QSize(480, 300)
+_PROBLEM_STYLE = "border: 1px solid #c0392b; border-radius: 3px;"
+_TONES = {"good": "#1f7a3f", "warn": "#9a6700", "bad": "#b3261e", "busy": "#5a6b7b"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    label: str
+    kind: str  # template, text, optional_text, int, float, choice, checked, keys, condition, …
+    tip: str = ""
+    options: tuple[str, ...] = ()
+    low: float = 0
+    high: float = 0
+    suffix: str = ""
+
+
+_CLICK = (
+    _Field("button", "Button", "choice", options=("left", "right", "middle")),
+    _Field("click_count", "Clicks", "int", "2 for a double click, 3 for a triple", low=1, high=3),
+)
+_WINDOW = _Field("window_title", "Window", "optional_text", "The window's title, as recorded")
+
+#: The fields of each step kind, after the title.
+FIELDS: dict[str, tuple[_Field, ...]] = {
+    "goto": (_Field("url", "Address", "template", "The page to open; may use {placeholders}"),),
+    "click": _CLICK,
+    "fill": (_Field("value", "Value", "template", "What to type; type { to insert a parameter"),),
+    "select": (_Field("value", "Option", "template", "The option's label or value"),),
+    "check": (
+        _Field("checked", "Set to", "checked", "Ticked (true), unticked (false) or a parameter"),
+    ),
+    "press": (_Field("key", "Key", "text", "e.g. Enter, Tab, Control+S"),),
+    "scroll": (
+        _Field("dx", "Across (px)", "float", low=-100_000, high=100_000),
+        _Field("dy", "Down (px)", "float", low=-100_000, high=100_000),
+    ),
+    "wait_for": (_Field("condition", "Until", "condition"),),
+    "assert": (_Field("condition", "Check", "condition"),),
+    "extract": (
+        _Field("variable", "Store as", "text", "Later steps use it as {name}"),
+        _Field("attribute", "Attribute", "optional_text", "Read an attribute instead of the text"),
+        _Field("pattern", "Pattern", "optional_text", "A regular expression to keep part of it"),
+    ),
+    "call": (
+        _Field("workflow_id", "Workflow", "readonly"),
+        _Field("arguments", "Arguments", "arguments"),
+    ),
+    "agent": (
+        _Field("instruction", "Instruction", "template", "What the assistant should do"),
+        _Field("output_variable", "Store result as", "optional_text"),
+        _Field(
+            "max_actions",
+            "At most",
+            "int",
+            "How many actions before it gives up",
+            low=1,
+            high=100,
+            suffix=" actions",
+        ),
+    ),
+    "desktop_click": (_WINDOW, *_CLICK),
+    "desktop_type": (_WINDOW, _Field("text", "Text", "template")),
+    "hotkey": (_WINDOW, _Field("keys", "Keys", "keys", "e.g. ctrl+s")),
+}
+
+
+def _top(field: str) -> str:
+    return re.split(r"[.\[]", field, maxsplit=1)[0]
+
+
+class StepForm(QScrollArea):
+    """Edits one step. Signals carry the step's id, so a late commit still finds its step.
+
+    Signals:
+        step_edited(str, dict, str): fields of a step were changed (id, changes, what).
+        locators_edited(str, object, str): a step's locators were changed (id, tuple, what).
+        locator_test_requested(str, int): "Test" was pressed for a step's locator (id, row).
+    """
+
+    step_edited = Signal(str, dict, str)
+    locators_edited = Signal(str, object, str)
+    locator_test_requested = Signal(str, int)
+
+    def __init__(self, thumbnails: ThumbnailCache, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("editor-step-form")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self._thumbnails = thumbnails
+        self._workflow: Workflow | None = None
+        self._step: Step | None = None
+        self._index: int | None = None
+        self._names: list[str] = []
+        self._fields: dict[str, QWidget] = {}
+        self._field_kind: str | None = None
+        self._results: dict[tuple[str, str], tuple[str, str]] = {}
+        self._flagged: list[QWidget] = []
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(12, 10, 12, 12)
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # scroll, never squash
+
+        self.empty = QLabel(
+            "<h3>No step selected</h3><p>Select a step on the left to edit it, or insert one "
+            "with <b>Insert</b>.</p>"
+        )
+        self.empty.setObjectName("editor-form-empty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        layout.addWidget(self.empty)
+
+        self.content = QWidget()
+        content = QVBoxLayout(self.content)
+        content.setContentsMargins(0, 0, 0, 0)
+        self.heading = QLabel()
+        self.heading.setObjectName("editor-form-heading")
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
+        content.addWidget(self.heading)
+        self.problems = QLabel()
+        self.problems.setObjectName("editor-form-problems")
+        self.problems.setWordWrap(True)
+        self.problems.setTextFormat(Qt.TextFormat.RichText)
+        content.addWidget(self.problems)
+        self.error = QLabel()
+        self.error.setObjectName("editor-form-error")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #b3261e; font-weight: 600")
+        self.error.hide()
+        content.addWidget(self.error)
+
+        # ── the step ──
+        self.step_box = QGroupBox("Step")
+        self.step_form = QFormLayout(self.step_box)
+        self.step_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.title = TemplateEdit(placeholder_text="What the step does, e.g. “Click Save”")
+        self.title.setObjectName("step-title")
+        self.title.setToolTip("Shown in guides, run views and the review; may mention {parameters}")
+        self.title.editing_finished.connect(
+            lambda: self._emit({"title": self.title.text().strip()}, "Edit the title")
+        )
+        self.step_form.addRow("Title", self.title)
+        content.addWidget(self.step_box)
+
+        # ── the element ──
+        self.target_box = QGroupBox("Element")
+        target_layout = QVBoxLayout(self.target_box)
+        url_row = QHBoxLayout()
+        url_row.addWidget(QLabel("Test on page"))
+        self.test_url = QLineEdit()
+        self.test_url.setObjectName("editor-test-url")
+        self.test_url.setPlaceholderText("The address of a page where this element is")
+        self.test_url.setToolTip(
+            "“Test” opens this page once in a browser and highlights what a locator finds. "
+            "You can navigate in that browser: each test runs on the page it shows."
+        )
+        url_row.addWidget(self.test_url, 1)
+        target_layout.addLayout(url_row)
+        self.locators = QTableWidget(0, 4)
+        self.locators.setObjectName("locator-table")
+        self.locators.setHorizontalHeaderLabels(["#", "Locator (best first)", "", "Result"])
+        self.locators.verticalHeader().hide()
+        self.locators.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.locators.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.locators.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.locators.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.locators.doubleClicked.connect(lambda _i: self._edit_locator())
+        self.locators.itemSelectionChanged.connect(self._update_locator_buttons)
+        target_layout.addWidget(self.locators)
+        buttons = QHBoxLayout()
+        self.locator_add = self._button("Add…", "locator-add", "Add a way to find the element")
+        self.locator_edit = self._button("Edit…", "locator-edit", "Change the selected locator")
+        self.locator_remove = self._button("Remove", "locator-remove", "Remove the locator")
+        self.locator_up = self._button("▲", "locator-up", "Try this locator earlier")
+        self.locator_down = self._button("▼", "locator-down", "Try this locator later")
+        self.locator_add.clicked.connect(self._add_locator)
+        self.locator_edit.clicked.connect(self._edit_locator)
+        self.locator_remove.clicked.connect(self._remove_locator)
+        self.locator_up.clicked.connect(lambda: self._move_locator(-1))
+        self._shortcut(self.locators, "Delete", self._remove_locator)
+        self.locator_down.clicked.connect(lambda: self._move_locator(1))
+        for button in (
+            self.locator_add,
+            self.locator_edit,
+            self.locator_remove,
+            self.locator_up,
+            self.locator_down,
+        ):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        target_layout.addLayout(buttons)
+        self.fingerprint = QLabel()
+        self.fingerprint.setObjectName("editor-fingerprint")
+        self.fingerprint.setWordWrap(True)
+        self.fingerprint.setStyleSheet("color: palette(placeholder-text)")
+        target_layout.addWidget(self.fingerprint)
+        content.addWidget(self.target_box)
+
+        # ── checks ──
+        self.checks_box = QGroupBox("Checks after this step")
+        self.checks_box.setToolTip(
+            "What should be true once the step is done; a replay that finds otherwise stops "
+            "or repairs the step instead of going on blindly."
+        )
+        checks = QVBoxLayout(self.checks_box)
+        self.expectations = QListWidget()
+        self.expectations.setObjectName("expectation-list")
+        self.expectations.setMaximumHeight(110)
+        self.expectations.itemDoubleClicked.connect(lambda _item: self._edit_expectation())
+        self.expectations.itemSelectionChanged.connect(self._update_expectation_buttons)
+        checks.addWidget(self.expectations)
+        row = QHBoxLayout()
+        self.expectation_add = QToolButton()
+        self.expectation_add.setObjectName("expectation-add")
+        self.expectation_add.setText("Add")
+        self.expectation_add.setToolTip("Add a check")
+        self.expectation_add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.expectation_add)
+        for kind, label in EXPECTATION_KINDS.items():
+            action = QAction(label, menu)
+            action.setObjectName(f"expectation-add-{kind}")
+            action.triggered.connect(lambda _=False, k=kind: self._open_expectation(k, None))
+            menu.addAction(action)
+        self.expectation_add.setMenu(menu)
+        self.expectation_edit = self._button("Edit…", "expectation-edit", "Change the check")
+        self.expectation_remove = self._button("Remove", "expectation-remove", "Remove the check")
+        self.expectation_edit.clicked.connect(self._edit_expectation)
+        self._shortcut(self.expectations, "Delete", self._remove_expectation)
+        self.expectation_remove.clicked.connect(self._remove_expectation)
+        row.addWidget(self.expectation_add)
+        row.addWidget(self.expectation_edit)
+        row.addWidget(self.expectation_remove)
+        row.addStretch(1)
+        checks.addLayout(row)
+        content.addWidget(self.checks_box)
+
+        # ── behaviour ──
+        behaviour = QGroupBox("Behaviour")
+        behaviour_form = QFormLayout(behaviour)
+        self.timeout = QDoubleSpinBox()
+        self.timeout.setObjectName("step-timeout")
+        self.timeout.setRange(0.1, 3600)
+        self.timeout.setDecimals(1)
+        self.timeout.setSuffix(" s")
+        self.timeout.setToolTip("How long to wait for the element or the check before giving up")
+        self.timeout.editingFinished.connect(self._on_timeout_editing_finished)
+        behaviour_form.addRow("Timeout", self.timeout)
+        self.irreversible = QCheckBox("Irreversible (submit, pay, delete, send)")
+        self.irreversible.setObjectName("step-irreversible")
+        self.irreversible.setToolTip(
+            "Replays ask before doing this step when they had to repair it, and it is marked "
+            "in guides. Mark every step that cannot be undone."
+        )
+        self.irreversible.toggled.connect(
+            lambda on: self._emit(
+                {"irreversible": on}, "Mark irreversible" if on else "Unmark irreversible"
+            )
+        )
+        behaviour_form.addRow("", self.irreversible)
+        self.optional = QCheckBox("Optional (the run goes on if this step fails)")
+        self.optional.setObjectName("step-optional")
+        self.optional.toggled.connect(
+            lambda on: self._emit({"optional": on}, "Mark optional" if on else "Unmark optional")
+        )
+        behaviour_form.addRow("", self.optional)
+        content.addWidget(behaviour)
+
+        # ── screenshot ──
+        self.screenshot_box = QGroupBox("Screenshot when recorded")
+        shot = QVBoxLayout(self.screenshot_box)
+        self.screenshot = QLabel()
+        self.screenshot.setObjectName("step-screenshot")
+        self.screenshot.setAlignment(Qt.AlignmentFlag.AlignLeft)
+        self.screenshot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        shot.addWidget(self.screenshot)
+        content.addWidget(self.screenshot_box)
+        content.addStretch(1)
+
+        layout.addWidget(self.content)
+        self.setWidget(body)
+        self.content.hide()
+        thumbnails.thumbnail_ready.connect(self._on_thumbnails_thumbnail_ready)
+
+    # ── showing ─────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def step_id(self) -> str | None:
+        """The id of the step shown, if any."""
+        return self._step.id if self._step is not None else None
+
+    def show_step(self, workflow: Workflow | None, index: int | None, issues: list[Issue]) -> None:
+        """Show step *index* of *workflow* (None: nothing selected) with its problems."""
+        self._workflow = workflow
+        if workflow is None or index is None or not 0 <= index < len(workflow.steps):
+            self._step = None
+            self._index = None
+            self.content.hide()
+            self.empty.show()
+            return
+        step = workflow.steps[index]
+        same = self._step is not None and self._step.id == step.id
+        if not same:
+            self.error.hide()
+        self._step, self._index = step, index
+        self._names = known_names(workflow)
+        self.empty.hide()
+        self.content.show()
+        self.heading.setText(
+            f"<h3 style='margin:0'>Step {index + 1} · {KIND_LABELS[step.kind]}</h3>"
+            f"<span style='color:gray'>id {step.id}</span>"
+        )
+        self.title.set_names(self._names)
+        self.title.set_text(step.title)
+        if not same or self._field_kind != step.kind:
+            self._build_fields(step)
+        self._fill_fields(step)
+        self._fill_target(step)
+        self._fill_expectations(step)
+        self._blocked(self.timeout, lambda: self.timeout.setValue(step.timeout_s))
+        self._blocked(self.irreversible, lambda: self.irreversible.setChecked(step.irreversible))
+        self._blocked(self.optional, lambda: self.optional.setChecked(step.optional))
+        self._fill_screenshot(step)
+        self._show_problems(issues)
+
+    def show_error(self, message: str) -> None:
+        """Say why an edit was refused (until another step is shown)."""
+        self.error.setText(f"Not changed: {message}")
+        self.error.show()
+
+    def clear_error(self) -> None:
+        """Hide the last refusal."""
+        self.error.hide()
+
+    def set_test_result(self, step_id: str, row: int, text: str, tone: str) -> None:
+        """Show what testing locator *row* of a step found; *tone* is good, warn, bad or busy."""
+        step = self._step_by_id(step_id)
+        target = step.target_or_none if step is not None else None
+        if target is None or not 0 <= row < len(target.locators):
+            return
+        self._results[(step_id, target.locators[row].describe())] = (text, tone)
+        if self._step is not None and self._step.id == step_id:
+            self._show_result(row, text, tone)
+
+    def result_text(self, row: int) -> str:
+        """The result shown for locator *row* of the step shown ("" when not tested)."""
+        item = self.locators.item(row, 3)
+        return item.text() if item is not None else ""
+
+    def focus_field(self, field: str) -> None:
+        """Put the cursor in the widget of *field* (a problem's field) and scroll to it."""
+        widget = self._widget_for(field)
+        if widget is None:
+            return
+        self.ensureWidgetVisible(widget)
+        widget.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def field_widget(self, name: str) -> QWidget | None:
+        """The widget editing a kind-specific field (``value``, ``url``, …), if shown."""
+        return self._fields.get(name)
+
+    # ── kind-specific fields ────────────────────────────────────────────────────────────────
+
+    def _build_fields(self, step: Step) -> None:
+        going = set(self._fields.values())
+        self._flagged = [w for w in self._flagged if w not in going]
+        while self.step_form.rowCount() > 1:
+            self.step_form.removeRow(1)
+        self._fields = {}
+        self._field_kind = step.kind
+        for spec in FIELDS.get(step.kind, ()):
+            widget = self._make_field(spec)
+            widget.setObjectName(f"step-{spec.name.replace('_', '-')}")
+            if spec.tip:
+                widget.setToolTip(spec.tip)
+            self._fields[spec.name] = widget
+            self.step_form.addRow(spec.label, widget)
+
+    def _make_field(self, spec: _Field) -> QWidget:
+        name = spec.name
+        what = f"Edit the {spec.label.lower()}"
+        if spec.kind == "template":
+            edit = TemplateEdit(placeholder_text=spec.tip)
+            edit.editing_finished.connect(lambda: self._emit({name: edit.text()}, what))
+            return edit
+        if spec.kind in ("text", "optional_text", "keys"):
+            line = QLineEdit()
+            if spec.tip:
+                line.setPlaceholderText(spec.tip)
+
+            def commit() -> None:
+                text = line.text().strip()
+                value: object = text
+                if spec.kind == "optional_text":
+                    value = text or None
+                elif spec.kind == "keys":
+                    value = tuple(k.strip() for k in text.split("+") if k.strip())
+                self._emit({name: value}, what)
+
+            line.editingFinished.connect(commit)
+            return line
+        if spec.kind in ("int", "float"):
+            spin: QSpinBox | QDoubleSpinBox
+            if spec.kind == "int":
+                spin = QSpinBox()
+                spin.setRange(int(spec.low), int(spec.high))
+            else:
+                spin = QDoubleSpinBox()
+                spin.setRange(spec.low, spec.high)
+                spin.setDecimals(0)
+            spin.setSuffix(spec.suffix)
+            spin.editingFinished.connect(lambda: self._emit({name: spin.value()}, what))
+            return spin
+        if spec.kind == "choice":
+            combo = QComboBox()
+            combo.addItems(spec.options)
+            combo.activated.connect(lambda _i: self._emit({name: combo.currentText()}, what))
+            return combo
+        if spec.kind == "checked":
+            checked = QComboBox()
+            checked.setEditable(True)
+            checked.activated.connect(lambda _i: self._commit_checked(checked))
+            line_edit = checked.lineEdit()
+            if line_edit is not None:
+                line_edit.editingFinished.connect(lambda: self._commit_checked(checked))
+            return checked
+        if spec.kind == "condition":
+            return self._condition_field()
+        if spec.kind == "arguments":
+            box = QWidget()
+            QFormLayout(box).setContentsMargins(0, 0, 0, 0)
+            return box
+        return QLabel()
+
+    def _condition_field(self) -> QWidget:
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        label = QLabel()
+        label.setObjectName("step-condition-text")
+        label.setWordWrap(True)
+        change = QToolButton()
+        change.setObjectName("step-condition-change")
+        change.setText("Change")
+        change.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(change)
+        for kind, text in EXPECTATION_KINDS.items():
+            action = QAction(text, menu)
+            action.triggered.connect(lambda _=False, k=kind: self._open_condition(k))
+            menu.addAction(action)
+        change.setMenu(menu)
+        row.addWidget(label, 1)
+        row.addWidget(change)
+        return box
+
+    def _fill_fields(self, step: Step) -> None:
+        for spec in FIELDS.get(step.kind, ()):
+            widget = self._fields.get(spec.name)
+            value = getattr(step, spec.name, None)
+            if isinstance(widget, TemplateEdit):
+                widget.set_names(self._names)
+                widget.set_text(str(value or ""))
+            elif isinstance(widget, QLineEdit):
+                text = "+".join(value) if spec.kind == "keys" else str(value or "")
+                if widget.text() != text:
+                    widget.setText(text)
+            elif isinstance(widget, QSpinBox | QDoubleSpinBox):
+                spin = widget
+                self._blocked(spin, lambda s=spin, v=value: s.setValue(v or 0))
+            elif isinstance(widget, QComboBox) and spec.kind == "checked":
+                self._fill_checked(widget, value)
+            elif isinstance(widget, QComboBox):
+                combo = widget
+                self._blocked(combo, lambda c=combo, v=value: c.setCurrentText(str(v)))
+            elif spec.kind == "condition" and widget is not None:
+                label = widget.findChild(QLabel, "step-condition-text")
+                if label is not None:
+                    label.setText(describe_expectation(value))
+            elif spec.kind == "arguments" and widget is not None:
+                self._fill_arguments(widget, dict(value or {}))
+            elif isinstance(widget, QLabel):
+                widget.setText(str(value or ""))
+
+    def _fill_checked(self, combo: QComboBox, value: object) -> None:
+        workflow = self._workflow
+        flags = [
+            "{" + p.name + "}"
+            for p in (workflow.parameters if workflow is not None else ())
+            if p.type is ParameterType.BOOL
+        ]
+        current = "true" if value is True else "false" if value is False else str(value)
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems(["true", "false", *flags])
+        combo.setCurrentText(current)
+        combo.blockSignals(False)
+
+    def _commit_checked(self, combo: QComboBox) -> None:
+        text = combo.currentText().strip()
+        value: object = {"true": True, "false": False}.get(text.lower(), text)
+        self._emit({"checked": value}, "Change what the box is set to")
+
+    def _fill_arguments(self, box: QWidget, arguments: dict[str, str]) -> None:
+        form = box.layout()
+        assert isinstance(form, QFormLayout)
+        existing = {
+            w.property("argument"): w
+            for w in box.findChildren(TemplateEdit)
+            if w.property("argument")
+        }
+        if set(existing) != set(arguments):
+            while form.rowCount():
+                form.removeRow(0)
+            existing = {}
+            for key in sorted(arguments):
+                edit = TemplateEdit()
+                edit.setProperty("argument", key)
+                edit.setObjectName(f"step-argument-{key}")
+                edit.editing_finished.connect(
+                    lambda e=edit, k=key: self._emit_argument(k, e.text())
+                )
+                existing[key] = edit
+                form.addRow(key, edit)
+            if not arguments:
+                form.addRow(QLabel("The called workflow takes no values."))
+        for key, edit in existing.items():
+            edit.set_names(self._names)
+            edit.set_text(arguments.get(key, ""))
+
+    def _emit_argument(self, key: str, text: str) -> None:
+        step = self._step
+        arguments = dict(getattr(step, "arguments", {}) or {})
+        arguments[key] = text
+        self._emit({"arguments": arguments}, f"Edit the argument {key}")
+
+    # ── the element ─────────────────────────────────────────────────────────────────────────
+
+    def _fill_target(self, step: Step) -> None:
+        has_target = "target" in type(step).model_fields
+        self.target_box.setVisible(has_target)
+        if not has_target:
+            return
+        target = step.target_or_none
+        locators = target.locators if target is not None else ()
+        self.target_box.setTitle(
+            "Element"
+            if step.kind in TARGETED_KINDS
+            else "Element (optional: none acts on the page)"
+        )
+        selected = self.locators.currentRow()
+        self.locators.setRowCount(len(locators))
+        for row, locator in enumerate(locators):
+            rank = QTableWidgetItem(str(row + 1))
+            rank.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.locators.setItem(row, 0, rank)
+            item = QTableWidgetItem(locator.describe())
+            item.setToolTip(locator.describe())
+            self.locators.setItem(row, 1, item)
+            button = self.locators.cellWidget(row, 2)
+            if not isinstance(button, QToolButton):  # made once per row, then reused
+                button = QToolButton()
+                button.setObjectName(f"locator-test-{row}")
+                button.setText("Test")
+                button.setToolTip(
+                    "Open the test page (once) and highlight every element this locator finds"
+                )
+                button.clicked.connect(lambda _=False, r=row: self._on_test_clicked(r))
+                self.locators.setCellWidget(row, 2, button)
+            button.setEnabled(locator.strategy is not LocatorStrategy.IMAGE_ANCHOR)
+            text, tone = self._results.get((step.id, locator.describe()), ("", "busy"))
+            self._show_result(row, text, tone)
+        if locators:
+            self.locators.selectRow(min(max(selected, 0), len(locators) - 1))
+        rows = min(max(len(locators), 2), 6)
+        self.locators.setFixedHeight(
+            self.locators.horizontalHeader().height()
+            + rows * self.locators.verticalHeader().defaultSectionSize()
+            + 2 * self.locators.frameWidth()
+        )
+        fingerprint = target.fingerprint if target is not None else None
+        if fingerprint is not None:
+            parts = [f"<{fingerprint.tag}>" if fingerprint.tag else "", fingerprint.role or ""]
+            name = fingerprint.name or fingerprint.text or ""
+            if name:
+                parts.append(f"“{name[:60]}”")
+            self.fingerprint.setText(
+                "Recorded as " + " ".join(p for p in parts if p) + ": used to find the element "
+                "again when every locator fails."
+            )
+            self.fingerprint.show()
+        else:
+            self.fingerprint.hide()
+        self._update_locator_buttons()
+
+    def _on_test_clicked(self, row: int) -> None:
+        if self._step is not None:
+            self.locator_test_requested.emit(self._step.id, row)
+
+    def _show_result(self, row: int, text: str, tone: str) -> None:
+        item = QTableWidgetItem(text)
+        item.setForeground(QColor(_TONES.get(tone, "#5a6b7b")))
+        self.locators.setItem(row, 3, item)
+
+    def _current_locators(self) -> tuple[Locator, ...]:
+        target = self._step.target_or_none if self._step is not None else None
+        return target.locators if target is not None else ()
+
+    def _update_locator_buttons(self) -> None:
+        row = self.locators.currentRow()
+        count = len(self._current_locators())
+        has = 0 <= row < count
+        self.locator_edit.setEnabled(has)
+        self.locator_remove.setEnabled(has)
+        self.locator_up.setEnabled(has and row > 0)
+        self.locator_down.setEnabled(has and row < count - 1)
+
+    def _add_locator(self) -> None:
+        self._open_locator(None)
+
+    def _edit_locator(self) -> None:
+        row = self.locators.currentRow()
+        locators = self._current_locators()
+        if 0 <= row < len(locators):
+            self._open_locator(row)
+
+    def _open_locator(self, row: int | None) -> None:
+        step = self._step
+        if step is None:
+            return
+        locators = self._current_locators()
+        dialog = LocatorDialog(self, locators[row] if row is not None else None, self._names)
+        step_id = step.id
+
+        def accepted() -> None:
+            current = list(self._current_locators()) if self.step_id == step_id else list(locators)
+            made = dialog.locator()
+            if row is None:
+                current.append(made)
+                self.locators_edited.emit(step_id, tuple(current), "Add a locator")
+            elif row < len(current):
+                current[row] = made
+                self.locators_edited.emit(step_id, tuple(current), "Edit a locator")
+
+        dialog.accepted.connect(accepted)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+
+    def _remove_locator(self) -> None:
+        row = self.locators.currentRow()
+        locators = list(self._current_locators())
+        if self._step is not None and 0 <= row < len(locators):
+            del locators[row]
+            self.locators_edited.emit(self._step.id, tuple(locators), "Remove a locator")
+
+    def _move_locator(self, delta: int) -> None:
+        row = self.locators.currentRow()
+        locators = list(self._current_locators())
+        to = row + delta
+        if self._step is not None and 0 <= row < len(locators) and 0 <= to < len(locators):
+            locators.insert(to, locators.pop(row))
+            self.locators_edited.emit(self._step.id, tuple(locators), "Reorder the locators")
+            self.locators.selectRow(to)
+
+    # ── checks ──────────────────────────────────────────────────────────────────────────────
+
+    def _fill_expectations(self, step: Step) -> None:
+        row = self.expectations.currentRow()
+        self.expectations.clear()
+        for expectation in step.expectations:
+            item = QListWidgetItem(describe_expectation(expectation))
+            if isinstance(expectation, ImageVisible | WindowTitleMatches):
+                item.setToolTip("Recorded on the desktop; it can be removed here, not edited")
+            self.expectations.addItem(item)
+        if step.expectations:
+            self.expectations.setCurrentRow(min(max(row, 0), len(step.expectations) - 1))
+        else:
+            placeholder = QListWidgetItem(
+                "No checks. Add one so replays notice when a page changed."
+            )
+            placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.expectations.addItem(placeholder)
+        self._update_expectation_buttons()
+
+    def _update_expectation_buttons(self) -> None:
+        step = self._step
+        row = self.expectations.currentRow()
+        has = step is not None and 0 <= row < len(step.expectations)
+        editable = (
+            has and step is not None and _kind_of(step.expectations[row]) in EXPECTATION_KINDS
+        )
+        self.expectation_edit.setEnabled(bool(editable))
+        self.expectation_remove.setEnabled(has)
+
+    def _edit_expectation(self) -> None:
+        step = self._step
+        row = self.expectations.currentRow()
+        if step is None or not 0 <= row < len(step.expectations):
+            return
+        kind = _kind_of(step.expectations[row])
+        if kind in EXPECTATION_KINDS:
+            self._open_expectation(kind, row)
+
+    def _remove_expectation(self) -> None:
+        step = self._step
+        row = self.expectations.currentRow()
+        if step is None or not 0 <= row < len(step.expectations):
+            return
+        remaining = step.expectations[:row] + step.expectations[row + 1 :]
+        self._emit({"expectations": remaining}, "Remove a check")
+
+    def _open_expectation(self, kind: str, row: int | None) -> None:
+        step = self._step
+        if step is None:
+            return
+        current = step.expectations[row] if row is not None else None
+        dialog = ExpectationDialog(self, kind, current, self._names)
+        step_id = step.id
+
+        def accepted() -> None:
+            now = self._step_by_id(step_id)
+            if now is None:
+                return
+            made = dialog.expectation()
+            found = list(now.expectations)
+            if row is None:
+                found.append(made)
+            elif row < len(found):
+                found[row] = made
+            self.step_edited.emit(
+                step_id,
+                {"expectations": tuple(found)},
+                "Add a check" if row is None else "Edit a check",
+            )
+
+        dialog.accepted.connect(accepted)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+
+    def _open_condition(self, kind: str) -> None:
+        step = self._step
+        if step is None:
+            return
+        current = getattr(step, "condition", None)
+        dialog = ExpectationDialog(
+            self, kind, current if _kind_of(current) == kind else None, self._names
+        )
+        step_id = step.id
+        dialog.accepted.connect(
+            lambda: self.step_edited.emit(
+                step_id, {"condition": dialog.expectation()}, "Change the condition"
+            )
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+
+    # ── behaviour, screenshot, problems ─────────────────────────────────────────────────────
+
+    def _on_timeout_editing_finished(self) -> None:
+        if self._step is not None and abs(self.timeout.value() - self._step.timeout_s) > 1e-9:
+            self._emit({"timeout_s": self.timeout.value()}, "Change the timeout")
+
+    def _fill_screenshot(self, step: Step) -> None:
+        ref = step.screenshot
+        if ref is None:
+            self.screenshot_box.hide()
+            return
+        self.screenshot_box.show()
+        if not self._thumbnails.loaded(ref):
+            self.screenshot.setText("Loading…")
+            self._thumbnails.request([ref])
+            return
+        pixmap = self._thumbnails.pixmap(ref, SCREENSHOT_SIZE)
+        if pixmap is None:
+            self.screenshot.setText("The screenshot is missing from the media store.")
+        else:
+            self.screenshot.setPixmap(pixmap)
+
+    def _on_thumbnails_thumbnail_ready(self, ref: str) -> None:
+        if self._step is not None and self._step.screenshot == ref:
+            self._fill_screenshot(self._step)
+
+    def _show_problems(self, issues: list[Issue]) -> None:
+        for widget in self._flagged:
+            widget.setStyleSheet("")
+            widget.setToolTip(widget.property("plain_tip") or "")
+        self._flagged = []
+        if not issues:
+            self.problems.hide()
+            return
+        lines = []
+        for issue in issues:
+            color = "#b3261e" if issue.is_error else "#9a6700"
+            mark = "✖" if issue.is_error else "⚠"
+            where = f"<b>{issue.field}</b>: " if issue.field else ""
+            lines.append(f"<span style='color:{color}'>{mark} {where}{_html(issue.message)}</span>")
+            widget = self._widget_for(issue.field)
+            if widget is not None and issue.is_error and widget not in self._flagged:
+                if widget.property("plain_tip") is None:
+                    widget.setProperty("plain_tip", widget.toolTip())
+                widget.setStyleSheet(_PROBLEM_STYLE)
+                widget.setToolTip(issue.message)
+                self._flagged.append(widget)
+        self.problems.setText("<br>".join(lines))
+        self.problems.show()
+
+    def _widget_for(self, field: str) -> QWidget | None:
+        top = _top(field)
+        if top == "title":
+            return self.title
+        if top == "target":
+            return self.locators
+        if top == "expectations":
+            return self.expectations
+        if top in ("timeout_s",):
+            return self.timeout
+        return self._fields.get(top)
+
+    # ── helpers ─────────────────────────────────────────────────────────────────────────────
+
+    def _emit(self, changes: dict[str, object], what: str) -> None:
+        step = self._step
+        if step is None:
+            return
+        if all(getattr(step, key, object()) == value for key, value in changes.items()):
+            return
+        self.step_edited.emit(step.id, changes, what)
+
+    def _step_by_id(self, step_id: str) -> Step | None:
+        workflow = self._workflow
+        if workflow is None:
+            return None
+        return next((s for s in workflow.steps if s.id == step_id), None)
+
+    def _button(self, text: str, name: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setObjectName(name)
+        button.setToolTip(tip)
+        return button
+
+    @staticmethod
+    def _shortcut(widget: QWidget, keys: str, slot: Callable[[], object]) -> None:
+        """A key that acts only while *widget* has the focus (so the window's keys stay free)."""
+        action = QAction(widget)
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        action.triggered.connect(slot)
+        widget.addAction(action)
+
+    @staticmethod
+    def _blocked(widget: QWidget, change: Callable[[], object]) -> None:
+        widget.blockSignals(True)
+        try:
+            change()
+        finally:
+            widget.blockSignals(False)
+
+
+def _kind_of(expectation: Expectation | None) -> str | None:
+    return expectation.kind if expectation is not None else None
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

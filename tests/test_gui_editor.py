@@ -1,0 +1,536 @@
+"""The step editor: editing with undo, parameters renamed everywhere, validation, saving as a new
+version, reordering by drag, testing locators in a live page, and exporting from the menu."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from factories import full_workflow
+from gui_support import Gui, top_level, until
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QAction, QImage
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox
+from replay_support import approved
+
+from desktop_app.core.editing import EditError
+from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.models.workflow import (
+    ParameterType,
+    WorkflowStatus,
+    WorkflowVersion,
+)
+from desktop_app.demo_site import DemoSite
+from desktop_app.ui.editor.dialogs import ExpectationDialog, LocatorDialog
+from desktop_app.ui.editor.exports import EXPORT_FORMATS
+from desktop_app.ui.editor.steps_view import StepListModel
+from desktop_app.ui.editor.template_edit import TemplateEdit
+from desktop_app.ui.editor.window import EditorWindow
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def contact(gui: Gui) -> WorkflowVersion:
+    """The create-contact workflow, approved as version 1."""
+    return gui.call(lambda: approved(gui.services, "create-contact"))
+
+
+@pytest.fixture(autouse=True)
+def no_blocking_questions(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Closing an editor with changes asks Save/Discard/Cancel; tests answer Discard unless they
+    say otherwise (a modal dialog would block the test)."""
+    asked: list[str] = []
+
+    def question(_parent: object, title: str, *_args: object, **_kwargs: object) -> object:
+        asked.append(title)
+        return QMessageBox.StandardButton.Discard
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    yield asked
+
+
+def open_editor(gui: Gui, workflow_id: str, version: int | None = None) -> EditorWindow:
+    gui.window.open_editor(workflow_id, version)
+    editors = [w for w in top_level(EditorWindow) if isinstance(w, EditorWindow)]
+    [editor] = [e for e in editors if e.workflow_id == workflow_id]
+    gui.run(until(lambda: editor.workflow is not None, what="the editor to load"))
+    gui.settle()
+    return editor
+
+
+def titles(editor: EditorWindow) -> list[str]:
+    assert editor.workflow is not None
+    return [step.title for step in editor.workflow.steps]
+
+
+def card_titles(editor: EditorWindow) -> list[str]:
+    model = editor.steps_model
+    return [model.index(row).data() for row in range(model.rowCount())]
+
+
+def saved_json(gui: Gui, workflow_id: str, version: int) -> Any:
+    """A stored version as its JSON document."""
+    return json.loads(gui.call(lambda: gui.services.workflows.export_json(workflow_id, version)))
+
+
+def type_into(widget: TemplateEdit, text: str) -> None:
+    widget.setFocus()
+    widget.selectAll()
+    QTest.keyClick(widget, Qt.Key.Key_Delete)
+    QTest.keyClicks(widget, text)
+    QTest.keyClick(widget, Qt.Key.Key_Return)
+
+
+def test_steps_are_inserted_duplicated_moved_and_deleted_with_undo_and_redo(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    original = titles(editor)
+    assert card_titles(editor)[1] == "2. Fill 'Username' with {username}"
+    assert editor.windowTitle().startswith("Create a contact — v1 (approved)")
+    assert not editor.isWindowModified()
+
+    editor.select_step(2)
+    editor.insert_actions["press"].trigger()
+    assert titles(editor)[3] == "Press Enter"
+    assert editor.current_row() == 3
+    type_into(editor.form.title, "Press Tab to leave the password")
+    assert titles(editor)[3] == "Press Tab to leave the password"
+    assert editor.isWindowModified()
+
+    editor.select_step(1)
+    editor.action_duplicate.trigger()  # Ctrl+D
+    assert titles(editor)[1:3] == [original[1], original[1]]
+    assert editor.current_row() == 2
+    editor.action_move_down.trigger()  # Ctrl+Down
+    assert titles(editor)[3] == original[1] and editor.current_row() == 3
+    editor.action_move_up.trigger()  # Ctrl+Up
+    editor.action_delete.trigger()  # Delete
+    assert titles(editor) == [*original[:3], "Press Tab to leave the password", *original[3:]]
+
+    undo_texts = [editor.undo_stack.text(i) for i in range(editor.undo_stack.count())]
+    assert undo_texts == [
+        "Insert step 4 (Press a key)",
+        "Edit the title (step 4)",
+        "Duplicate step 2",
+        "Move step 3 to 4",
+        "Move step 4 to 3",
+        "Delete step 3",
+    ]
+    while editor.undo_stack.canUndo():
+        editor.action_undo.trigger()
+    assert titles(editor) == original
+    assert card_titles(editor)[9] == "10. Click 'Save'"
+    assert not editor.isWindowModified()
+    while editor.undo_stack.canRedo():
+        editor.action_redo.trigger()
+    assert titles(editor) == [*original[:3], "Press Tab to leave the password", *original[3:]]
+    assert [a.shortcut().toString() for a in (editor.action_undo, editor.action_redo)] == [
+        "Ctrl+Z",
+        "Ctrl+Shift+Z",
+    ]
+    assert editor.action_duplicate.shortcut().toString() == "Ctrl+D"
+    editor.close()
+
+
+def test_keyboard_shortcuts_act_on_the_step_list(gui: Gui, contact: WorkflowVersion) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    original = titles(editor)
+    editor.activateWindow()
+    editor.select_step(4)
+    editor.steps_view.setFocus()
+    QTest.keyClick(editor.steps_view, Qt.Key.Key_Delete)
+    assert titles(editor) == original[:4] + original[5:]
+    QTest.keyClick(editor.steps_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert titles(editor) == original
+    QTest.keyClick(editor.steps_view, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier)
+    assert titles(editor)[3] == original[4]
+    QTest.keyClick(
+        editor.steps_view,
+        Qt.Key.Key_Z,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert titles(editor)[3] == original[4]  # nothing left to redo: still moved
+    # Delete in a text field deletes characters, not the step.
+    editor.form.title.setFocus()
+    QTest.keyClick(editor.form.title, Qt.Key.Key_Delete)
+    assert len(titles(editor)) == len(original)
+    editor.close()
+
+
+def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    panel = editor.parameters
+    assert panel.select("full_name")
+    panel.name.setText("contact_name")
+    panel.name.editingFinished.emit()
+    assert editor.undo_stack.text(0) == "Rename {full_name} to {contact_name} (3 places)"
+    assert panel.selected() is not None and panel.selected().name == "contact_name"  # type: ignore[union-attr]
+    assert card_titles(editor)[5] == "6. Fill 'Full name' with {contact_name}"
+
+    saved = gui.run(editor.save("Clearer parameter name"))
+    assert saved.version == 2 and saved.parent_version == 1
+    assert saved.change_note == "Clearer parameter name"
+    assert not editor.isWindowModified()
+    assert "v2 (draft)" in editor.windowTitle()
+
+    document = saved_json(gui, contact.workflow_id, 2)
+    text = json.dumps(document)
+    assert "{full_name}" not in text and text.count("{contact_name}") == 4
+    assert document["intent_template"] == "Create a contact for {contact_name} at {company}"
+    steps = document["steps"]
+    assert steps[5]["title"] == "Fill 'Full name' with {contact_name}"
+    assert steps[5]["value"] == "{contact_name}"
+    assert steps[9]["expectations"][0]["text"] == "Contact {contact_name} created"
+
+    # Version 1 is untouched and still the approved one.
+    assert saved_json(gui, contact.workflow_id, 1) == json.loads(contact.workflow.model_dump_json())
+    summary = gui.call(lambda: gui.services.workflows.summary(contact.workflow_id))
+    assert (summary.latest_version, summary.approved_version) == (2, 1)
+    editor.close()
+
+
+def test_parameters_are_added_retyped_and_given_defaults_from_the_panel(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    panel = editor.parameters
+    panel.add_button.click()
+    assert panel.selected() is not None and panel.selected().name == "value"  # type: ignore[union-attr]
+    assert any(i.parameter == "value" and not i.is_error for i in editor.issues)  # unused
+
+    panel.name.setText("Bad Name")
+    panel.name.editingFinished.emit()
+    assert panel.error.isVisible() and "cannot be a parameter name" in panel.error.text()
+    assert editor.workflow is not None and editor.workflow.parameter("value") is not None
+
+    panel.type.setCurrentIndex(panel.type.findData(ParameterType.NUMBER))
+    panel.type.activated.emit(panel.type.currentIndex())
+    panel.default.setText("three")
+    panel.default.editingFinished.emit()
+    assert "'three' is not a number" in panel.error.text()
+    panel.default.setText("3")
+    panel.default.editingFinished.emit()
+    param = editor.workflow.parameter("value")
+    assert param is not None and (param.type, param.default) == (ParameterType.NUMBER, 3)
+    panel.secret.setChecked(True)
+    param = editor.workflow.parameter("value")
+    assert param is not None and (param.type, param.default) == (ParameterType.SECRET, None)
+    assert not panel.default.isEnabled()
+
+    panel.remove_button.click()
+    assert editor.workflow.parameter("value") is None
+    editor.undo_stack.undo()
+    assert editor.workflow.parameter("value") is not None
+    editor.close()
+
+
+def test_typing_a_brace_offers_parameters_and_shows_placeholders_as_chips(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    editor.select_step(5)
+    value = editor.form.field_widget("value")
+    assert isinstance(value, TemplateEdit)
+    value.setFocus()
+    value.selectAll()
+    QTest.keyClicks(value, "Dr {full")
+    completer = value.completer()
+    assert completer.popup().isVisible()
+    assert completer.currentCompletion() == "full_name"
+    QTest.keyClick(completer.popup(), Qt.Key.Key_Return)
+    assert value.text() == "Dr {full_name}"
+    QTest.keyClick(value, Qt.Key.Key_Return)
+    assert editor.workflow is not None
+    assert editor.workflow.steps[5].value == "Dr {full_name}"  # type: ignore[union-attr]
+    # a known placeholder is a blue chip, an unknown one red
+    layout = value.document().firstBlock().layout()
+    formats = {f.start: f.format.background().color().name() for f in layout.formats()}
+    assert formats == {3: "#dbe7fb"}
+    type_into(value, "{nobody}")
+    formats = {
+        f.start: f.format.background().color().name()
+        for f in value.document().firstBlock().layout().formats()
+    }
+    assert formats == {0: "#fbe0de"}
+    editor.close()
+
+
+def test_problems_show_inline_and_block_saving_until_fixed(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    refused: list[str] = []
+    editor.save_refused.connect(refused.append)
+    editor.select_step(1)
+    type_into(editor.form.title, "")
+    editor.select_step(2)
+    value = editor.form.field_widget("value")
+    assert isinstance(value, TemplateEdit)
+    type_into(value, "hunter2")
+
+    problems = [editor.problems.item(i).text() for i in range(editor.problems.count())]
+    assert problems == [
+        "Parameter password: no step uses {password}; use it in a value or remove it",
+        "Step 2 · title: the step has no title; say what it does, e.g. “Click Save”",
+        "Step 3 · value: a password field is filled with a constant; use a secret parameter",
+    ]
+    issues = editor.steps_model.index(1).data(StepListModel.ISSUES_ROLE)
+    assert [i.field for i in issues] == ["title"]
+    assert "no title" in editor.steps_model.index(1).data(Qt.ItemDataRole.ToolTipRole)
+    assert editor.form.problems.isVisible() and "password field" in editor.form.problems.text()
+    assert "2 to fix before saving" in editor.steps_header.text()
+
+    editor.action_save.trigger()
+    assert refused == [
+        "Cannot save: 2 problems must be fixed first. "
+        "Step 2 · title: the step has no title; say what it does, e.g. “Click Save”"
+    ]
+    assert editor.current_row() == 1  # it went to the first problem
+    box = next(w for w in top_level(QMessageBox) if w.objectName() == "editor-save-refused")
+    box.close()
+    with pytest.raises(EditError, match="cannot save yet"):
+        gui.run(editor.save())
+    assert gui.call(lambda: gui.services.workflows.summary(contact.workflow_id)).latest_version == 1
+
+    editor.undo_stack.undo()
+    editor.undo_stack.undo()
+    assert not editor.issues
+    editor.close()
+
+
+def test_save_from_the_menu_asks_for_a_note_and_submit_sends_it_to_review(
+    gui: Gui, contact: WorkflowVersion, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    changed: list[str] = []
+    gui.window.events.workflows_changed.connect(changed.append)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_a, **_k: ("Mark Save irreversible", True))
+    assert not editor.action_submit.isEnabled()  # version 1 is approved, not a draft
+    editor.select_step(9)
+    editor.form.irreversible.setChecked(True)
+    assert editor.undo_stack.text(0) == "Mark irreversible (step 10)"
+    editor.form.title.setFocus()
+    QTest.keyClicks(editor.form.title, " the contact")  # not committed yet: Save commits it
+    editor.action_save.trigger()
+    gui.run(until(lambda: not editor.isWindowModified(), what="the save"))
+    gui.settle()
+    assert editor.base is not None and editor.base.version == 2
+    assert changed == [contact.workflow_id]
+    step = saved_json(gui, contact.workflow_id, 2)["steps"][9]
+    assert (step["irreversible"], step["title"]) == (True, "Click 'Save' the contact")
+    assert saved_json(gui, contact.workflow_id, 1)["steps"][9]["irreversible"] is False
+
+    assert editor.action_submit.isEnabled()
+    editor.action_submit.trigger()
+    gui.settle()
+    version = gui.call(lambda: gui.services.workflows.get(contact.workflow_id, 2))
+    assert version.status is WorkflowStatus.IN_REVIEW
+    assert version.transitions[-1].comment == "Mark Save irreversible"
+    assert "version 2 (in review)" in editor.banner.text()
+    editor.close()
+
+    older = open_editor(gui, contact.workflow_id, 1)  # an older version opens as it was
+    assert older.base is not None and older.base.version == 1
+    assert titles(older)[9] == "Click 'Save'"
+    older.close()
+
+
+def test_cards_are_reordered_by_dragging(gui: Gui, contact: WorkflowVersion) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    original = titles(editor)
+    model = editor.steps_model
+
+    # the model's move API, as the list view calls it for an internal move
+    assert model.moveRows(QModelIndex(), 9, 1, QModelIndex(), 0)
+    assert titles(editor) == [original[9], *original[:9]]
+    assert editor.current_row() == 0 and editor.undo_stack.text(0) == "Move step 10 to 1"
+
+    # what a drop does: the dragged card's row travels as mime data to the row dropped on
+    mime = model.mimeData([model.index(1)])
+    assert model.canDropMimeData(mime, Qt.DropAction.MoveAction, 4, 0, QModelIndex())
+    assert model.dropMimeData(mime, Qt.DropAction.MoveAction, 4, 0, QModelIndex())
+    moved = [original[9], *original[:9]]
+    expected = [moved[0], moved[2], moved[3], moved[1], *moved[4:]]
+    assert titles(editor) == expected
+    assert card_titles(editor)[3] == f"4. {moved[1]}"
+    editor.undo_stack.undo()
+    editor.undo_stack.undo()
+    assert titles(editor) == original
+    editor.close()
+
+
+def test_cards_show_screenshot_thumbnails(gui: Gui, contact: WorkflowVersion) -> None:
+    image = QImage(320, 200, QImage.Format.Format_RGB32)
+    image.fill(Qt.GlobalColor.darkCyan)
+    path = Path(gui.services.settings.home) / "shot.png"
+    image.save(str(path))
+    ref = gui.call(lambda: gui.services.media.put(path.read_bytes(), "png"))
+    steps = list(contact.workflow.steps)
+    steps[3] = steps[3].model_copy(update={"screenshot": ref})
+    workflow = contact.workflow.model_copy(update={"steps": tuple(steps)})
+    gui.call(lambda: gui.services.workflows.save(workflow, actor="tester"))
+
+    editor = open_editor(gui, contact.workflow_id)
+    gui.run(until(lambda: editor.thumbnails.loaded(ref), what="the thumbnail"))
+    thumb = editor.steps_model.index(3).data(Qt.ItemDataRole.DecorationRole)
+    assert thumb is not None and not thumb.isNull() and thumb.width() <= 104
+    assert editor.steps_model.index(2).data(Qt.ItemDataRole.DecorationRole) is None
+    editor.select_step(3)
+    assert editor.form.screenshot_box.isVisible()
+    assert editor.form.screenshot.pixmap().width() == 480
+    editor.close()
+
+
+def test_testing_locators_highlights_matches_in_a_live_page(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    editor.tester.headless = True
+    editor.select_step(1)
+    assert editor.form.test_url.text() == "http://127.0.0.1:8765/login"  # the first goto step
+    with DemoSite() as site:
+        editor.form.test_url.setText(site.url.rstrip("/") + "/login")
+        assert gui.run(editor.test_locator(1, 0)) == 1
+        assert editor.form.result_text(0) == "1 match"
+        assert editor.tester.opened == 1
+
+        broken = Locator(strategy=LocatorStrategy.CSS, value="#user-name")
+        step = editor.workflow.steps[1]  # type: ignore[union-attr]
+        editor.set_locators(1, (*step.target_or_none.locators, broken), "Add a locator")  # type: ignore[union-attr]
+        assert gui.run(editor.test_locator(1, 4)) == 0
+        assert editor.form.result_text(4) == "no match"
+        assert editor.form.result_text(0) == "1 match"  # earlier results stay
+        assert gui.run(editor.test_locator(1, 2)) == 1  # css=#username
+        # the Test button itself, as a person presses it
+        button = editor.form.locators.cellWidget(1, 2)
+        button.click()  # type: ignore[union-attr]
+        gui.run(until(lambda: editor.form.result_text(1) == "1 match", what="label=Username"))
+        gui.settle()
+        assert editor.tester.opened == 1  # one page for every test
+        editor.close()
+        gui.settle()
+    assert not editor.tester.is_open
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown", "playwright", "bundle"])
+def test_export_from_the_menu_writes_the_saved_version(
+    gui: Gui, contact: WorkflowVersion, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fmt: str
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    suffix = next(f.suffix for f in EXPORT_FORMATS if f.key == fmt)
+    chosen = tmp_path / "out" / f"create-contact{suffix}"
+    offered: list[str] = []
+
+    def save_dialog(_parent: object, _title: str, suggested: str, _filter: str) -> tuple[str, str]:
+        offered.append(suggested)
+        return str(chosen), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    editor.export_actions[fmt].trigger()
+    gui.settle()
+    assert Path(offered[0]).name == f"create-a-contact{suffix}"
+    data = chosen.read_bytes()
+    if fmt == "bundle":
+        assert data[:2] == b"PK"
+    else:
+        text = data.decode("utf-8")
+        assert "Sign in" in text or "sign_in" in text.lower()
+    if fmt == "html":
+        assert text.lstrip().lower().startswith("<!doctype html>")
+    editor.close()
+
+
+def test_closing_with_unsaved_changes_asks_first(
+    gui: Gui, contact: WorkflowVersion, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    editor.select_step(0)
+    editor.action_delete.trigger()
+    monkeypatch.setattr(
+        QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Cancel
+    )
+    editor.close()
+    assert editor.isVisible() and editor.has_unsaved_changes
+    monkeypatch.setattr(
+        QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Discard
+    )
+    editor.close()
+    assert not editor.isVisible()
+    assert gui.call(lambda: gui.services.workflows.summary(contact.workflow_id)).latest_version == 1
+
+
+def test_locators_and_checks_are_edited_through_their_dialogs(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    editor.select_step(6)  # Fill 'Email'
+    form = editor.form
+
+    form.locator_add.click()
+    [dialog] = [w for w in top_level(LocatorDialog) if isinstance(w, LocatorDialog)]
+    dialog.strategy.setCurrentIndex(dialog.strategy.findData(LocatorStrategy.CSS))
+    dialog.accept()  # nothing typed: refused, with the reason
+    assert dialog.isVisible() and dialog.error.text() == "say what to look for"
+    type_into(dialog.value, "input[type=email]")
+    dialog.accept()
+    step = editor.workflow.steps[6]  # type: ignore[union-attr]
+    assert step.target_or_none.locators[-1].describe() == "css=input[type=email]"  # type: ignore[union-attr]
+    form.locators.selectRow(form.locators.rowCount() - 1)
+    form.locator_up.click()
+    assert step.target_or_none is not None
+    locators = editor.workflow.steps[6].target_or_none.locators  # type: ignore[union-attr]
+    assert locators[-2].describe() == "css=input[type=email]"
+    form.locator_remove.click()
+    assert len(editor.workflow.steps[6].target_or_none.locators) == len(locators) - 1  # type: ignore[union-attr]
+
+    form.expectation_add.menu().findChild(QAction, "expectation-add-text").trigger()
+    [check] = [w for w in top_level(ExpectationDialog) if isinstance(w, ExpectationDialog)]
+    type_into(check.text, "Email {email} is valid")
+    check.accept()
+    step = editor.workflow.steps[6]  # type: ignore[union-attr]
+    assert [e.kind for e in step.expectations] == ["text"]
+    assert form.expectations.item(0).text() == "The page shows “Email {email} is valid”"
+    assert [editor.undo_stack.text(i) for i in range(editor.undo_stack.count())] == [
+        "Add a locator (step 7)",
+        "Reorder the locators (step 7)",
+        "Remove a locator (step 7)",
+        "Add a check (step 7)",
+    ]
+
+    editor.workflow_panel.name.setText("Create a CRM contact")
+    editor.workflow_panel.name.editingFinished.emit()
+    assert editor.windowTitle().startswith("Create a CRM contact — v1")
+    editor.close()
+
+
+def test_every_kind_of_step_opens_in_the_form(gui: Gui) -> None:
+    workflow = full_workflow()
+    gui.call(lambda: gui.services.workflows.save(workflow, actor="tester"))
+    editor = open_editor(gui, workflow.id)
+    seen = []
+    for row, step in enumerate(workflow.steps):
+        editor.select_step(row)
+        assert editor.form.heading.text().count(f"Step {row + 1} ·") == 1
+        seen.append(step.kind)
+        if step.kind == "hotkey":
+            keys = editor.form.field_widget("keys")
+            assert isinstance(keys, QLineEdit) and keys.text() == "ctrl+s"
+            keys.setText("ctrl+shift+s")
+            keys.editingFinished.emit()
+        if step.kind == "call":
+            argument = editor.form.field_widget("arguments").findChild(TemplateEdit)  # type: ignore[union-attr]
+            assert argument.text() == "{user}"
+            type_into(argument, "{user}.admin")
+    assert len(set(seen)) == 15
+    assert editor.workflow is not None
+    assert editor.workflow.steps[15].keys == ("ctrl", "shift", "s")  # type: ignore[union-attr]
+    assert editor.workflow.steps[11].arguments == {"email": "{user}.admin"}  # type: ignore[union-attr]
+    editor.close()

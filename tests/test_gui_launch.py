@@ -1,0 +1,60 @@
+"""`procedura gui`: it starts, holds the stores as their one writer, and ends cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop_app.app import open_services
+from desktop_app.core.errors import StoreLockedError
+from desktop_app.settings import load_settings
+
+pytestmark = pytest.mark.slow
+
+
+def _held(home: Path) -> bool:
+    try:
+        with open_services(load_settings(home=home), write=True):
+            return False
+    except StoreLockedError:
+        return True
+
+
+def test_gui_starts_holds_the_stores_and_closes_on_sigterm(home: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desktop_app", "gui"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (home / "procedura.db").exists() or not _held(home):
+            assert proc.poll() is None, proc.communicate()[1].decode()
+            assert time.monotonic() < deadline, "the window never took the stores"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err.decode()
+    assert not _held(home)
+
+
+def test_gui_without_a_display_says_so(home: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("QT_QPA_PLATFORM", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "gui"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    assert done.stderr.strip().startswith("error: no display")
+    assert len(done.stderr.strip().splitlines()) == 1
