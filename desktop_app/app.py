@@ -253,7 +253,11 @@ async def record_web(
         if on_event is not None:
             session.subscribe(on_event)
         recorder = WebRecorder(
-            browser, session, services.media, resource_path("recorder", "capture.js")
+            browser,
+            session,
+            services.media,
+            resource_path("recorder", "capture.js"),
+            on_scrubbed=lambda: _checkpoint(services.engine),
         )
         try:
             page = await recorder.start(url)
@@ -284,6 +288,13 @@ async def record_web(
     finally:
         await browser.close()
     return trajectory
+
+
+def _checkpoint(engine: Engine) -> None:
+    """Fold SQLite's write-ahead log into the database and empty it: values just scrubbed
+    from the database must not linger in the log (secure_delete only clears the database)."""
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _first_line(exc: BaseException) -> str:

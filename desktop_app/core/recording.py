@@ -6,11 +6,15 @@ Each event is written to the store at once, so a crash loses nothing already add
 typing coalesced) and the clean list becomes the trajectory's events; the raw stream stays beside
 it for debugging. A session that never finished is found by :func:`recover_abandoned` and kept,
 marked ``incomplete``.
+
+Notes the demonstrator adds while recording (``ActionKind.NOTE`` events) are kept in the clean
+events where they were made; they never change how the actions around them are cleaned.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -19,7 +23,23 @@ from desktop_app.core.models.trajectory import ActionKind, Event, Trajectory
 from desktop_app.core.ports import MediaStore, TrajectoryStore
 from desktop_app.core.redaction import redact_field
 
-__all__ = ["RecordingSession", "clean_events", "recover_abandoned"]
+__all__ = [
+    "PROFILE_NAME_RULE",
+    "RecordingSession",
+    "clean_events",
+    "is_profile_name",
+    "recover_abandoned",
+]
+
+#: What a browser profile name may be made of (it names a folder under ``<home>/profiles``).
+PROFILE_NAME_RULE: Final = "letters, digits, '.', '_' and '-' only (at most 64)"
+_PROFILE_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def is_profile_name(name: str) -> bool:
+    """Whether *name* can name a browser profile (a plain folder name, never ``.`` or ``..``)."""
+    return _PROFILE_NAME.fullmatch(name) is not None and name.strip(".") != ""
+
 
 #: Roles and tags a person clicks on purpose even when nothing visibly changes.
 _INTERACTIVE_ROLES: Final = frozenset(
@@ -102,11 +122,29 @@ def clean_events(raw: Sequence[Event]) -> list[Event]:
     something not interactive; accidental repeats of a click; the clicks a double click is made
     of; navigations that an action caused (its ``after`` observation shows the new page) and
     navigations to where the page already was; form submits caused by the click or key that
-    precedes them.
+    precedes them. Notes stay, after what was cleaned from the actions before them.
     """
-    events = [e for e in raw if not e.injected]
+    kept = [e for e in raw if not e.injected]
+    actions = [e for e in kept if e.action is not ActionKind.NOTE]
+    out, sizes = _clean_actions(actions)
+    notes: list[tuple[int, Event]] = []
+    seen = 0
+    for event in kept:
+        if event.action is ActionKind.NOTE:
+            notes.append((sizes[seen - 1] if seen else 0, event))
+        else:
+            seen += 1
+    for position, note in reversed(notes):
+        out.insert(position, note)
+    return out
+
+
+def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
+    """The clean events, and how many there were after each of *events* was taken in."""
     out: list[Event] = []
+    before: list[int] = []  # how many clean events there were before each one was taken in
     for i, event in enumerate(events):
+        before.append(len(out))
         nxt = events[i + 1] if i + 1 < len(events) else None
         prev = out[-1] if out else None
         action = event.action
@@ -162,7 +200,7 @@ def clean_events(raw: Sequence[Event]) -> list[Event]:
             continue
 
         out.append(event)
-    return out
+    return out, [*before[1:], len(out)]
 
 
 def _with_after_url(event: Event, navigation: Event) -> Event:
@@ -183,7 +221,12 @@ def _with_after_url(event: Event, navigation: Event) -> Event:
 
 
 class RecordingSession:
-    """One recording in progress, written to the store as it happens."""
+    """One recording in progress, written to the store as it happens.
+
+    Listeners (:meth:`subscribe`) see each event once it is stored, and again, rewritten, when a
+    field marked sensitive late scrubs it (the rewritten event keeps its ``at``, ``action`` and
+    ``tab``: the same event, now without the value).
+    """
 
     def __init__(self, store: TrajectoryStore, header: Trajectory) -> None:
         self._store = store
@@ -191,6 +234,7 @@ class RecordingSession:
         self._count = 0
         self._started = False
         self._finished: Trajectory | None = None
+        self._listeners: list[Callable[[Event], object]] = []
 
     @property
     def trajectory_id(self) -> str:
@@ -201,6 +245,14 @@ class RecordingSession:
     def event_count(self) -> int:
         """How many raw events were added."""
         return self._count
+
+    def subscribe(self, listener: Callable[[Event], object]) -> None:
+        """Call *listener* with every event stored from now on (and every one rewritten)."""
+        self._listeners.append(listener)
+
+    def _tell(self, event: Event) -> None:
+        for listener in self._listeners:
+            listener(event)
 
     def start(self) -> None:
         """Create the trajectory, marked incomplete until :meth:`finish`."""
@@ -215,6 +267,7 @@ class RecordingSession:
             raise RuntimeError("the session is finished")
         self._store.append_raw_events(self._header.id, [event])
         self._count += 1
+        self._tell(event)
 
     def redact_field(
         self, css: str, media: MediaStore | None = None, pending: Sequence[Event] = ()
@@ -232,6 +285,8 @@ class RecordingSession:
         changed = {i: e for i, e in redaction.events.items() if i < count}
         if changed:
             self._store.replace_raw_events(self._header.id, changed)
+            for index in sorted(changed):
+                self._tell(changed[index])
         if media is not None:
             for ref in redaction.dropped_media:
                 media.delete(ref)

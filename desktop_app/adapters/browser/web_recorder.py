@@ -8,6 +8,11 @@ ARIA snapshot after navigations and significant DOM changes (values of sensitive
 Events are handed to a :class:`~desktop_app.core.recording.RecordingSession`, which writes each
 one at once. An event is held back at most ``_SETTLE_S`` to learn what it did (its ``after``
 observation and whether it had a visible effect), so a crash loses at most about a second.
+
+While the recording runs, the person can pause it (what they do meanwhile is dropped, typing
+included, even when the page reports it only after they resume), mark the focused field
+sensitive (the same path as the Alt+Shift+S hotkey of the capture script), and add notes
+(``ActionKind.NOTE`` events, stored in order with the actions around them).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,6 +33,8 @@ from typing import TYPE_CHECKING, Any, Final
 from pydantic import ValidationError
 
 from desktop_app.adapters.browser.targets import target_from_payload
+from desktop_app.core.errors import BrowserError
+from desktop_app.core.induction.naming import label_of
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.trajectory import (
     ActionKind,
@@ -80,6 +89,13 @@ _SENSITIVE_VALUES_JS: Final = (
     '.map(el => el.value || "").filter(v => v.length > 0)'
 )
 
+#: The value of the field a CSS selector names (read to redact it, never stored).
+_FIELD_VALUE_JS: Final = """(css) => {
+  const el = document.querySelector(css);
+  if (!el) return "";
+  return typeof el.value === "string" ? el.value : (el.innerText || "");
+}"""
+
 _MARK_TARGET_JS: Final = """(css) => {
   for (const el of document.querySelectorAll('[data-procedura-target]')) {
     el.removeAttribute('data-procedura-target');
@@ -96,6 +112,45 @@ _SHOT_AT_REPORT: Final = frozenset(
     {"pointerdown", "fill", "select", "check", "uncheck", "press", "upload"}
 )
 _SCREENSHOT_QUALITY: Final = 40
+#: Reports dropped while the recording is paused (observations such as ``effect`` are kept).
+_PAUSABLE: Final = frozenset(
+    {
+        "pointerdown",
+        "click",
+        "double_click",
+        "fill",
+        "select",
+        "check",
+        "uncheck",
+        "press",
+        "submit",
+        "upload",
+        "scroll",
+    }
+)
+#: A fill begun before a pause and sent this soon after it is what the pause flushed: kept.
+_PAUSE_FLUSH_GRACE_MS: Final = 1500.0
+_FLUSH_JS: Final = "() => window.__procedura && window.__procedura.flush()"
+#: The focused value field of a document: its description, and whether it is marked already.
+#: ``{"frame": true}`` when the focus is inside a child frame.
+_FOCUSED_FIELD_JS: Final = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body || el === document.documentElement) return null;
+  const tag = el.tagName.toLowerCase();
+  if (tag === "iframe" || tag === "frame") return { frame: true };
+  const type = tag === "input" ? (el.type || "").toLowerCase() : "";
+  const buttonish = ["button", "submit", "reset", "image", "checkbox", "radio", "file", "hidden"];
+  const field = tag === "textarea" || tag === "select" || el.isContentEditable ||
+    (tag === "input" && !buttonish.includes(type));
+  if (!field) return null;
+  const api = window.__procedura;
+  return {
+    frame: false,
+    target: api ? api.describe(el) : null,
+    marked: el.closest('[data-procedura-sensitive="true"]') !== null,
+  };
+}"""
+_MARK_TIMEOUT_S: Final = 5.0
 _PRE_SHOT_MAX_AGE_S: Final = 3.0
 
 _ACTIONS: Final[dict[str, ActionKind]] = {
@@ -163,6 +218,8 @@ class WebRecorder:
         session: where events go (started by the caller).
         media: where screenshots go; None to take none.
         capture_script: the path of ``capture.js``.
+        on_scrubbed: called after a field marked sensitive late was scrubbed from the store
+            (to purge what the database may still hold of the old values, such as its log).
     """
 
     def __init__(
@@ -171,12 +228,15 @@ class WebRecorder:
         session: RecordingSession,
         media: MediaStore | None,
         capture_script: Path,
+        *,
+        on_scrubbed: Callable[[], object] | None = None,
     ) -> None:
         self._browser = browser
         self._context: BrowserContext = browser.context
         self._session = session
         self._media = media
         self._script = capture_script
+        self._on_scrubbed = on_scrubbed
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._tabs: dict[Page, _Tab] = {}
         self._active: _Tab | None = None
@@ -185,6 +245,13 @@ class WebRecorder:
         self._consumer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._tab_count = 0
+        # Pauses as [begin, end) in ms since the epoch (the page's clock: Date.now()).
+        self._pauses: list[tuple[float, float | None]] = []
+        self._paused_url: tuple[_Tab, str] | None = None
+        self._marks: list[asyncio.Future[str | None]] = []
+        # Values typed into sensitive fields, in memory only: masked in every later ARIA
+        # snapshot, also where a page shows them back (a saved record's details).
+        self._secrets: set[str] = set()
 
     # ── lifecycle ───────────────────────────────────────────────────────────────────────────
 
@@ -197,6 +264,144 @@ class WebRecorder:
     def closed(self) -> asyncio.Event:
         """Set when the user closed every window (or the browser went away)."""
         return self._closed
+
+    @property
+    def trajectory_id(self) -> str:
+        """The id of the trajectory being recorded."""
+        return self._session.trajectory_id
+
+    @property
+    def active_page(self) -> Page | None:
+        """The page the person acted on last (or the first one)."""
+        tab = self._active
+        return tab.page if tab is not None and not tab.page.is_closed() else None
+
+    # ── controls ────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def paused(self) -> bool:
+        """Whether actions are being dropped for now."""
+        return bool(self._pauses) and self._pauses[-1][1] is None
+
+    def pause(self) -> None:
+        """Drop what the person does from now on, until :meth:`resume`.
+
+        What they typed just before is still recorded: the pages are asked to send it now.
+        """
+        if self.paused:
+            return
+        self._pauses.append((_now_ms(), None))
+        tab = self._active
+        self._paused_url = (tab, tab.page.url) if tab is not None else None
+        self._spawn(self._flush_pages())
+
+    def resume(self) -> None:
+        """Record again. Typing done while paused is never recorded, even if sent later.
+
+        If the person resumes on another page than they paused on, the recording goes on with
+        a visit to that page (as if they had typed its address), so replay gets there too.
+        """
+        if not self.paused:
+            return
+        begin, _ = self._pauses[-1]
+        self._pauses[-1] = (begin, _now_ms())
+        self._spawn(self._flush_pages())  # what was typed while paused: sent now, and dropped
+        paused_on, self._paused_url = self._paused_url, None
+        tab = self._active
+        if tab is None or tab.page.is_closed():
+            return
+        url = tab.page.url
+        if paused_on is None or paused_on[0] is not tab or paused_on[1] != url:
+            tab.expect_typed = True
+            self._queue.put_nowait(("navigated", (tab.page, url, utcnow())))
+
+    def add_note(self, text: str) -> None:
+        """Record a note from the person at this point (kept in order with the actions)."""
+        text = text.strip()
+        if text:
+            self._queue.put_nowait(("note", (text, utcnow())))
+
+    async def mark_sensitive(self) -> str | None:
+        """Mark the focused field of the active page sensitive, as Alt+Shift+S in it does.
+
+        Returns its label ("" when it has none), or None when no field has the focus. A field
+        that is sensitive already is left as it is (the hotkey would unmark it).
+
+        Raises:
+            BrowserError: the page did not confirm the marking in time.
+        """
+        tab = self._active
+        if tab is None or tab.page.is_closed():
+            return None
+        focused = await self._focused_field(tab.page)
+        if focused is None:
+            return None
+        target = target_from_payload(focused.get("target"))
+        label = label_of(target) or ""
+        if focused.get("marked") or (
+            isinstance(focused.get("target"), dict) and focused["target"].get("sensitive")
+        ):
+            return label
+        marked: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._marks.append(marked)
+        try:
+            await tab.page.keyboard.press("Alt+Shift+S")  # the capture script's own hotkey
+            confirmed = await asyncio.wait_for(asyncio.shield(marked), timeout=_MARK_TIMEOUT_S)
+        except TimeoutError:
+            raise BrowserError(
+                "the page did not confirm marking the field sensitive; click into the field "
+                "and press Alt+Shift+S there"
+            ) from None
+        finally:
+            with contextlib.suppress(ValueError):
+                self._marks.remove(marked)
+        return confirmed if confirmed is not None else label
+
+    async def _focused_field(self, page: Page) -> dict[str, Any] | None:
+        """What :data:`_FOCUSED_FIELD_JS` says of the frame holding the focus, if a field."""
+        frames = [page.main_frame]
+        while frames:
+            frame = frames.pop(0)
+            try:
+                found = await asyncio.wait_for(frame.evaluate(_FOCUSED_FIELD_JS), timeout=2)
+            except Exception:
+                continue
+            if not isinstance(found, dict):
+                continue
+            if found.get("frame"):
+                frames = list(frame.child_frames)  # the focus is in one of them
+                continue
+            return found
+        return None
+
+    async def _flush_pages(self) -> None:
+        """Have every page and frame send what was typed and not yet reported."""
+        for tab in list(self._tabs.values()):
+            if tab.page.is_closed():
+                continue
+            for frame in list(tab.page.frames):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(frame.evaluate(_FLUSH_JS), timeout=2)
+
+    def _dropped_while_paused(self, data: dict[str, Any]) -> bool:
+        """Whether a report is of something done while paused (judged by the page's clock)."""
+        if not self._pauses or data.get("type") not in _PAUSABLE:
+            return False
+        try:
+            made = float(data.get("t") or _now_ms())
+            began = float(data.get("t_start") or made)
+        except (TypeError, ValueError):
+            made = began = _now_ms()
+        for begin, end in self._pauses:
+            until = math.inf if end is None else end
+            if data.get("type") == "fill":
+                if begin <= began < until:
+                    return True  # typing began while paused
+                if began < begin and made >= begin + _PAUSE_FLUSH_GRACE_MS:
+                    return True  # typing from before that went on while paused
+            elif begin <= made < until:
+                return True
+        return False
 
     async def start(self, url: str | None) -> Page:
         """Inject the capture script everywhere, open (or adopt) a page and go to *url*."""
@@ -256,16 +461,18 @@ class WebRecorder:
     def _on_binding(self, source: dict[str, Any], payload: str) -> None:
         page = source.get("page")
         tab = self._tabs.get(page) if page is not None else None
+        data: Any = None
+        with contextlib.suppress(ValueError, TypeError):
+            data = json.loads(payload)
+        if isinstance(data, dict) and self._dropped_while_paused(data):
+            return  # done while paused: not recorded, no screenshot taken
         shot: asyncio.Task[str | None] | None = None
-        if tab is not None:
+        if tab is not None and isinstance(data, dict) and data.get("type") in _SHOT_AT_REPORT:
             # Screenshot now, as the page reports the action: handling the report may lag
             # behind the page, which by then can show something else.
-            with contextlib.suppress(ValueError, TypeError, AttributeError):
-                data = json.loads(payload)
-                if data.get("type") in _SHOT_AT_REPORT:
-                    shot = asyncio.create_task(
-                        self._screenshot(tab, data.get("target"), expect_url=data.get("url"))
-                    )
+            shot = asyncio.create_task(
+                self._screenshot(tab, data.get("target"), expect_url=data.get("url"))
+            )
         self._queue.put_nowait(("payload", (page, source.get("frame"), payload, shot)))
 
     def _track(self, page: Page) -> _Tab:
@@ -284,7 +491,7 @@ class WebRecorder:
         return tab
 
     def _on_navigated(self, page: Page, frame: Frame) -> None:
-        if frame.parent_frame is None:
+        if frame.parent_frame is None and not self.paused:
             self._queue.put_nowait(("navigated", (page, frame.url, utcnow())))
 
     async def _consume(self) -> None:
@@ -308,6 +515,9 @@ class WebRecorder:
             await self._on_payload(page, frame, text, shot)
         elif kind == "settle":
             await self._flush_due()
+        elif kind == "note":
+            text, at = item
+            await self._on_note(text, at)
 
     # ── reports ─────────────────────────────────────────────────────────────────────────────
 
@@ -338,7 +548,13 @@ class WebRecorder:
             target = data.get("target")
             css = target.get("css") if isinstance(target, dict) else None
             if css and target.get("sensitive"):
+                await self._remember_secret(frame or page.main_frame, css)
                 await self._scrub_field(tab, css)
+            if isinstance(target, dict) and target.get("sensitive"):
+                label = label_of(target_from_payload(target)) or ""
+                for marked in self._marks:
+                    if not marked.done():
+                        marked.set_result(label)
             return
         if kind == "dom_changed":
             if self._held and self._held[-1].tab is tab and self._held[-1].aria is None:
@@ -356,6 +572,11 @@ class WebRecorder:
             )
         await self._switch_to(tab, _when(data.get("t")))
         event = await self._event(tab, data, action, shot)
+        if event is not None and event.is_secret:
+            target = data.get("target")
+            css = target.get("css") if isinstance(target, dict) else None
+            if isinstance(css, str):
+                await self._remember_secret(frame or page.main_frame, css)
         if event is not None:
             await self._hold(event, tab, data.get("id"))
 
@@ -419,12 +640,31 @@ class WebRecorder:
             )
             return None
 
+    async def _on_note(self, text: str, at: datetime) -> None:
+        tab = (
+            self._active if self._active is not None and not self._active.page.is_closed() else None
+        )
+        event = Event(
+            action=ActionKind.NOTE,
+            at=at,
+            value=text,
+            tab=tab.id if tab is not None else None,
+            before=Observation(at=at, url=tab.page.url if tab is not None else None),
+        )
+        if tab is None:
+            await self._flush_all()
+            self._session.add(event)
+        else:
+            await self._hold(event, tab, None)
+
     async def _scrub_field(self, tab: _Tab, css: str) -> None:
         """The person marked a field sensitive, perhaps after typing: scrub what it held."""
         held = list(self._held)
         changes = self._session.redact_field(css, self._media, [h.event for h in held])
         for index, event in changes.items():
             held[index].event = event
+        if self._on_scrubbed is not None:
+            self._on_scrubbed()
         tab.pre_shot = None  # shots taken since may show the value
         tab.last_shot = None
 
@@ -514,12 +754,16 @@ class WebRecorder:
         loop = asyncio.get_running_loop()
         held = _Held(event, tab, payload_id, loop.time() + _SETTLE_S)
         self._held.append(held)
-        self._spawn(self._settle_later())
+        self._spawn(self._settle_later(held.due))
         await self._flush_due()
         return held
 
-    async def _settle_later(self) -> None:
-        await asyncio.sleep(_SETTLE_S)
+    async def _settle_later(self, due: float) -> None:
+        loop = asyncio.get_running_loop()
+        # Timers may fire a little early (Qt's coarse timers under qasync by up to 5%): wait
+        # until the event really is due, or it would wait for the next report to be stored.
+        while (left := due - loop.time()) > 0:
+            await asyncio.sleep(left + 0.005)
         self._queue.put_nowait(("settle", None))
 
     def _saw(self, tab: _Tab, observation: Observation) -> None:
@@ -572,15 +816,22 @@ class WebRecorder:
             title = None
         return Observation(at=utcnow(), url=page.url, title=title)
 
+    async def _remember_secret(self, frame: Frame, css: str) -> None:
+        """Keep (in memory) what the sensitive field *css* holds, to mask it wherever it shows."""
+        with contextlib.suppress(Exception):
+            value = await asyncio.wait_for(frame.evaluate(_FIELD_VALUE_JS, css), timeout=2)
+            if isinstance(value, str) and value.strip():
+                self._secrets.add(value)
+                self._secrets.add(value.strip())
+
     async def _aria_snapshot(self, page: Page) -> str | None:
         try:
             await page.wait_for_load_state("domcontentloaded", timeout=3000)
             text = await asyncio.wait_for(page.aria_snapshot(mode="ai"), timeout=5)
-            secrets: list[str] = []
             for frame in page.frames:
                 with contextlib.suppress(Exception):
-                    secrets += await frame.evaluate(_SENSITIVE_VALUES_JS)
-            return redact_snapshot(text, secrets)
+                    self._secrets.update(await frame.evaluate(_SENSITIVE_VALUES_JS))
+            return redact_snapshot(text, self._secrets)
         except Exception:
             return None
 
@@ -649,3 +900,8 @@ class WebRecorder:
         if tab.last_shot is not None and url is not None and tab.last_shot[0] == url:
             return tab.last_shot[1]
         return None
+
+
+def _now_ms() -> float:
+    """Now, in ms since the epoch: the clock the page's ``Date.now()`` reports on."""
+    return time.time() * 1000

@@ -314,6 +314,11 @@ class _Builder:
                 window_title=event.before.window_title if event.before else None,
                 keys=keys,
             )
+        elif action is ActionKind.NOTE:  # the demonstrator's note: for the reviewer, not a step
+            text = event.value.strip() if isinstance(event.value, str) else ""
+            if text:
+                self.notes.append(f"your note before step {len(self.steps) + 1}: {text}")
+            return
         if step is None:
             self.notes.append(f"event {index} ({action.value}) has no step of its own; left out")
             return
