@@ -7,6 +7,7 @@ blocks the loop (no ``qtbot.waitSignal`` inside a running coroutine).
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -88,6 +89,7 @@ def open_gui(qapp: QApplication) -> Iterator[Gui]:
                 loop.run_until_complete(window.shutdown())
                 window.deleteLater()
                 QApplication.processEvents()
+                gc.collect()  # here, on the GUI thread: never a widget deleted off it later
     finally:
         asyncio.set_event_loop(None)
         loop.close()

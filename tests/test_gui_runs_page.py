@@ -11,6 +11,7 @@ from replay_support import approved
 
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import MASK, Run, RunStatus, RunTrigger
+from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import DEMO_PASSWORD
 from desktop_app.ui.backend import RunRequest
@@ -53,6 +54,7 @@ def test_the_history_lists_runs_and_shows_a_record_with_steps_and_screenshots(gu
             secrets={"password": DEMO_PASSWORD},
             base_url=site.url,
             headless=True,
+            options=ReplayOptions(trigger=RunTrigger.GUI),
         )
         run = gui.run(gui.backend.replay(request, person=None, on_event=lambda _event: None))
     assert run.status is RunStatus.SUCCEEDED

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.backend import Backend
+from desktop_app.ui.collector import GuiThreadCollector
 from desktop_app.ui.host import AppEvents
 from desktop_app.ui.tasks import TaskRunner
 
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self._backend = backend
         self._events = AppEvents(self)
         self._tasks = TaskRunner(self, dialogs=dialogs)
+        self._collector = GuiThreadCollector(self)
         self._editors: dict[str, QWidget] = {}
         self._windows: set[QWidget] = set()
         self._closing = False
@@ -282,6 +284,7 @@ class MainWindow(QMainWindow):
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(tester.close(), SHUTDOWN_GRACE_S)
         await self._tasks.shutdown()
+        self._collector.stop()
 
 
 def _record_icon() -> QIcon:

@@ -607,7 +607,8 @@ class RunWindow(QMainWindow):
             on_done=self._on_replay_done,
             on_error=self._on_replay_error,
         )
-        self._task.add_done_callback(self._on_task_done)
+        if self._task is not None:
+            self._task.add_done_callback(self._on_task_done)
 
     async def _replay(self, request: RunRequest) -> Run:
         return await self._host.backend.replay(

@@ -92,8 +92,9 @@ class TaskRunner(QObject):
         label: str,
         on_done: Callable[[T], object] | None = None,
         on_error: Callable[[BaseException], bool] | None = None,
-    ) -> asyncio.Task[T]:
-        """Start *job* on the loop, owned by this runner.
+    ) -> asyncio.Task[T] | None:
+        """Start *job* on the loop, owned by this runner (None, and it never runs, once the
+        window is closing).
 
         Args:
             job: the coroutine.
@@ -102,10 +103,11 @@ class TaskRunner(QObject):
             on_error: called with the exception first; return True when it was handled,
                 else it is reported (once) in an error dialog.
         """
-        if self._closed:
-            job.close()
-            raise RuntimeError("the window is closing; no new jobs")
-        task = asyncio.ensure_future(job)
+        loop = _current_loop()
+        if self._closed or loop is None:
+            job.close()  # a late signal while the window closes: nothing starts any more
+            return None
+        task = loop.create_task(job)
         self._tasks.add(task)
         QTimer.singleShot(PROGRESS_AFTER_MS, self, lambda: self._mark_slow(task, label))
         task.add_done_callback(functools.partial(self._finished, on_done, on_error, label))
@@ -118,7 +120,7 @@ class TaskRunner(QObject):
         label: str,
         on_done: Callable[[T], object] | None = None,
         on_error: Callable[[BaseException], bool] | None = None,
-    ) -> asyncio.Task[T]:
+    ) -> asyncio.Task[T] | None:
         """Start blocking *fn* on the store thread as an owned job (see :meth:`start`)."""
 
         async def job() -> T:
@@ -196,3 +198,16 @@ class TaskRunner(QObject):
         if on_error is not None and on_error(exc):
             return
         self.report(exc, title=label.rstrip("…. ") or "Something went wrong")
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop jobs run on: the running one, else the one set for this thread (None if gone)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    try:
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        return None
+    return None if loop.is_closed() else loop
