@@ -116,7 +116,7 @@ class ParameterModel(QAbstractTableModel):
         if role == self.PARAMETER_ROLE:
             return param
         if role == Qt.ItemDataRole.DisplayRole:
-            default = "•••" if param.type is ParameterType.SECRET else _default_text(param)
+            default = "(at run time)" if param.type is ParameterType.SECRET else _default_text(param)
             return (
                 "{" + param.name + "}",
                 _TYPE_LABELS[param.type],

@@ -1,0 +1,380 @@
+"""Render the desktop app's main screens into docs/images/gui-*.png (for the docs and README).
+
+    python scripts/gui_screenshots.py [--out docs/images] [--only library,runs,...]
+
+Runs under Xvfb (started here when there is no DISPLAY) with Qt's xcb platform, so the pictures
+show real window decorations-free widgets as a user sees them. Everything shown is real: the
+demo app's tasks are recorded in headless Chromium by a scripted person, induced, approved and
+replayed — once as recorded, once against a drifted copy of the app so a repair waits for
+review — in a temporary data directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+SIZE = (1280, 800)
+
+
+@contextlib.contextmanager
+def _display() -> Iterator[None]:
+    """An X display: the one there is, or a private Xvfb for the duration."""
+    if os.environ.get("DISPLAY"):
+        os.environ["QT_QPA_PLATFORM"] = "xcb"
+        yield
+        return
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        raise SystemExit("gui_screenshots: error: no DISPLAY and no Xvfb (apt-get install xvfb)")
+    number = 90 + os.getpid() % 500
+    proc = subprocess.Popen(
+        [xvfb, f":{number}", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{number}").exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("gui_screenshots: error: Xvfb did not start")
+            time.sleep(0.05)
+        os.environ["DISPLAY"] = f":{number}"
+        os.environ["QT_QPA_PLATFORM"] = "xcb"
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@dataclass
+class Stage:
+    """What the pictures show: the window, the demo site, and the ids of what was made."""
+
+    window: Any
+    backend: Any
+    site_url: str
+    drift_url: str
+    out: Path
+    ids: dict[str, str] = field(default_factory=dict)
+    runs: dict[str, str] = field(default_factory=dict)
+
+
+async def _settle(stage: Stage, seconds: float = 0.3) -> None:
+    """Let jobs finish and Qt paint."""
+    await stage.window.tasks.idle()
+    await asyncio.sleep(seconds)  # the loop is Qt's: it paints meanwhile
+
+
+def _save(stage: Stage, widget: Any, name: str) -> None:
+    path = stage.out / f"gui-{name}.png"
+    if not widget.grab().save(str(path)):
+        raise SystemExit(f"gui_screenshots: error: could not write {path}")
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+
+
+# ── staging ──────────────────────────────────────────────────────────────────────────────────
+
+
+async def _prepare(services: Any, site_url: str, drift_url: str) -> tuple[dict[str, str], dict]:
+    """Record, induce, approve and run the demo tasks; return workflow and run ids."""
+    from demo_tasks import TASKS, record_task
+
+    from desktop_app.app import induce, replay
+    from desktop_app.core.models.run import RunTrigger
+    from desktop_app.core.replay.engine import ReplayOptions
+    from desktop_app.core.replay.parameters import bind_parameters
+    from desktop_app.demo_site.server import DEMO_PASSWORD
+
+    ids: dict[str, str] = {}
+    for task in ("create-contact", "expense-report", "filter-orders", "open-contact"):
+        intent, user = TASKS[task]
+        recording = await record_task(services, site_url + "/login", user, intent=intent)
+        induced = induce(services, [recording.id], actor="ana")
+        ids[task] = induced.saved.version.workflow.id
+    library = services.workflows
+    for task in ("create-contact", "filter-orders", "open-contact"):
+        library.approve(ids[task], actor="ben", comment="checked against the CRM")
+    library.submit(ids["expense-report"], actor="ana", comment="ready for a look")
+    library.set_pinned(ids["create-contact"], True)
+
+    runs: dict[str, str] = {}
+    contact = library.runnable(ids["create-contact"])
+    secrets = {
+        p.name: DEMO_PASSWORD for p in contact.workflow.parameters if p.type.value == "secret"
+    }
+    options = ReplayOptions(
+        use_llm=False, trigger=RunTrigger.GUI, screenshot_every_step=True, assume_yes=True
+    )
+    for url, values, key in (
+        (site_url, {"full_name": "Bob Smith", "email": "bob@example.test"}, "ok"),
+        (drift_url, {"full_name": "Ann Lee", "email": "ann@example.test"}, "healed"),
+    ):
+        defaults = {
+            p.name: str(p.default)
+            for p in contact.workflow.parameters
+            if p.default is not None and p.type.value != "secret"
+        }
+        params = bind_parameters(contact.workflow, {**defaults, **values}, secrets=secrets)
+        result = await replay(
+            services, contact, params, options=options, base_url=url, headless=True
+        )
+        runs[key] = result.run.id
+    return ids, runs
+
+
+Shot = Callable[[Stage], Awaitable[None]]
+
+
+async def shot_library(stage: Stage) -> None:
+    """The library, searched by meaning, with the best match selected."""
+    window = stage.window
+    window.show_screen("Library")
+    page = window.library
+    page.search.setText("add a person to the CRM")
+    page._on_search_return_pressed()
+    await _settle(stage, 0.8)
+    _save(stage, window, "library")
+    page.search.clear()
+    await _settle(stage)
+
+
+async def shot_recordings(stage: Stage) -> None:
+    """The recordings screen."""
+    stage.window.show_screen("Recordings")
+    await stage.window.recordings.reload()
+    await _settle(stage)
+    _save(stage, stage.window, "recordings")
+
+
+async def shot_review(stage: Stage) -> None:
+    """The review screen on the repair replay proposed."""
+    window = stage.window
+    proposed = window.backend.runs.get_run(stage.runs["healed"]).proposed_version
+    window.show_review(stage.ids["create-contact"], proposed)
+    await _settle(stage, 0.8)
+    _save(stage, window, "review")
+
+
+async def shot_runs(stage: Stage) -> None:
+    """The run history with the healed run selected."""
+    window = stage.window
+    await window.runs.reload()
+    window.show_run(stage.runs["healed"])
+    await _settle(stage, 0.8)
+    _save(stage, window, "runs")
+
+
+async def shot_settings(stage: Stage) -> None:
+    """The settings screen after a successful "Test connection" (against a local fake LLM)."""
+    from fakes.openai_server import FakeOpenAIServer
+
+    from desktop_app.adapters.secrets import set_api_key
+
+    window = stage.window
+    with FakeOpenAIServer(default_chat='{"ok": true}') as server:
+        set_api_key("sk-shown-as-dots")
+        await window.tasks.call(
+            window.backend.save_settings,
+            {"llm_base_url": server.base_url, "llm_model": "gpt-4o-mini"},
+        )
+        window.events.settings_changed.emit()
+        page = window.show_screen("Settings")
+        await page.reload()
+        await _settle(stage)
+        page.test_button.click()
+        await _settle(stage, 1.0)
+        _save(stage, window, "settings")
+
+
+async def shot_editor(stage: Stage) -> None:
+    """The step editor on create-contact, a locator just tested against the live demo app."""
+    from desktop_app.ui.editor.window import EditorWindow
+
+    window = stage.window
+    workflow_id = stage.ids["create-contact"]
+    window.open_editor(workflow_id, 1)  # the approved version, recorded on the site as it is
+    await _settle(stage, 0.8)
+    editor = next(w for w in _top_levels(EditorWindow))
+    editor.resize(1400, 860)
+    editor.tester.headless = True
+    editor.form.test_url.setText(stage.site_url.rstrip("/") + "/login")
+    editor.select_step(1)
+    await _settle(stage)
+    await editor.test_locator(1, 0)
+    editor.select_step(1)
+    await _settle(stage, 0.8)
+    _save(stage, editor, "editor")
+    await editor.tester.close()
+    editor.close()
+    await _settle(stage)
+
+
+async def shot_run(stage: Stage) -> None:
+    """The run dialog, then the run window after a run that healed against the drifted app."""
+    from desktop_app.demo_site.server import DEMO_PASSWORD
+    from desktop_app.ui.run_view import RunDialog, RunWindow
+
+    window = stage.window
+    window.open_run(stage.ids["create-contact"], None)
+    dialog = await _wait_for_top_level(RunDialog)
+    dialog.form.set_value("password", DEMO_PASSWORD)
+    dialog.form.set_value("full_name", "Maria Garcia")
+    dialog.form.set_value("email", "maria@example.test")
+    dialog.base_url.setText(stage.drift_url)
+    dialog.show_browser.setChecked(False)
+    await _settle(stage)
+    _save(stage, dialog, "run-dialog")
+    dialog.run_button.click()
+    run_window = await _wait_for_top_level(RunWindow)
+    deadline = time.monotonic() + 120
+    while run_window.run is None:
+        if time.monotonic() > deadline:
+            raise SystemExit("gui_screenshots: error: the run did not finish")
+        await asyncio.sleep(0.1)
+    run_window.resize(1280, 820)
+    await _settle(stage, 1.0)
+    _save(stage, run_window, "run")
+    run_window.close()
+    await _settle(stage)
+
+
+async def shot_record(stage: Stage) -> None:
+    """The record dialog, and the control bar with the live list of a recording's steps."""
+    from desktop_app.ui.backend import RecordingRequest
+    from desktop_app.ui.record import RecordDialog, RecordingController
+
+    window = stage.window
+    window.start_recording()
+    dialog = await _wait_for_top_level(RecordDialog)
+    dialog.url.setText(stage.site_url.rstrip("/") + "/login")
+    dialog.intent.setText("Create a contact for Jane Doe at Globex")
+    await _settle(stage)
+    _save(stage, dialog, "record-dialog")
+    dialog.reject()
+
+    recordings = await window.tasks.call(window.backend.trajectories.list)
+    contact = next(r for r in recordings if "contact for Jane" in r.intent)
+    trajectory = await window.tasks.call(window.backend.trajectories.get, contact.id)
+    controller = RecordingController(
+        window, RecordingRequest(url=stage.site_url + "/login"), minimise=False
+    )
+    controller.bar.show()
+    controller.bar.set_state("recording")
+    controller.steps.set_events(trajectory.events[:7])
+    controller.bar.steps_button.setChecked(True)
+    await _settle(stage, 1.5)
+    _save(stage, controller.bar, "recording-bar")
+    controller.bar.hide()
+    controller.bar.deleteLater()
+    await _settle(stage)
+
+
+def _top_levels(kind: type) -> list[Any]:
+    from PySide6.QtWidgets import QApplication
+
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
+async def _wait_for_top_level(kind: type) -> Any:
+    deadline = time.monotonic() + 30
+    while not _top_levels(kind):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"gui_screenshots: error: no {kind.__name__} appeared")
+        await asyncio.sleep(0.05)
+    return _top_levels(kind)[0]
+
+
+SHOTS: dict[str, Shot] = {
+    "library": shot_library,
+    "editor": shot_editor,
+    "run": shot_run,
+    "record": shot_record,
+    "recordings": shot_recordings,
+    "review": shot_review,
+    "runs": shot_runs,
+    "settings": shot_settings,
+}
+
+
+async def _main(out: Path, only: list[str]) -> None:
+    import qasync  # noqa: F401  (the loop is qasync's; imported for its side effects on Qt)
+
+    from desktop_app.app import open_services
+    from desktop_app.demo_site.server import DemoSite
+    from desktop_app.gui.backend import ServicesBackend
+    from desktop_app.settings import load_settings
+    from desktop_app.ui.main_window import MainWindow
+
+    with (
+        DemoSite() as site,
+        DemoSite(variants=["relabeled,renamed-ids"]) as drift,
+        open_services(load_settings(), write=True) as services,
+    ):
+        print("recording, inducing and replaying the demo tasks…")
+        started = time.monotonic()
+        ids, runs = await _prepare(services, site.url, drift.url)
+        print(f"ready in {time.monotonic() - started:.0f} s")
+        backend = ServicesBackend(services)
+        window = MainWindow(backend, dialogs=False)
+        window.resize(*SIZE)
+        window.show()
+        await window.reload_all()
+        stage = Stage(window, backend, site.url, drift.url, out, ids, runs)
+        try:
+            for name in only:
+                await SHOTS[name](stage)
+        finally:
+            window.close()
+            await window.shutdown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    parser.add_argument("--only", default=",".join(SHOTS), help="comma-separated screens")
+    args = parser.parse_args(argv)
+    only = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = sorted(set(only) - set(SHOTS))
+    if unknown:
+        parser.error(f"unknown screen {unknown[0]!r}; choose from {', '.join(SHOTS)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="procedura-shots-") as home, _display():
+        os.environ["PROCEDURA_HOME"] = home
+        os.environ["PROCEDURA_ACTOR"] = "ana"
+        os.environ.pop("PYTHON_KEYRING_BACKEND", None)
+        os.environ["ANONYMIZED_TELEMETRY"] = "False"
+        for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PROCEDURA_LLM_BASE_URL"):
+            os.environ.pop(var, None)
+        import keyring
+        import qasync
+        from fakes.keyring_backend import MemoryKeyring
+        from PySide6.QtWidgets import QApplication
+
+        keyring.set_keyring(MemoryKeyring())  # never the real keyring of whoever runs this
+        app = QApplication(["procedura"])
+        app.setApplicationName("Procedura")
+        app.setQuitOnLastWindowClosed(False)
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        with loop:
+            loop.run_until_complete(_main(args.out.resolve(), only))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
