@@ -83,6 +83,7 @@ _STATUS_WORDS: Final[dict[WorkflowStatus, str]] = {
     WorkflowStatus.ARCHIVED: "archived",
 }
 
+
 @dataclass(frozen=True, slots=True)
 class RunSetup:
     """What the parameter dialog needs, loaded off the GUI thread."""

@@ -116,7 +116,8 @@ class ParameterModel(QAbstractTableModel):
         if role == self.PARAMETER_ROLE:
             return param
         if role == Qt.ItemDataRole.DisplayRole:
-            default = "(at run time)" if param.type is ParameterType.SECRET else _default_text(param)
+            secret = param.type is ParameterType.SECRET
+            default = "(at run time)" if secret else _default_text(param)
             return (
                 "{" + param.name + "}",
                 _TYPE_LABELS[param.type],
