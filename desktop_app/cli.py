@@ -20,6 +20,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar, cast
 import click
 
 from desktop_app import __version__
+from desktop_app.core.describe import describe_expectation
 from desktop_app.core.errors import (
     ConfirmationRequired,
     DocumentError,
@@ -234,19 +235,6 @@ def workflows_list(
         _table(_summary_rows(items), _SUMMARY_HEADERS)
 
 
-def _describe_expectation(expectation: Any) -> str:
-    kind = expectation.kind
-    if kind in ("url", "window_title"):
-        return f"{kind.replace('_', ' ')} matches {expectation.pattern}"
-    if kind == "title":
-        return f"title contains {expectation.text!r}"
-    if kind == "text":
-        return f"text {expectation.text!r} on the page"
-    if kind in ("visible", "hidden"):
-        return f"{expectation.target.locators[0].describe()} is {kind}"
-    return f"image {expectation.anchor} visible"
-
-
 @workflows.command("show")
 @click.argument("ref")
 @click.option(
@@ -306,7 +294,7 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
         if target is not None:
             click.echo(f"      target: {' | '.join(loc.describe() for loc in target.locators[:3])}")
         for expectation in step.expectations:
-            click.echo(f"      expect: {_describe_expectation(expectation)}")
+            click.echo(f"      expect: {describe_expectation(expectation)}")
     click.echo("\nhistory:")
     for v in history:
         for t in v.transitions:

@@ -115,7 +115,7 @@ def test_changed_fields_read_before_and_after() -> None:
     }
     lines = render_text(diff)
     assert '      value: "a@b.test" → "c@d.test"' in lines
-    assert '      + expectation: page shows "New contact"' in lines
+    assert "      + expectation: page shows “New contact”" in lines
 
 
 def test_a_renamed_title_is_a_change_of_the_same_step() -> None:

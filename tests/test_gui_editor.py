@@ -497,7 +497,7 @@ def test_locators_and_checks_are_edited_through_their_dialogs(
     check.accept()
     step = editor.workflow.steps[6]  # type: ignore[union-attr]
     assert [e.kind for e in step.expectations] == ["text"]
-    assert form.expectations.item(0).text() == "The page shows “Email {email} is valid”"
+    assert form.expectations.item(0).text() == "page shows “Email {email} is valid”"
     assert [editor.undo_stack.text(i) for i in range(editor.undo_stack.count())] == [
         "Add a locator (step 7)",
         "Reorder the locators (step 7)",

@@ -93,7 +93,7 @@ def test_the_library_lists_active_workflows_with_status_version_runs_and_domain(
     model = page.model
     row = model.row_of(seeded["contact"])
     assert row is not None
-    shown = [model.index(row, c).data() for c in range(len(model.COLUMNS))]
+    shown = [model.index(row, c).data() for c in range(len(model.HEADERS))]
     assert shown[:5] == [
         "Create a contact",
         "Approved",

@@ -140,7 +140,7 @@ def test_induce_command_saves_a_draft(procedura: Cli) -> None:
     assert [(w["name"], w["status"]) for w in listed] == [("Create a contact", "draft")]
     shown = procedura("workflows", "show", "Create a contact").stdout
     assert "intent:  Create a contact for {full_name} at {company}" in shown
-    assert "expect: text 'Contact {full_name} created' on the page" in shown
+    assert "expect: page shows “Contact {full_name} created”" in shown
     assert "password: secret" in shown
     history = json.loads(procedura("workflows", "show", "Create a contact", "--json").stdout)
     assert history["versions"][0]["change_note"] == f"induced from trajectory {trajectory_id[:8]}"

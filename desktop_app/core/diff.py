@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel
 
+from desktop_app.core.describe import describe_expectation
 from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.target import Fingerprint, Locator, Target
 from desktop_app.core.models.workflow import (
@@ -33,7 +34,6 @@ from desktop_app.core.models.workflow import (
     DesktopTypeStep,
     ElementHidden,
     ElementVisible,
-    Expectation,
     ExtractStep,
     FillStep,
     GotoStep,
@@ -62,7 +62,6 @@ __all__ = [
     "StepChange",
     "WorkflowDiff",
     "base_for",
-    "describe_expectation",
     "describe_step",
     "diff_workflows",
     "render_text",
@@ -243,25 +242,6 @@ def _quote(text: str, limit: int = 120) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f'"{text}"'
-
-
-def describe_expectation(expectation: Expectation) -> str:
-    """An expectation (postcondition) in words."""
-    if isinstance(expectation, UrlMatches):
-        how = "" if expectation.match == "glob" else f" ({expectation.match})"
-        return f"URL matches {expectation.pattern}{how}"
-    if isinstance(expectation, TitleMatches):
-        return f"title contains {_quote(expectation.text)}"
-    if isinstance(expectation, TextPresent):
-        return f"page shows {_quote(expectation.text)}"
-    if isinstance(expectation, ElementVisible):
-        return f"{_primary(expectation.target)} is visible"
-    if isinstance(expectation, ElementHidden):
-        return f"{_primary(expectation.target)} is gone"
-    if isinstance(expectation, WindowTitleMatches):
-        return f"window title matches {expectation.pattern}"
-    assert isinstance(expectation, ImageVisible)
-    return "a recorded image is visible"
 
 
 def _primary(target: Target | None) -> str:

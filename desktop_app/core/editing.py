@@ -22,6 +22,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from desktop_app.core.describe import describe_expectation
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import DocumentPathError, JsonScalar, new_id
 from desktop_app.core.models.target import Locator, Target
@@ -49,8 +50,6 @@ from desktop_app.core.models.workflow import (
     Step,
     StepKind,
     TextPresent,
-    TitleMatches,
-    UrlMatches,
     WaitForStep,
     Workflow,
 )
@@ -669,7 +668,7 @@ def step_summary(step: Step) -> str:
     elif isinstance(step, ExtractStep):
         detail = f"→ {{{step.variable}}}"
     elif isinstance(step, WaitForStep | AssertStep):
-        detail = _describe_expectation(step.condition)
+        detail = describe_expectation(step.condition)
     elif isinstance(step, CallStep):
         detail = f"workflow {step.workflow_id[:8]}"
     elif isinstance(step, AgentStep):
@@ -683,20 +682,6 @@ def step_summary(step: Step) -> str:
     elif isinstance(step, ScrollStep):
         detail = f"by {step.dx:g}, {step.dy:g}"
     return "  ".join(part for part in (where, detail) if part)
-
-
-def _describe_expectation(expectation: Expectation) -> str:
-    if isinstance(expectation, UrlMatches):
-        return f"URL {expectation.pattern}"
-    if isinstance(expectation, TitleMatches):
-        return f"title has “{expectation.text}”"
-    if isinstance(expectation, TextPresent):
-        return f"page shows “{expectation.text}”"
-    if isinstance(expectation, ElementVisible | ElementHidden):
-        verb = "visible" if isinstance(expectation, ElementVisible) else "hidden"
-        found = expectation.target.locators
-        return f"{found[0].describe() if found else '(no locator)'} {verb}"
-    return expectation.kind
 
 
 # ── validation ──────────────────────────────────────────────────────────────────────────────

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -46,6 +45,7 @@ from desktop_app.core.exports.bundle import (
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ui.host import Host
+from desktop_app.ui.table_model import RowsModel
 
 __all__ = ["LibraryModel", "LibraryPage", "LibraryRow"]
 
@@ -94,27 +94,13 @@ class LibraryRow:
         return f"{rate:.0%} of {self.stats.finished}"
 
 
-class LibraryModel(QAbstractTableModel):
+class LibraryModel(RowsModel[LibraryRow]):
     """The library's rows as a table (a thin adapter over :class:`LibraryRow`)."""
 
-    COLUMNS = ("Name", "Status", "Version", "Parameters", "Domain", "Last run", "Success")
+    HEADERS = ("Name", "Status", "Version", "Parameters", "Domain", "Last run", "Success")
     #: The role holding a row's sort key (so dates and rates sort as values, not text).
     SORT_ROLE = Qt.ItemDataRole.UserRole + 1
     ROW_ROLE = Qt.ItemDataRole.UserRole + 2
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[LibraryRow] = []
-
-    def set_rows(self, rows: list[LibraryRow]) -> None:
-        """Replace every row."""
-        self.beginResetModel()
-        self._rows = rows
-        self.endResetModel()
-
-    def rows(self) -> list[LibraryRow]:
-        """The rows, in model order."""
-        return list(self._rows)
 
     def row_of(self, workflow_id: str) -> int | None:
         """The model row of a workflow, if listed."""
@@ -123,23 +109,10 @@ class LibraryModel(QAbstractTableModel):
                 return i
         return None
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        row = self.row_at(index)
+        if row is None:
             return None
-        row = self._rows[index.row()]
         s = row.summary
         column = index.column()
         if role == self.ROW_ROLE:
@@ -277,7 +250,7 @@ class LibraryPage(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(LibraryModel.COLUMNS)):
+        for column in range(1, len(LibraryModel.HEADERS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(3, 190)

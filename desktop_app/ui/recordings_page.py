@@ -9,12 +9,11 @@ person reads for an event), :class:`EventListModel` (events as a list with thumb
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -50,6 +49,7 @@ from desktop_app.core.models.trajectory import ActionKind, Event, Trajectory, Tr
 from desktop_app.core.views import TrajectorySummary
 from desktop_app.ui.backend import InducedDraft
 from desktop_app.ui.host import Host
+from desktop_app.ui.table_model import RowsModel
 
 __all__ = [
     "EventListModel",
@@ -410,28 +410,23 @@ def _state(summary: TrajectorySummary, live_id: str | None) -> str:
     return "Incomplete" if summary.incomplete else "Complete"
 
 
-class RecordingsModel(QAbstractTableModel):
+class RecordingsModel(RowsModel[TrajectorySummary]):
     """Recordings as a table (a thin adapter over :class:`TrajectorySummary`)."""
 
-    COLUMNS = ("Intent", "Kind", "Start", "Events", "Started", "State")
+    HEADERS = ("Intent", "Kind", "Start", "Events", "Started", "State")
     SORT_ROLE = Qt.ItemDataRole.UserRole + 1
     SUMMARY_ROLE = Qt.ItemDataRole.UserRole + 2
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[TrajectorySummary] = []
         self._live_id: str | None = None
 
-    def set_rows(self, rows: list[TrajectorySummary], live_id: str | None = None) -> None:
+    def set_rows(self, rows: Iterable[TrajectorySummary], live_id: str | None = None) -> None:
         """Replace every row; *live_id* is the recording under way, if any."""
         self.beginResetModel()
-        self._rows = rows
+        self._rows = list(rows)
         self._live_id = live_id
         self.endResetModel()
-
-    def rows(self) -> list[TrajectorySummary]:
-        """The recordings, in model order."""
-        return list(self._rows)
 
     def row_of(self, trajectory_id: str) -> int | None:
         """The model row of a recording, if listed."""
@@ -440,23 +435,10 @@ class RecordingsModel(QAbstractTableModel):
                 return i
         return None
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        s = self.row_at(index)
+        if s is None:
             return None
-        s = self._rows[index.row()]
         column = index.column()
         events = s.event_count or s.raw_event_count
         if role == self.SUMMARY_ROLE:

@@ -17,7 +17,6 @@ from typing import Final
 
 from PySide6.QtCore import (
     QAbstractListModel,
-    QAbstractTableModel,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -64,6 +63,7 @@ from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.replay.learning import REPLAY_ACTOR
 from desktop_app.core.views import WorkflowSummary
 from desktop_app.ui.host import Host
+from desktop_app.ui.table_model import RowsModel
 from desktop_app.ui.tasks import describe_error
 
 __all__ = [
@@ -240,44 +240,18 @@ class ReviewQueueModel(QAbstractListModel):
         return None
 
 
-class HistoryModel(QAbstractTableModel):
+class HistoryModel(RowsModel[StatusTransition]):
     """A version's review history: when, who, what changed, and the comment."""
 
-    HEADERS: Final = ("When", "Who", "Change", "Comment")
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[StatusTransition] = []
-
-    def set_transitions(self, transitions: Sequence[StatusTransition]) -> None:
-        """Show *transitions* (oldest first, as they happened)."""
-        self.beginResetModel()
-        self._rows = list(transitions)
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """How many status changes."""
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """When, who, change, comment."""
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> object:
-        """The column titles."""
-        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
+    HEADERS = ("When", "Who", "Change", "Comment")
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> object:
         """One transition per row."""
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        t = self.row_at(index)
+        if t is None:
             return None
-        t = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole and index.column() == 3:
             line = " ".join(t.comment.split())
             return line if len(line) <= 140 else line[:139] + "…"
@@ -947,7 +921,7 @@ class ReviewPage(QWidget):
             if not (image := QImage.fromData(data)).isNull()
         }
         self.diff_view.setHtml(_page(_version_html(compared, base, diff, runs, list(images))))
-        self.history_model.set_transitions(compared.transitions)
+        self.history_model.set_rows(compared.transitions)
         self._update_buttons()
 
     def _show_header(self, compared: WorkflowVersion, base: WorkflowVersion | None) -> None:
@@ -985,7 +959,7 @@ class ReviewPage(QWidget):
         self.diff_view.setHtml(_page(f"<p class='muted'>{_e(text)}</p>"))
         self.problem.hide()
         self._rendered = None
-        self.history_model.set_transitions(())
+        self.history_model.set_rows(())
         self._update_buttons()
 
     def _fill_queue(self, entries: Sequence[QueueEntry]) -> None:

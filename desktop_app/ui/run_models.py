@@ -11,10 +11,11 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, Final
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from desktop_app.core.models.run import Resolution, Run, RunStatus, RunStep, StepStatus
+from desktop_app.ui.table_model import RowsModel
 
 __all__ = [
     "RESOLUTION_HELP",
@@ -175,7 +176,7 @@ class _Row:
     step: RunStep | None = None
 
 
-class RunStepsModel(QAbstractTableModel):
+class RunStepsModel(RowsModel[_Row]):
     """The steps of one run: filled at once from a record, or step by step as a replay goes.
 
     For a live run, :meth:`plan` lists the workflow's steps as not run yet; each replay event then
@@ -183,9 +184,10 @@ class RunStepsModel(QAbstractTableModel):
     Steps of a called workflow are inserted under the call step as they start.
     """
 
+    HEADERS = _HEADERS
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[_Row] = []
         self._next = 0  # the first planned row that has not started
         self._open: list[int] = []  # rows running now (a call step and its inner steps)
         self._ended = False
@@ -259,7 +261,8 @@ class RunStepsModel(QAbstractTableModel):
 
     def step_at(self, row: int) -> RunStep | None:
         """The record of the step on *row* (None until it has finished)."""
-        return self._rows[row].step if 0 <= row < len(self._rows) else None
+        item = self.row_at(row)
+        return item.step if item is not None else None
 
     def steps(self) -> list[RunStep]:
         """The records of the steps that finished, in table order."""
@@ -276,25 +279,12 @@ class RunStepsModel(QAbstractTableModel):
 
     # ── Qt ──────────────────────────────────────────────────────────────────────────────────
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(_HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return _HEADERS[section]
-        return None
-
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if not index.isValid() or index.row() >= len(self._rows):
+        row = self.row_at(index)
+        if row is None:
             return None
-        row = self._rows[index.row()]
         column = StepColumn(index.column())
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, column)

@@ -12,7 +12,6 @@ import contextlib
 from typing import Any, Final
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelection,
     QItemSelectionModel,
     QModelIndex,
@@ -54,6 +53,7 @@ from desktop_app.ui.run_models import (
     status_color,
 )
 from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
+from desktop_app.ui.table_model import RowsModel
 
 __all__ = ["RunColumn", "RunsPage", "RunsTableModel"]
 
@@ -96,18 +96,19 @@ _HEADERS: Final = (
 )
 
 
-class RunsTableModel(QAbstractTableModel):
+class RunsTableModel(RowsModel[Run]):
     """Runs as the history table shows them (a thin adapter over the run records)."""
+
+    HEADERS = _HEADERS
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._runs: list[Run] = []
         self._names: dict[str, str] = {}
 
     def set_runs(self, runs: list[Run], names: dict[str, str]) -> None:
         """Show *runs*; *names* maps workflow ids to names."""
         self.beginResetModel()
-        self._runs = list(runs)
+        self._rows = list(runs)
         self._names = dict(names)
         self.endResetModel()
 
@@ -117,22 +118,18 @@ class RunsTableModel(QAbstractTableModel):
             self._names[run.workflow_id] = name
         row = self.row_of(run.id)
         if row is not None:
-            self._runs[row] = run
+            self._rows[row] = run
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(_HEADERS) - 1))
             return row
-        row = len(self._runs)
+        row = len(self._rows)
         self.beginInsertRows(QModelIndex(), row, row)
-        self._runs.append(run)
+        self._rows.append(run)
         self.endInsertRows()
         return row
 
-    def run_at(self, row: int) -> Run | None:
-        """The run on *row*."""
-        return self._runs[row] if 0 <= row < len(self._runs) else None
-
     def row_of(self, run_id: str) -> int | None:
         """The row of the run *run_id*."""
-        for row, run in enumerate(self._runs):
+        for row, run in enumerate(self._rows):
             if run.id == run_id:
                 return row
         return None
@@ -143,28 +140,15 @@ class RunsTableModel(QAbstractTableModel):
 
     def workflows(self) -> list[tuple[str, str]]:
         """(id, name) of the workflows that have runs here, by name."""
-        ids = {r.workflow_id for r in self._runs}
+        ids = {r.workflow_id for r in self._rows}
         return sorted(((i, self.name_of(i)) for i in ids), key=lambda p: p[1].casefold())
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._runs)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(_HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return _HEADERS[section]
-        return None
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if not index.isValid() or index.row() >= len(self._runs):
+        run = self.row_at(index)
+        if run is None:
             return None
-        run = self._runs[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(run, column)
@@ -248,7 +232,7 @@ class _RunsFilter(QSortFilterProxyModel):
     ) -> bool:
         model = self.sourceModel()
         assert isinstance(model, RunsTableModel)
-        run = model.run_at(source_row)
+        run = model.row_at(source_row)
         if run is None:
             return False
         if self.workflow_id is not None and run.workflow_id != self.workflow_id:
@@ -681,7 +665,7 @@ class RunsPage(QWidget):
         found = []
         for row in range(self.proxy.rowCount()):
             source = self.proxy.mapToSource(self.proxy.index(row, 0))
-            run = self.model.run_at(source.row())
+            run = self.model.row_at(source.row())
             if run is not None:
                 found.append(run)
         return found
@@ -768,7 +752,7 @@ class RunsPage(QWidget):
             self.details.show_record(None)
             return
         source = self.proxy.mapToSource(rows[0])
-        run = self.model.run_at(source.row())
+        run = self.model.row_at(source.row())
         if run is None:
             self.details.show_record(None)
             return

@@ -27,7 +27,6 @@ from desktop_app.core.models.workflow import (
     TextPresent,
     TitleMatches,
     UrlMatches,
-    WindowTitleMatches,
 )
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
@@ -36,7 +35,6 @@ __all__ = [
     "STRATEGY_LABELS",
     "ExpectationDialog",
     "LocatorDialog",
-    "describe_expectation",
 ]
 
 STRATEGY_LABELS: dict[LocatorStrategy, str] = {
@@ -87,24 +85,6 @@ EXPECTATION_KINDS: dict[str, str] = {
     "visible": "An element is visible…",
     "hidden": "An element is hidden…",
 }
-
-
-def describe_expectation(expectation: Expectation) -> str:
-    """One line for an expectation, as the editor lists it."""
-    if isinstance(expectation, UrlMatches):
-        how = {"glob": "matches", "regex": "matches the pattern", "exact": "is"}[expectation.match]
-        return f"The address {how} {expectation.pattern or '(empty)'}"
-    if isinstance(expectation, TitleMatches):
-        return f"The page title contains “{expectation.text}”"
-    if isinstance(expectation, TextPresent):
-        return f"The page shows “{expectation.text}”"
-    if isinstance(expectation, ElementVisible | ElementHidden):
-        state = "visible" if isinstance(expectation, ElementVisible) else "hidden"
-        found = expectation.target.locators
-        return f"{found[0].describe() if found else '(no locator)'} is {state}"
-    if isinstance(expectation, WindowTitleMatches):
-        return f"The window title matches {expectation.pattern}"
-    return f"The image {expectation.anchor[:8]}… is on screen"
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QEvent,
     QModelIndex,
     QObject,
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.editing import Issue, parameter_uses
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.ui.editor.template_edit import TemplateEdit
+from desktop_app.ui.table_model import RowsModel
 
 __all__ = ["ParameterModel", "ParameterPanel", "WorkflowPanel"]
 
@@ -57,15 +57,14 @@ def _default_text(param: Parameter) -> str:
     return "" if value is None else str(value)
 
 
-class ParameterModel(QAbstractTableModel):
+class ParameterModel(RowsModel[Parameter]):
     """The parameters as a table, with how many places use each (a thin adapter)."""
 
-    COLUMNS = ("Name", "Type", "Default", "Used")
+    HEADERS = ("Name", "Type", "Default", "Used")
     PARAMETER_ROLE = Qt.ItemDataRole.UserRole + 1
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._params: tuple[Parameter, ...] = ()
         self._uses: dict[str, int] = {}
         self._problems: dict[str, list[Issue]] = {}
 
@@ -76,42 +75,29 @@ class ParameterModel(QAbstractTableModel):
         for issue in issues:
             if issue.step is None and issue.parameter is not None:
                 problems.setdefault(issue.parameter, []).append(issue)
-        if [p.name for p in workflow.parameters] == [p.name for p in self._params]:
-            self._params, self._uses, self._problems = workflow.parameters, uses, problems
-            if self._params:
+        if [p.name for p in workflow.parameters] == [p.name for p in self._rows]:
+            self._rows, self._uses, self._problems = list(workflow.parameters), uses, problems
+            if self._rows:
                 self.dataChanged.emit(
-                    self.index(0, 0), self.index(len(self._params) - 1, len(self.COLUMNS) - 1)
+                    self.index(0, 0), self.index(len(self._rows) - 1, len(self.HEADERS) - 1)
                 )
             return
         self.beginResetModel()
-        self._params, self._uses, self._problems = workflow.parameters, uses, problems
+        self._rows, self._uses, self._problems = list(workflow.parameters), uses, problems
         self.endResetModel()
 
     def parameter(self, row: int) -> Parameter:
         """The parameter in *row*."""
-        return self._params[row]
+        return self._rows[row]
 
     def row_of(self, name: str) -> int | None:
         """The row of parameter *name*."""
-        return next((i for i, p in enumerate(self._params) if p.name == name), None)
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
-        return 0 if parent.isValid() else len(self._params)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
+        return next((i for i, p in enumerate(self._rows) if p.name == name), None)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        param = self.row_at(index)
+        if param is None:
             return None
-        param = self._params[index.row()]
         column = index.column()
         if role == self.PARAMETER_ROLE:
             return param

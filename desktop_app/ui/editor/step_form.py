@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.describe import describe_expectation
 from desktop_app.core.editing import TARGETED_KINDS, Issue, known_names
 from desktop_app.core.models.target import Locator, LocatorStrategy
 from desktop_app.core.models.workflow import (
@@ -52,7 +53,6 @@ from desktop_app.ui.editor.dialogs import (
     EXPECTATION_KINDS,
     ExpectationDialog,
     LocatorDialog,
-    describe_expectation,
 )
 from desktop_app.ui.editor.steps_view import KIND_LABELS, ThumbnailCache
 from desktop_app.ui.editor.template_edit import TemplateEdit
