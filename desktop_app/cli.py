@@ -825,12 +825,17 @@ def record_web_command(
 
 
 @cli.command()
+@click.option(
+    "--tray",
+    is_flag=True,
+    help="Start in the background, as at login (until the tray icon arrives: minimised).",
+)
 @click.pass_context
-def gui(ctx: click.Context) -> None:
+def gui(ctx: click.Context, tray: bool) -> None:
     """Open the desktop app: library, recording, the step editor, review, runs and settings."""
     from desktop_app.gui.main import main as gui_main
 
-    sys.exit(gui_main(ctx.obj["settings"]()))
+    sys.exit(gui_main(ctx.obj["settings"](), minimized=tray))
 
 
 @cli.command("demo-site")

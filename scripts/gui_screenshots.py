@@ -276,6 +276,8 @@ async def shot_record(stage: Stage) -> None:
     controller.bar.show()
     controller.bar.set_state("recording")
     controller.steps.set_events(trajectory.events[:7])
+    controller.bar.set_count(controller.steps.rowCount())
+    controller.bar.elapsed.setText("0:41")
     controller.bar.steps_button.setChecked(True)
     await _settle(stage, 1.5)
     _save(stage, controller.bar, "recording-bar")

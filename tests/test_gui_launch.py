@@ -26,10 +26,11 @@ def _held(home: Path) -> bool:
         return True
 
 
-def test_gui_starts_holds_the_stores_and_closes_on_sigterm(home: Path) -> None:
+@pytest.mark.parametrize("args", [[], ["--tray"]], ids=["window", "at-login"])
+def test_gui_starts_holds_the_stores_and_closes_on_sigterm(home: Path, args: list[str]) -> None:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "desktop_app", "gui"],
+        [sys.executable, "-m", "desktop_app", "gui", *args],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

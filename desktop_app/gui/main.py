@@ -29,8 +29,8 @@ def no_display_reason() -> str | None:
     return None
 
 
-def main(settings: Settings, argv: Sequence[str] = ()) -> int:
-    """Run the app until its main window closes; the exit code.
+def main(settings: Settings, argv: Sequence[str] = (), *, minimized: bool = False) -> int:
+    """Run the app until its main window closes; the exit code (*minimized*: start minimised).
 
     Raises:
         ProceduraError: no display, or the stores cannot be opened (the caller prints it).
@@ -57,12 +57,12 @@ def main(settings: Settings, argv: Sequence[str] = ()) -> int:
     asyncio.set_event_loop(loop)
     try:
         with loop:
-            return loop.run_until_complete(_run(settings, icon))
+            return loop.run_until_complete(_run(settings, icon, minimized))
     finally:
         asyncio.set_event_loop(None)
 
 
-async def _run(settings: Settings, icon: object) -> int:
+async def _run(settings: Settings, icon: object, minimized: bool) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -88,7 +88,10 @@ async def _run(settings: Settings, icon: object) -> int:
         app = QApplication.instance()
         assert app is not None
         closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
-        window.show()
+        if minimized:
+            window.showMinimized()
+        else:
+            window.show()
         window.tasks.start(window.reload_all(), label="Loading the library…")
         window.tasks.run(lambda: services.workflows.index, label="Opening the search index…")
         asked = asyncio.ensure_future(quit_asked.wait())

@@ -159,8 +159,6 @@ icons="$("$staging/bin/python" -c 'from desktop_app.resources import resource_pa
 print(resource_path("icons"))')" || die "the installed package has no icons (see above); nothing was changed"
 cp "$icons/procedura.svg" "$icons/procedura-256.png" "$prepared/"
 
-# `procedura gui` arrives with the desktop app; until then the menu entry's command prints that
-# there is no such command (run `procedura --help` in a terminal meanwhile).
 desktop_entry() { # $1: extra arguments after "gui", $2: an extra line
     cat <<EOF
 [Desktop Entry]

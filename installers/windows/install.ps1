@@ -141,7 +141,6 @@ function New-Shortcut([string]$Path, [string]$Arguments) {
     $lnk.Save()
     $Created.Add("file $Path")
 }
-# `procedura gui` arrives with the desktop app; until then these shortcuts do nothing visible.
 New-Shortcut $MenuShortcut 'gui'
 if ($Autostart) {
     New-Shortcut $StartupShortcut 'gui --tray'
