@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +28,7 @@ from desktop_app.core.errors import (
     TransitionError,
 )
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.recording import PROFILE_NAME_RULE, is_profile_name
 from desktop_app.core.replay.parameters import ParameterError
 from desktop_app.core.replay.render import RebaseError
 from desktop_app.core.views import TrajectorySummary, WorkflowSummary
@@ -785,8 +785,8 @@ def record_web_command(
         raise click.UsageError("give --url to start at, or --attach to use your own browser")
     if out is not None and Path(out).exists() and not force:
         raise ConfirmationRequired(f"{out} exists; pass --force to replace it")
-    if profile is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", profile):
-        raise click.BadParameter("letters, digits, '.', '_' and '-' only", param_hint="--profile")
+    if profile is not None and not is_profile_name(profile):
+        raise click.BadParameter(PROFILE_NAME_RULE, param_hint="--profile")
     from desktop_app.app import record_web
 
     def started(trajectory_id: str, _page: object) -> None:

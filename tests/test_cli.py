@@ -286,3 +286,13 @@ def test_a_second_writer_gets_a_clear_message(home: Path) -> None:
         holder.stdout.close()
     after = _procedura("workflows", "pin", "6f1c")
     assert after.returncode == 0, after.stderr
+
+
+@pytest.mark.parametrize("profile", ["..", ".", "a/b", "x" * 65])
+def test_record_refuses_a_profile_that_is_not_a_plain_folder_name(
+    procedura: Cli, home: Path, profile: str
+) -> None:
+    result = procedura("record", "web", "--url", "http://127.0.0.1:9/", "--profile", profile)
+    assert result.exit_code == 2
+    assert "--profile" in result.stderr
+    assert not (home / "profiles").exists()
