@@ -828,7 +828,7 @@ def record_web_command(
 @click.option(
     "--tray",
     is_flag=True,
-    help="Start in the background, as at login (until the tray icon arrives: minimised).",
+    help="Start with only the tray icon, as at login (minimised where there is no tray).",
 )
 @click.pass_context
 def gui(ctx: click.Context, tray: bool) -> None:

@@ -11,6 +11,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -20,6 +21,7 @@ from desktop_app.core.errors import (
     ConfirmationRequired,
     NotFoundError,
     ProceduraError,
+    StoreLockedError,
 )
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import (
@@ -183,6 +185,18 @@ def _run_json(run: Run) -> dict[str, Any]:
 @click.option("--allow-draft", is_flag=True, help="Run the latest version even if not approved.")
 @click.option("--non-interactive", is_flag=True, help="Never ask: fail with a report instead.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@click.option(
+    "--params-csv",
+    type=click.Path(dir_okay=False),
+    help="Run once per row of a CSV file whose columns name the parameters (docs/batch.md).",
+)
+@click.option(
+    "--parallel",
+    type=click.IntRange(1, 16),
+    default=1,
+    show_default=True,
+    help="With --params-csv: rows run at once (over 1: headless, no one is asked).",
+)
 @click.pass_context
 def run_command(
     ctx: click.Context,
@@ -198,16 +212,37 @@ def run_command(
     allow_draft: bool,
     non_interactive: bool,
     as_json: bool,
+    params_csv: str | None,
+    parallel: int,
 ) -> None:
     """Replay WORKFLOW (an id, id prefix or name), or the one --intent describes."""
-    from desktop_app.app import open_services
-
     if workflow is None and not intent:
         raise click.UsageError("name a WORKFLOW or describe what to do with --intent")
     given = parse_assignments(params)
     from_env = parse_assignments(secret_env)
+    if params_csv is not None or parallel > 1:
+        from desktop_app.cli_batch import run_csv
+
+        code = run_csv(
+            ctx,
+            workflow,
+            params_csv,
+            given,
+            intent=intent,
+            from_env=from_env,
+            save_secrets=save_secrets,
+            base_url=base_url,
+            headless=headless,
+            use_llm=not no_llm,
+            yes=yes,
+            allow_draft=allow_draft,
+            interactive=not non_interactive,
+            parallel=parallel,
+            as_json=as_json,
+        )
+        sys.exit(code)
     settings = ctx.obj["settings"]()
-    with open_services(settings, write=True) as services:
+    with _open_for_run(settings) as services:
         run = _run(
             services,
             workflow,
@@ -228,6 +263,22 @@ def run_command(
     else:
         _print_summary(run)
     sys.exit(0 if run.status is RunStatus.SUCCEEDED else 1)
+
+
+@contextlib.contextmanager
+def _open_for_run(settings: Any) -> Iterator[Services]:
+    """The stores as their writer; while the desktop app holds them, read-only (it runs it)."""
+    from desktop_app.app import open_services
+    from desktop_app.handoff import app_is_running
+
+    with contextlib.ExitStack() as stack:
+        try:
+            services = stack.enter_context(open_services(settings, write=True))
+        except StoreLockedError:
+            if not app_is_running(settings):
+                raise
+            services = stack.enter_context(open_services(settings, write=False))
+        yield services
 
 
 def json_text(data: Any) -> str:
@@ -299,6 +350,25 @@ def _run(
         patience_s=services.settings.replay_patience_s,
         trigger=trigger,
     )
+    if not services.writable:  # the desktop app holds the stores: it runs it (docs/tray.md)
+        from desktop_app.handoff import hand_off_run
+
+        click.echo(
+            f"The desktop app is open: it runs '{workflow.name}' version {version.version}…",
+            err=True,
+        )
+        return hand_off_run(
+            services.settings,
+            version,
+            given,
+            secrets,
+            options,
+            base_url=base_url,
+            headless=headless,
+            interactive=interactive,
+            on_step=None if as_json else lambda step: _print_step(step, err=True),
+            on_note=lambda text: click.echo(text, err=True),
+        )
     click.echo(f"Running '{workflow.name}' version {version.version}…", err=True)
 
     async def go() -> Run | None:

@@ -30,7 +30,12 @@ def no_display_reason() -> str | None:
 
 
 def main(settings: Settings, argv: Sequence[str] = (), *, minimized: bool = False) -> int:
-    """Run the app until its main window closes; the exit code (*minimized*: start minimised).
+    """Run the app until it quits; the exit code.
+
+    With a system tray the app lives in the tray: closing the window hides it, and "Quit" in the
+    tray's menu ends the app. *minimized* (``--tray``, as at login) starts with the window hidden
+    in the tray, or minimised where there is no tray. When the app already runs over the same
+    data directory, its window is brought forward and this returns 0.
 
     Raises:
         ProceduraError: no display, or the stores cannot be opened (the caller prints it).
@@ -68,8 +73,10 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
 
     from desktop_app.app import open_services
     from desktop_app.gui.backend import ServicesBackend
+    from desktop_app.gui.instance import InstanceServer
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.tasks import signal_future
+    from desktop_app.ui.tray import Tray
 
     loop = asyncio.get_running_loop()
     quit_asked = asyncio.Event()
@@ -80,26 +87,44 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
         services_cm = open_services(settings, write=True)
         services = services_cm.__enter__()
     except StoreLockedError as exc:
+        from desktop_app.handoff import show_running_app
+
+        if show_running_app(settings):  # the app is running: its window comes forward
+            print("Procedura is already running: its window was brought forward", file=sys.stderr)
+            return 0
         QMessageBox.warning(None, "Procedura is already running", str(exc))
         return 1
     try:
         backend = ServicesBackend(services)
         window = MainWindow(backend, icon=icon if isinstance(icon, QIcon) else None)
+        tray = Tray(window, icon=icon if isinstance(icon, QIcon) else None)
+        server = InstanceServer(window, settings, tray=tray)
+        server.listen()
         app = QApplication.instance()
         assert app is not None
-        closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
-        if minimized:
-            window.showMinimized()
+        if tray.available:  # the app lives in the tray until Quit
+            closed = signal_future(tray.quit_requested)
         else:
+            closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
+        if not minimized:
             window.show()
+        elif not tray.available:
+            window.showMinimized()  # at login without a tray: there, but out of the way
+        tray.show()
         window.tasks.start(window.reload_all(), label="Loading the library…")
+        window.tasks.start(tray.reload(), label="Loading the tray menu…")
         window.tasks.run(lambda: services.workflows.index, label="Opening the search index…")
         asked = asyncio.ensure_future(quit_asked.wait())
         await asyncio.wait([closed, asked], return_when=asyncio.FIRST_COMPLETED)
-        if not closed.done():
-            window.close()  # a signal: close as the user would (editors may still ask)
+        if not closed.done():  # a signal: close as the user would (editors may still ask)
+            if tray.available:
+                tray.quit(ask=False)
+            else:
+                window.close()
             await asyncio.wait([closed, asked], timeout=0)
         asked.cancel()
+        server.close()
+        tray.hide()
         await window.shutdown()
         return 0
     finally:

@@ -277,6 +277,12 @@ class LibraryPage(QWidget):
         self.details.setOpenLinks(False)
         self.run_button = QPushButton("Run…")
         self.run_button.setObjectName("library-run")
+        self.batch_button = QPushButton("Run over CSV…")
+        self.batch_button.setObjectName("library-run-csv")
+        self.batch_button.setToolTip(
+            "Run the approved version once per row of a CSV file (columns → parameters)"
+        )
+        self.batch_button.clicked.connect(self._run_batch)
         self.edit_button = QPushButton("Edit")
         self.review_button = QPushButton("Review")
         self.pin_button = QPushButton("Pin")
@@ -296,6 +302,7 @@ class LibraryPage(QWidget):
         buttons = QHBoxLayout()
         for button in (
             self.run_button,
+            self.batch_button,
             self.edit_button,
             self.review_button,
             self.pin_button,
@@ -312,6 +319,7 @@ class LibraryPage(QWidget):
 
         for text, shortcut, slot in (
             ("Run…", "Return", self._run),
+            ("Run over a CSV file…", "", self._run_batch),
             ("Edit", "Ctrl+E", self._edit),
             ("Review", "", self._review),
             ("Pin / unpin", "Ctrl+P", self._toggle_pin),
@@ -471,6 +479,7 @@ class LibraryPage(QWidget):
         archived = has and row is not None and row.summary.status is WorkflowStatus.ARCHIVED
         runnable = has and row is not None and row.summary.approved_version is not None
         self.run_button.setEnabled(bool(runnable) and not archived)
+        self.batch_button.setEnabled(bool(runnable) and not archived)
         for button in (self.edit_button, self.review_button, self.pin_button):
             button.setEnabled(has and not archived)
         self.archive_button.setEnabled(has)
@@ -495,6 +504,13 @@ class LibraryPage(QWidget):
         row = self.selected()
         if row is not None and row.summary.approved_version is not None:
             self._host.open_run(row.summary.id)
+
+    def _run_batch(self) -> None:
+        row = self.selected()
+        if row is not None and row.summary.approved_version is not None:
+            from desktop_app.ui.batch_window import open_batch
+
+            open_batch(self._host, row.summary.id)
 
     def _edit(self) -> None:
         row = self.selected()

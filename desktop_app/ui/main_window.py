@@ -249,6 +249,7 @@ class MainWindow(QMainWindow):
         find.triggered.connect(self._focus_search)
         self.addAction(find)
         quit_ = QAction("Quit", self)
+        quit_.setObjectName("action-quit")  # the tray makes it quit the app, not hide the window
         quit_.setShortcut(QKeySequence.StandardKey.Quit)
         quit_.triggered.connect(self.close)
         self.addAction(quit_)

@@ -1,0 +1,313 @@
+"""``procedura run WORKFLOW --params-csv FILE [--parallel N]``: one run per row of a CSV file.
+
+Every row is checked before anything runs (exit 2 with every bad row named by its line); then the
+rows run one or N at a time, a line is printed as each ends, and the results go to
+``<FILE stem>.results.csv`` beside the file after every row. Running the same command again
+resumes: rows that succeeded are skipped. Exit codes: 0 every row succeeded (now or before);
+1 some row failed, was aborted or interrupted, or the batch was stopped; 2 bad input (nothing ran).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from desktop_app.core.batch import (
+    BatchPlan,
+    BatchSummary,
+    PlannedRow,
+    ResultsFile,
+    RowOutcome,
+    RowResult,
+    RowStatus,
+    plan_batch,
+    previous_successes,
+    read_table,
+    results_path,
+    run_batch,
+)
+from desktop_app.core.models.run import RunTrigger
+from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.replay.engine import ReplayOptions
+from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.core.replay.render import check_base_url
+
+if TYPE_CHECKING:
+    from desktop_app.app import Services
+
+__all__ = ["run_csv"]
+
+_MARKS = {
+    RowStatus.SUCCEEDED: "✓",
+    RowStatus.FAILED: "✗",
+    RowStatus.ABORTED: "✗",
+    RowStatus.INTERRUPTED: "■",
+    RowStatus.PENDING: "·",
+}
+
+
+def run_csv(
+    ctx: click.Context,
+    ref: str | None,
+    csv_path: str | Path | None,
+    defaults: dict[str, str],
+    *,
+    intent: str | None,
+    from_env: dict[str, str],
+    save_secrets: bool,
+    base_url: str | None,
+    headless: bool,
+    use_llm: bool,
+    yes: bool,
+    allow_draft: bool,
+    interactive: bool,
+    parallel: int,
+    as_json: bool,
+) -> int:
+    """Run workflow *ref* once per row of *csv_path*; the exit code (0, 1 or 2).
+
+    *defaults* (``-p``) apply to every row where its cell is blank. With *parallel* > 1 the
+    browsers are headless and no one is asked during the runs (a step that needs a person fails).
+
+    Raises:
+        click.UsageError: --intent was given, no workflow, or --parallel without a file.
+        ProceduraError: the file, the workflow, a secret or the base URL is wrong (the command
+            line exits 2 for these, naming the problem).
+    """
+    from desktop_app.app import open_services, version_to_run
+
+    if csv_path is None:
+        raise click.UsageError("--parallel runs the rows of a CSV file: give it with --params-csv")
+    csv_path = Path(csv_path)
+    if intent:
+        raise click.UsageError(
+            "--params-csv gives the values of each run; it cannot be combined with --intent"
+        )
+    if ref is None:
+        raise click.UsageError("name the WORKFLOW to run over the rows of --params-csv")
+    if base_url is not None:
+        check_base_url(base_url)
+    table = read_table(csv_path)
+    with open_services(ctx.obj["settings"](), write=True) as services:
+        version = version_to_run(services, ref, allow_draft=allow_draft)
+        plan = plan_batch(version.workflow, table, defaults=defaults)
+        _echo_plan(plan, version)
+        if not plan.ok:
+            for line in plan.report():
+                click.echo(f"error: {line}", err=True)
+            bad = len(plan.bad_lines)
+            rows = len(table.rows)
+            click.echo(
+                f"error: {bad} of {rows} row{'s' if rows != 1 else ''} cannot run"
+                + (
+                    " and the columns need fixing"
+                    if len(plan.report()) > len(plan.problems)
+                    else ""
+                )
+                + "; nothing was run",
+                err=True,
+            )
+            return 2
+        out = ResultsFile(results_path(csv_path), plan.input_columns, delimiter=table.delimiter)
+        previous = out.read()
+        done = previous_successes(plan, previous)
+        if done:
+            click.echo(
+                f"Resuming: {len(done)} of {len(plan.rows)} row(s) succeeded before "
+                f"({out.path.name}); they are skipped.",
+                err=True,
+            )
+        if len(done) == len(plan.rows):
+            click.echo(f"Every row has succeeded already; nothing to run. Results: {out.path}")
+            return 0
+        return _run_rows(
+            services,
+            version,
+            plan,
+            out,
+            previous,
+            from_env=from_env,
+            save_secrets=save_secrets,
+            base_url=base_url,
+            headless=headless or parallel > 1,
+            use_llm=use_llm,
+            yes=yes,
+            interactive=interactive,
+            parallel=parallel,
+            as_json=as_json,
+        )
+
+
+def _echo_plan(plan: BatchPlan, version: WorkflowVersion) -> None:
+    """Which column gives which parameter, and what the others use (standard error)."""
+    workflow = version.workflow
+    click.echo(
+        f"'{workflow.name}' version {version.version} over {len(plan.table.rows)} row(s) of "
+        f"{Path(plan.table.source).name}",
+        err=True,
+    )
+    pairs = [
+        f"{c} → {plan.mapping[c]}" if c != plan.mapping[c] else c
+        for c in plan.table.columns
+        if plan.mapping.get(c) and plan.mapping[c] in {p.name for p in workflow.parameters}
+    ]
+    if pairs:
+        click.echo(f"  columns: {', '.join(pairs)}", err=True)
+    others = []
+    for param in plan.unmapped():
+        if param.name in plan.defaults:
+            others.append(f"{param.name}={plan.defaults[param.name]} (-p)")
+        elif param.default is not None:
+            shown = str(param.default).lower() if isinstance(param.default, bool) else param.default
+            others.append(f"{param.name}={shown} (default)")
+    if others:
+        click.echo(f"  every row: {', '.join(others)}", err=True)
+    for note in plan.notes():
+        click.echo(f"  note: {note}", err=True)
+
+
+def _run_rows(
+    services: Services,
+    version: WorkflowVersion,
+    plan: BatchPlan,
+    out: ResultsFile,
+    previous: tuple[RowResult, ...],
+    *,
+    from_env: dict[str, str],
+    save_secrets: bool,
+    base_url: str | None,
+    headless: bool,
+    use_llm: bool,
+    yes: bool,
+    interactive: bool,
+    parallel: int,
+    as_json: bool,
+) -> int:
+    from desktop_app.app import replay
+    from desktop_app.cli_replay import TerminalPerson, _secret_values, json_text
+
+    workflow = version.workflow
+    secrets, prompted = _secret_values(workflow, from_env, interactive=interactive)
+    first = bind_parameters(workflow, plan.rows[0].given, secrets=secrets)  # a missing secret
+    if save_secrets:
+        from desktop_app.adapters.secrets import set_parameter_secret
+
+        for name in prompted:
+            set_parameter_secret(workflow.id, name, secrets[name])
+    out = replace(out, secrets=first.secret_values())
+    options = ReplayOptions(
+        assume_yes=yes,
+        use_llm=use_llm,
+        max_llm_calls_per_step=services.settings.llm_max_calls_per_step,
+        patience_s=services.settings.replay_patience_s,
+        trigger=RunTrigger.BATCH,
+    )
+    person = TerminalPerson() if interactive and parallel == 1 else None
+    if parallel > 1:
+        click.echo(
+            f"Running {parallel} rows at a time, headless; no one is asked during the runs.",
+            err=True,
+        )
+    started: dict[int, float] = {}
+    latest: list[tuple[RowResult, ...]] = [()]
+
+    def save(results: tuple[RowResult, ...]) -> None:
+        out.write(results)
+        latest[0] = results
+
+    def on_started(row: PlannedRow) -> None:
+        started[row.line] = time.monotonic()
+
+    def on_finished(result: RowResult) -> None:
+        took = time.monotonic() - started.get(result.line, time.monotonic())
+        run = f"run {result.run_id[:8]}" if result.run_id else "no run"
+        shown = ", ".join(f"{c}={v}" for c, v in result.inputs if v.strip()) or "defaults"
+        click.echo(
+            f"{_MARKS[result.status]} line {result.line:<3} {result.status.value:<11} {run}  "
+            f"{_short(shown, 60)}  ({took:.1f} s)",
+            err=as_json,
+        )
+        if result.error and result.status is not RowStatus.SUCCEEDED:
+            click.echo(f"    {result.error}", err=as_json)
+
+    async def run_row(row: PlannedRow) -> RowOutcome:
+        bound = bind_parameters(workflow, row.given, secrets=secrets)
+        result = await replay(
+            services,
+            version,
+            bound,
+            options=options,
+            person=person,
+            base_url=base_url,
+            headless=headless,
+        )
+        return RowOutcome.of_run(result.run)
+
+    async def go() -> BatchSummary | None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await run_batch(
+                plan,
+                run_row,
+                save=save,
+                parallel=parallel,
+                previous=previous,
+                on_started=on_started,
+                on_finished=on_finished,
+            )
+        except asyncio.CancelledError:
+            return None
+
+    summary = asyncio.run(go())
+    stopped = summary is None
+    if summary is None:
+        summary = BatchSummary(results=latest[0], skipped=previous_successes(plan, previous))
+    if as_json:
+        click.echo(json_text(_summary_json(summary, out.path, stopped=stopped)))
+    else:
+        click.echo(summary.line() + (" (stopped)" if stopped else ""))
+        click.echo(f"  results: {out.path}")
+        if stopped:
+            click.echo("  run the same command again to go on: rows that succeeded are skipped")
+        elif not summary.all_succeeded:
+            click.echo(
+                "  fix what failed and run the same command again: rows that succeeded are skipped"
+            )
+    return 0 if summary.all_succeeded and not stopped else 1
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _summary_json(summary: BatchSummary, path: Path, *, stopped: bool) -> dict[str, Any]:
+    return {
+        "results_file": str(path),
+        "stopped": stopped,
+        "counts": {s.value: summary.count(s) for s in RowStatus},
+        "skipped": len(summary.skipped),
+        "rows": [
+            {
+                "row": r.line,
+                "inputs": dict(r.inputs),
+                "status": r.status.value,
+                "run_id": r.run_id or None,
+                "error": r.error or None,
+                "finished_at": r.finished_at.isoformat() if r.finished_at else None,
+                "skipped": r.line in summary.skipped,
+            }
+            for r in summary.results
+        ],
+    }

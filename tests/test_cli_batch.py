@@ -1,0 +1,156 @@
+"""``procedura run WORKFLOW --params-csv FILE``: a batch of real replays against the demo app."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from conftest import Cli
+from replay_support import approved, services
+
+from desktop_app.demo_site import DemoSite
+from desktop_app.demo_site.server import DEMO_PASSWORD
+
+
+@pytest.fixture(autouse=True)
+def quick_healing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing element is looked for by its recorded locators for half a second only."""
+    monkeypatch.setenv("PROCEDURA_REPLAY_PATIENCE_S", "0.5")
+    monkeypatch.setenv("DEMO_SECRET", DEMO_PASSWORD)
+
+
+def _create_contact() -> str:
+    """create-contact, approved, whose sign-in gives up after 2 s when the site refuses the user
+    (the recorded 10 s would make the failing row slow; what fails is the same)."""
+    with services() as sv:
+        version = approved(sv, "create-contact")
+        steps = tuple(
+            s.model_copy(update={"timeout_s": 2.0}) if s.title == "Click 'Sign in'" else s
+            for s in version.workflow.steps
+        )
+        workflow = version.workflow.model_copy(update={"steps": steps})
+        saved = sv.workflows.save(workflow, actor="tester")
+        sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+        return workflow.id
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _names(site: DemoSite) -> list[str]:
+    return [c["full_name"] for c in site.contacts()]
+
+
+@pytest.mark.slow
+def test_a_batch_with_a_bad_row_and_a_failing_row_reports_both_and_resumes(
+    procedura: Cli, tmp_path: Path
+) -> None:
+    workflow_id = _create_contact()
+    people = tmp_path / "people.csv"
+    results = tmp_path / "people.results.csv"
+    header = "Full name,email,Company,username,notes\n"
+    people.write_text(
+        header
+        + "Ann Lee,ann@example.test,acme,,first\n"
+        + "Bob Stone,bob at example,Initech,,\n"
+        + "Cy Twombly,cy@example.test,Contoso,,\n",
+        encoding="utf-8",
+    )
+    with DemoSite() as site:
+        common = (
+            "run", workflow_id[:8], "--params-csv", str(people), "--base-url", site.url,
+            "--non-interactive", "--headless", "--secret-env", "password=DEMO_SECRET",
+        )  # fmt: skip
+        before = len(site.contacts())
+
+        bad = procedura(*common)
+        assert bad.exit_code == 2, bad.stderr
+        assert "line 3: parameter 'email': 'bob at example' is not an email address" in bad.stderr
+        assert "line 4: column 'Company': parameter 'company': 'Contoso' is not one" in bad.stderr
+        assert "error: 2 of 3 rows cannot run; nothing was run" in bad.stderr
+        assert "columns: Full name → full_name, email, Company → company, username" in bad.stderr
+        assert "note: column 'notes' is not a parameter" in bad.stderr
+        assert len(site.contacts()) == before and not results.exists()
+
+        # Fixed, except that the site refuses the user of the last row: that run fails.
+        people.write_text(
+            header
+            + "Ann Lee,ann@example.test,acme,,first\n"
+            + "Bob Stone,bob@example.test,Initech,,\n"
+            + "Cy Twombly,cy@example.test,Hooli,nobody,\n",
+            encoding="utf-8",
+        )
+        first = procedura(*common, "--parallel", "2", "--json")
+        assert first.exit_code == 1, first.stderr
+        assert "✓ line 2" in first.stderr and "✓ line 3" in first.stderr
+        assert "✗ line 4   failed" in first.stderr
+        assert "step 4 'Click 'Sign in'' failed" in first.stderr
+        report = json.loads(first.stdout)
+        assert report["counts"]["succeeded"] == 2 and report["counts"]["failed"] == 1
+        assert _names(site).count("Ann Lee") == 1 and _names(site).count("Bob Stone") == 1
+        assert "Cy Twombly" not in _names(site)
+        rows = _rows(results)
+        assert [(r["row"], r["status"]) for r in rows] == [
+            ("2", "succeeded"),
+            ("3", "succeeded"),
+            ("4", "failed"),
+        ]
+        assert list(rows[0]) == [
+            "row", "Full name", "email", "Company", "username",
+            "status", "run_id", "error", "finished_at",
+        ]  # fmt: skip
+        assert all(r["run_id"] and r["finished_at"] for r in rows)
+        assert "Sign in" in rows[2]["error"]
+        assert DEMO_PASSWORD not in results.read_text(encoding="utf-8-sig")
+
+        # The person fixes the row and runs the same command: only that row runs again.
+        people.write_text(
+            people.read_text(encoding="utf-8").replace("Hooli,nobody,", "Hooli,,"),
+            encoding="utf-8",
+        )
+        again = procedura(*common)
+        assert again.exit_code == 0, again.stdout + again.stderr
+        assert "Resuming: 2 of 3 row(s) succeeded before (people.results.csv)" in again.stderr
+        assert "✓ line 4" in again.stdout and "line 2" not in again.stdout
+        assert "3 rows: 3 succeeded (2 in an earlier run)" in again.stdout
+        assert _names(site).count("Ann Lee") == 1 and _names(site).count("Cy Twombly") == 1
+        assert len(site.contacts()) == before + 3
+        rows_after = _rows(results)
+        assert [r["status"] for r in rows_after] == ["succeeded"] * 3
+        assert rows_after[0]["run_id"] == rows[0]["run_id"]  # kept, not run again
+
+        done = procedura(*common)
+        assert done.exit_code == 0 and "nothing to run" in done.stdout
+
+    listed = json.loads(procedura("runs", "list", "--json").stdout)
+    assert len(listed) == 4 and {r["trigger"] for r in listed} == {"batch"}
+
+
+def test_the_csv_options_refuse_what_cannot_work(procedura: Cli, tmp_path: Path) -> None:
+    workflow_id = _create_contact()
+    people = tmp_path / "people.csv"
+    people.write_text("full_name,password\nAnn Lee,hunter2\n", encoding="utf-8")
+    secret = procedura("run", workflow_id, "--params-csv", str(people), "--non-interactive")
+    assert secret.exit_code == 2
+    assert "column 'password' would give the secret parameter 'password'" in secret.stderr
+    assert "hunter2" not in secret.stdout + secret.stderr
+
+    broken = tmp_path / "broken.csv"
+    broken.write_text('full_name,email\n"Ann "the" Lee",ann@example.test\n', encoding="utf-8")
+    malformed = procedura("run", workflow_id, "--params-csv", str(broken))
+    assert malformed.exit_code == 2
+    assert f"{broken} at line 2: a quote" in malformed.stderr
+
+    cases = [
+        (("--params-csv", str(people), "--intent", "create a contact"), "--intent"),
+        (("--parallel", "2"), "--params-csv"),
+        (("--params-csv", str(tmp_path / "missing.csv")), "no such file"),
+    ]
+    for args, message in cases:
+        result = procedura("run", workflow_id, *args, "--non-interactive")
+        assert result.exit_code == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)

@@ -1,0 +1,240 @@
+"""The system tray: the approved workflows one click away, background runs, notifications."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fakes.keyring_backend import memory_keyring
+from gui_support import Gui, top_level, until
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLineEdit
+from replay_support import approved
+
+from desktop_app.adapters.secrets import set_parameter_secret
+from desktop_app.app import Services
+from desktop_app.core.models.run import RunStatus, RunTrigger
+from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.demo_site import DemoSite
+from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.ui.run_view import RunDialog, RunWindow
+from desktop_app.ui.tray import Tray, WorkflowSearchDialog
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def tray(gui: Gui) -> Iterator[Tray]:
+    """A tray over the window, as if the platform had one (offscreen, none is there)."""
+    made = Tray(gui.window, force=True)
+    made.show()
+    gui.run(made.reload())
+    yield made
+    made.hide()
+
+
+def _entries(tray: Tray) -> list[str]:
+    """The menu as a person reads it: section titles in [brackets], entries as they are."""
+    shown = []
+    for action in tray.menu.actions():
+        if action.isSeparator():
+            if action.text():
+                shown.append(f"[{action.text()}]")
+        else:
+            shown.append(action.text())
+    return shown
+
+
+def _changed(gui: Gui, tray: Tray, workflow_id: str = "") -> None:
+    """Tell the window the workflows changed (as the screens do) and wait for the new menu."""
+    before = tray.plan
+    gui.window.events.workflows_changed.emit(workflow_id)
+    gui.run(until(lambda: tray.plan is not before, what="the menu to reload"))
+
+
+def _elsewhere(sv: Services, version: WorkflowVersion) -> WorkflowVersion:
+    """An approved one-step workflow without parameters on another site."""
+    workflow = version.workflow
+    other = workflow.model_copy(
+        update={
+            "id": "crm0lookup",
+            "name": "Look up a CRM contact",
+            "description": "Opens the CRM",
+            "domains": ("crm.example.com",),
+            "parameters": (),
+            "intent_template": None,
+            "steps": workflow.steps[:1],
+        }
+    )
+    saved = sv.workflows.save(other, actor="tester")
+    return sv.workflows.approve(other.id, actor="tester", version=saved.version.version)
+
+
+def test_the_menu_lists_approved_workflows_pinned_first_by_site_and_follows_changes(
+    gui: Gui, tray: Tray
+) -> None:
+    assert tray.available and tray.state == "idle" and tray.tooltip() == "Procedura"
+    assert _entries(tray) == [
+        "No approved workflows yet",
+        "&Record new…",
+        "&Open Procedura",
+        "&Pause runs",
+        "&Quit Procedura",
+    ]
+
+    def setup() -> tuple[str, str, str]:
+        sv = gui.services
+        contact = approved(sv, "create-contact")
+        orders = approved(sv, "filter-orders")
+        approved(sv, "open-contact")
+        _elsewhere(sv, contact)
+        draft = approved(sv, "expense-report")
+        sv.workflows.save(  # a draft on top of an approved version: the approved one shows
+            draft.workflow.model_copy(update={"description": "changed"}), actor="tester"
+        )
+        sv.workflows.set_pinned(contact.workflow_id, True)
+        return contact.workflow_id, orders.workflow_id, draft.workflow_id
+
+    contact_id, orders_id, expense_id = gui.call(setup)
+    _changed(gui, tray)
+    assert _entries(tray)[:8] == [
+        "[Pinned]",
+        "★ Create a contact…",  # "…": it asks for parameters first
+        "[127.0.0.1]",
+        "Open the contact…",
+        "Show the {status} orders…",
+        "Submit an expense report for the client visit in Berlin…",
+        "[crm.example.com]",
+        "Look up a CRM contact",  # no parameters: it runs at once
+    ]
+    contact = tray.workflow_action(contact_id)
+    assert contact is not None and contact.toolTip().endswith(
+        "Asks for: username, password, full_name, email, company, subscribe_to_newsletter"
+    )
+
+    gui.call(lambda: gui.services.workflows.archive(orders_id, actor="tester"))
+    _changed(gui, tray, orders_id)
+    assert tray.workflow_action(orders_id) is None
+    assert "Show the {status} orders…" not in _entries(tray)
+
+    def rename() -> None:
+        workflows = gui.services.workflows
+        latest = workflows.get(expense_id)
+        renamed = latest.workflow.model_copy(update={"name": "File an expense report"})
+        saved = workflows.save(renamed, actor="tester")
+        workflows.approve(expense_id, actor="tester", version=saved.version.version)
+
+    gui.call(rename)
+    _changed(gui, tray, expense_id)
+    assert "File an expense report…" in _entries(tray)
+    assert not any(e.startswith("Submit an expense") for e in _entries(tray))
+
+    tray.search_after = 3  # many workflows: a search entry comes first
+    _changed(gui, tray)
+    assert _entries(tray)[0] == "&Search workflows…"
+    tray.search_action.trigger()
+    search: WorkflowSearchDialog = top_level(WorkflowSearchDialog)[0]  # type: ignore[assignment]
+    assert len(search.matches()) == 4
+    search.query.setText("crm.example")  # its site
+    assert search.matches() == ["Look up a CRM contact"]
+    search.query.setText("nothing like this")
+    assert search.matches() == [] and search.empty.isVisible()
+    search.reject()
+
+
+def test_pausing_refuses_runs_and_closing_the_window_keeps_the_app_in_the_tray(
+    gui: Gui, tray: Tray
+) -> None:
+    workflow_id = gui.call(lambda: approved(gui.services, "open-contact").workflow_id)
+    _changed(gui, tray, workflow_id)
+
+    tray.pause_action.trigger()
+    assert tray.paused and tray.state == "paused"
+    assert tray.tooltip() == "Procedura — runs paused"
+    action = tray.workflow_action(workflow_id)
+    assert action is not None
+    action.trigger()
+    assert tray.last_message is not None and tray.last_message.title == "Runs are paused"
+    gui.settle()
+    assert not top_level(RunDialog)  # nothing was started
+    tray.set_paused(False)
+    assert tray.state == "idle" and not tray.pause_action.isChecked()
+
+    gui.window.close()  # the title bar's close button
+    assert not gui.window.isVisible()
+    assert tray.last_message.title == "Procedura is still running"
+    tray.open_action.trigger()
+    assert gui.window.isVisible()
+
+    quits: list[bool] = []
+    tray.quit_requested.connect(lambda: quits.append(True))
+    quit_key = gui.window.findChild(QAction, "action-quit")
+    assert quit_key is not None and quit_key.shortcut().matches(QKeySequence.StandardKey.Quit)
+    quit_key.trigger()  # Ctrl+Q quits the app, not just the window
+    assert quits == [True] and not gui.window.isVisible()
+
+
+def test_a_tray_entry_runs_the_workflow_in_the_background_and_notifies(
+    gui: Gui, tray: Tray
+) -> None:
+    with memory_keyring(), DemoSite() as site:
+
+        def setup() -> str:
+            version = approved(gui.services, "create-contact")
+            set_parameter_secret(version.workflow_id, "password", DEMO_PASSWORD)
+            return version.workflow_id
+
+        workflow_id = gui.call(setup)
+        _changed(gui, tray, workflow_id)
+        gui.window.close()  # in the tray: the dialogs come without the main window
+        assert not gui.window.isVisible()
+
+        def ask(name: str) -> str:
+            action = tray.workflow_action(workflow_id)
+            assert action is not None
+            action.trigger()
+            gui.run(until(lambda: bool(top_level(RunDialog)), what="the parameter dialog"))
+            dialog: RunDialog = top_level(RunDialog)[0]  # type: ignore[assignment]
+            password = dialog.form.field("password")
+            assert isinstance(password, QLineEdit)
+            assert password.text() == DEMO_PASSWORD  # from the keyring, masked
+            assert password.echoMode() is QLineEdit.EchoMode.Password
+            full_name = dialog.form.field("full_name")
+            assert isinstance(full_name, QLineEdit)
+            before = full_name.text()
+            full_name.setText(name)
+            dialog.base_url.setText(site.url)
+            dialog.show_browser.setChecked(False)
+            assert dialog.is_ready(), dialog.error()
+            dialog.run_button.click()
+            return before
+
+        ask("Tray Person")
+        gui.run(until(lambda: tray.state == "running", what="the run to show in the tray"))
+        assert tray.tooltip().startswith("Procedura — running “Create a contact”")
+        assert not top_level(RunWindow)  # it runs in the background
+        stop = [a for a in tray.menu.actions() if a.objectName() == "tray-stop-run"]
+        assert [a.text() for a in stop] == ["■ Stop “Create a contact”"]
+        gui.run(until(lambda: tray.state == "idle", timeout=60, what="the run to end"))
+        message = tray.last_message
+        assert message is not None and message.title == "✓ “Create a contact” succeeded"
+        assert message.run_id and "10 steps" in message.text
+        assert any(c["full_name"] == "Tray Person" for c in site.contacts())
+        run = gui.call(lambda: gui.services.runs.get_run(message.run_id or ""))
+        assert run.status is RunStatus.SUCCEEDED and run.trigger is RunTrigger.TRAY
+        assert run.parameters["full_name"] == "Tray Person"
+
+        assert ask("Stopped Person") == "Tray Person"  # the last values; stop this one midway
+        gui.run(until(lambda: "step 2 of 10" in tray.tooltip(), timeout=60, what="a step or two"))
+        tray.stop_all()
+        gui.run(until(lambda: tray.state == "idle", timeout=30, what="the run to stop"))
+        stopped = tray.last_message
+        assert stopped is not None and stopped.title == "■ “Create a contact” was stopped"
+        assert not any(c["full_name"] == "Stopped Person" for c in site.contacts())
+
+    assert not gui.window.isVisible()
+    tray.last_message = message
+    tray.open_message()  # clicking the notification: the run record, in the window
+    assert gui.window.isVisible()
+    runs = gui.window.runs
+    gui.run(until(lambda: (r := runs.selected_run()) is not None and r.id == run.id))
