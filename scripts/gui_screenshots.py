@@ -286,6 +286,49 @@ async def shot_record(stage: Stage) -> None:
     await _settle(stage)
 
 
+async def shot_tray(stage: Stage) -> None:
+    """The tray menu while a run from it is in progress."""
+    from PySide6.QtCore import QPoint
+
+    from desktop_app.ui.tray import Tray
+
+    tray = Tray(stage.window, force=True)
+    await tray.reload()
+    tray.track_run("shot", "Create a contact", lambda: None)
+    tray.progress_run("shot", "step 6 of 10")
+    tray.menu.popup(QPoint(40, 40))
+    await _settle(stage, 0.8)
+    _save(stage, tray.menu, "tray-menu")
+    tray.menu.hide()
+    await _settle(stage)
+
+
+async def shot_batch(stage: Stage) -> None:
+    """The batch dialog on a CSV with one bad row: the mapping, the report, Run disabled."""
+    from desktop_app.ui.batch_window import BatchDialog, open_batch
+
+    path = Path(tempfile.mkdtemp(prefix="procedura-batch-")) / "new-contacts.csv"
+    path.write_text(
+        "Full name,email,Company,notes\n"
+        "Grace Hopper,grace@example.test,Globex,met at the fair\n"
+        "Bob Smith,bob at example,Initech,\n"
+        "Ann Lee,ann@example.test,Hooli,VIP\n",
+        encoding="utf-8",
+    )
+    open_batch(stage.window, stage.ids["create-contact"], path)
+    dialog = await _wait_for_top_level(BatchDialog)
+    deadline = time.monotonic() + 30
+    while dialog.plan is None or dialog.planning:
+        if time.monotonic() > deadline:
+            raise SystemExit("gui_screenshots: error: the batch was never checked")
+        await asyncio.sleep(0.05)
+    dialog.resize(900, 700)
+    await _settle(stage, 0.5)
+    _save(stage, dialog, "batch")
+    dialog.reject()
+    await _settle(stage)
+
+
 def _top_levels(kind: type) -> list[Any]:
     from PySide6.QtWidgets import QApplication
 
@@ -305,6 +348,8 @@ SHOTS: dict[str, Shot] = {
     "library": shot_library,
     "editor": shot_editor,
     "run": shot_run,
+    "tray": shot_tray,
+    "batch": shot_batch,
     "record": shot_record,
     "recordings": shot_recordings,
     "review": shot_review,
