@@ -44,7 +44,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -88,6 +87,7 @@ from desktop_app.ui.run_models import status_color
 from desktop_app.ui.run_view import RunSetup, load_setup
 from desktop_app.ui.table_model import RowsModel
 from desktop_app.ui.tasks import describe_error
+from desktop_app.ui.windows import bring_forward, may_close_while_running
 
 __all__ = ["BatchDialog", "BatchWindow", "MappingModel", "RowsProgressModel", "open_batch"]
 
@@ -1205,27 +1205,21 @@ class BatchWindow(QMainWindow):
         entry = self.rows_model.row_at(index)
         if entry is not None and entry.run_id:
             self._host.show_run(entry.run_id)
-            main = self._host.window
-            main.show()
-            main.raise_()
-            main.activateWindow()
+            bring_forward(self._host.window)
 
     # ── closing ─────────────────────────────────────────────────────────────────────────────
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Closing a running batch stops it (after asking, when a person closed the window)."""
-        if self.running and event.spontaneous():
-            answer = QMessageBox.question(
-                self,
-                "Stop the batch?",
-                "The batch is still running. Stop it? The rows running are recorded as "
-                "interrupted; run the file again to go on where it stopped.",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                QMessageBox.StandardButton.No,
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
+        if not may_close_while_running(
+            self,
+            event,
+            running=self.running,
+            title="Stop the batch?",
+            question="The batch is still running. Stop it? The rows running are recorded as "
+            "interrupted; run the file again to go on where it stopped.",
+        ):
+            return
         self._closed = True
         self._elapsed.stop()
         if self.running:

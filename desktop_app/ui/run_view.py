@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -73,6 +72,7 @@ from desktop_app.ui.run_models import (
 )
 from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
 from desktop_app.ui.tasks import describe_error
+from desktop_app.ui.windows import bring_forward, may_close_while_running
 
 __all__ = ["RunDialog", "RunSetup", "RunWindow", "load_setup", "open_run"]
 
@@ -819,27 +819,21 @@ class RunWindow(QMainWindow):
             self._bring_main_window()
 
     def _bring_main_window(self) -> None:
-        main = self._host.window
-        main.show()
-        main.raise_()
-        main.activateWindow()
+        bring_forward(self._host.window)
 
     # ── closing ─────────────────────────────────────────────────────────────────────────────
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Closing a running run stops it (after asking, when a person closed the window)."""
-        if self.running and event.spontaneous():
-            answer = QMessageBox.question(
-                self,
-                "Stop the run?",
-                "The run is still going. Stop it? What was done stays done, and the run is "
-                "recorded as interrupted.",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                QMessageBox.StandardButton.No,
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
+        if not may_close_while_running(
+            self,
+            event,
+            running=self.running,
+            title="Stop the run?",
+            question="The run is still going. Stop it? What was done stays done, and the run is "
+            "recorded as interrupted.",
+        ):
+            return
         self._closed = True
         self._elapsed.stop()
         if self.running:
