@@ -121,7 +121,6 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
                 tray.quit(ask=False)
             else:
                 window.close()
-            await asyncio.wait([closed, asked], timeout=0)
         asked.cancel()
         server.close()
         tray.hide()

@@ -87,7 +87,6 @@ class MainWindow(QMainWindow):
         self._collector = GuiThreadCollector(self)
         self._editors: dict[str, QWidget] = {}
         self._windows: set[QWidget] = set()
-        self._closing = False
 
         from desktop_app.ui.library_page import LibraryPage
         from desktop_app.ui.recordings_page import RecordingsPage
@@ -271,12 +270,10 @@ class MainWindow(QMainWindow):
         if any(window.isVisible() for window in self._windows):
             event.ignore()
             return
-        self._closing = True
         event.accept()
 
     async def shutdown(self) -> None:
         """Let closing windows tidy up (briefly), then cancel every job and wait for them."""
-        self._closing = True
         for window in list(self._windows):
             window.close()
         for window in list(self._windows):  # an editor's test page is a browser: close it
