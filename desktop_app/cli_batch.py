@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -81,7 +82,8 @@ def run_csv(
         ProceduraError: the file, the workflow, a secret or the base URL is wrong (the command
             line exits 2 for these, naming the problem).
     """
-    from desktop_app.app import open_services, version_to_run
+    from desktop_app.app import version_to_run
+    from desktop_app.cli_replay import open_for_run
 
     if csv_path is None:
         raise click.UsageError("--parallel runs the rows of a CSV file: give it with --params-csv")
@@ -95,7 +97,7 @@ def run_csv(
     if base_url is not None:
         check_base_url(base_url)
     table = read_table(csv_path)
-    with open_services(ctx.obj["settings"](), write=True) as services:
+    with open_for_run(ctx.obj["settings"]()) as services:
         version = version_to_run(services, ref, allow_draft=allow_draft)
         plan = plan_batch(version.workflow, table, defaults=defaults)
         _echo_plan(plan, version)
@@ -191,10 +193,10 @@ def _run_rows(
     as_json: bool,
 ) -> int:
     from desktop_app.app import replay
-    from desktop_app.cli_replay import TerminalPerson, _secret_values, json_text
+    from desktop_app.cli_replay import TerminalPerson, json_text, secret_values
 
     workflow = version.workflow
-    secrets, prompted = _secret_values(workflow, from_env, interactive=interactive)
+    secrets, prompted = secret_values(workflow, from_env, interactive=interactive)
     first = bind_parameters(workflow, plan.rows[0].given, secrets=secrets)  # a missing secret
     if save_secrets:
         from desktop_app.adapters.secrets import set_parameter_secret
@@ -209,7 +211,14 @@ def _run_rows(
         patience_s=services.settings.replay_patience_s,
         trigger=RunTrigger.BATCH,
     )
+    handed_off = not services.writable  # the desktop app holds the stores: it runs each row
     person = TerminalPerson() if interactive and parallel == 1 else None
+    if handed_off:
+        click.echo(
+            f"The desktop app is open: it runs each row of '{workflow.name}'"
+            + (" (questions open there)." if person is not None else "."),
+            err=True,
+        )
     if parallel > 1:
         click.echo(
             f"Running {parallel} rows at a time, headless; no one is asked during the runs.",
@@ -237,7 +246,37 @@ def _run_rows(
         if result.error and result.status is not RowStatus.SUCCEEDED:
             click.echo(f"    {result.error}", err=as_json)
 
+    async def hand_off_row(row: PlannedRow) -> RowOutcome:
+        from desktop_app.handoff import hand_off_run
+
+        stop = threading.Event()
+        waiting = asyncio.ensure_future(
+            asyncio.to_thread(
+                hand_off_run,
+                services.settings,
+                version,
+                row.given,
+                secrets,
+                options,
+                base_url=base_url,
+                headless=headless,
+                interactive=person is not None,
+                on_note=lambda text: click.echo(text, err=True),
+                stop=stop,
+            )
+        )
+        try:
+            run = await asyncio.shield(waiting)
+        except asyncio.CancelledError:
+            stop.set()  # the app stops the run and answers; wait for that, then stop here too
+            with contextlib.suppress(Exception):
+                await waiting
+            raise
+        return RowOutcome.of_run(run)
+
     async def run_row(row: PlannedRow) -> RowOutcome:
+        if handed_off:
+            return await hand_off_row(row)
         bound = bind_parameters(workflow, row.given, secrets=secrets)
         result = await replay(
             services,

@@ -42,7 +42,14 @@ from desktop_app.core.replay.render import check_base_url
 if TYPE_CHECKING:
     from desktop_app.app import Services
 
-__all__ = ["run_command", "runs_group"]
+__all__ = [
+    "TerminalPerson",
+    "json_text",
+    "open_for_run",
+    "run_command",
+    "runs_group",
+    "secret_values",
+]
 
 _MARKS = {StepStatus.SUCCEEDED: "✓", StepStatus.FAILED: "✗", StepStatus.SKIPPED: "–"}
 
@@ -87,7 +94,7 @@ class TerminalPerson:
         return PersonAnswer(action="pick", handle=Handle(selector=answer))
 
 
-def _secret_values(
+def secret_values(
     workflow: Workflow, from_env: dict[str, str], *, interactive: bool
 ) -> tuple[dict[str, str], list[str]]:
     """Secret parameters' values: --secret-env, then the keyring, then a hidden prompt."""
@@ -242,7 +249,7 @@ def run_command(
         )
         sys.exit(code)
     settings = ctx.obj["settings"]()
-    with _open_for_run(settings) as services:
+    with open_for_run(settings) as services:
         run = _run(
             services,
             workflow,
@@ -266,7 +273,7 @@ def run_command(
 
 
 @contextlib.contextmanager
-def _open_for_run(settings: Any) -> Iterator[Services]:
+def open_for_run(settings: Any) -> Iterator[Services]:
     """The stores as their writer; while the desktop app holds them, read-only (it runs it)."""
     from desktop_app.app import open_services
     from desktop_app.handoff import app_is_running
@@ -336,7 +343,7 @@ def _run(
             if not click.confirm("Run it?", default=True, err=True):
                 raise ConfirmationRequired("not confirmed; nothing was run")
     _check_values(workflow, given)
-    secrets, prompted = _secret_values(workflow, from_env, interactive=interactive)
+    secrets, prompted = secret_values(workflow, from_env, interactive=interactive)
     bound = bind_parameters(workflow, given, secrets=secrets)
     if save_secrets:
         from desktop_app.adapters.secrets import set_parameter_secret

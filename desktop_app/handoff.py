@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -79,6 +80,7 @@ def try_handoff(
     *,
     on_message: Callable[[dict[str, Any]], object] | None = None,
     timeout_s: float | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any] | None:
     """Send *request* to the app that holds *settings*' data directory; its answer.
 
@@ -88,6 +90,9 @@ def try_handoff(
         on_message: called with every line before the answer (a run's finished steps).
         timeout_s: give up waiting for the answer after this long (None: wait for as long as
             the app is there, as a run takes).
+        stop: once set, the app is asked to stop the run (as Ctrl+C does); the answer still
+            comes, saying how the run ended. For waits on another thread than the main one,
+            which Ctrl+C does not reach.
 
     Returns:
         The answer (``{"ok": ...}``), or None when no app listens.
@@ -103,7 +108,7 @@ def try_handoff(
         return None
     try:
         _send(socket, request)
-        return _answer(socket, on_message, timeout_s)
+        return _answer(socket, on_message, timeout_s, stop)
     finally:
         socket.abort()
 
@@ -118,6 +123,7 @@ def _answer(
     socket: Any,
     on_message: Callable[[dict[str, Any]], object] | None,
     timeout_s: float | None,
+    stop: threading.Event | None,
 ) -> dict[str, Any]:
     from PySide6.QtNetwork import QLocalSocket
 
@@ -126,6 +132,9 @@ def _answer(
     stopping = False
     while True:
         try:
+            if stop is not None and stop.is_set() and not stopping:
+                stopping = True
+                _send(socket, {"op": "stop"})
             got = socket.waitForReadyRead(POLL_MS)
             buffer += bytes(socket.readAll().data())
             while b"\n" in buffer:
@@ -203,12 +212,14 @@ def hand_off_run(
     interactive: bool,
     on_step: Callable[[RunStep], object] | None = None,
     on_note: Callable[[str], object] | None = None,
+    stop: threading.Event | None = None,
 ) -> Run:
     """Have the running app replay *version*; the finished run record.
 
     Questions for a person (a healed irreversible step, an element not found) open as dialogs
     in the app unless *interactive* is off. *on_step* gets each finished step, *on_note* what
-    the app says meanwhile (a question waiting for an answer there).
+    the app says meanwhile (a question waiting for an answer there). Setting *stop* stops the
+    run (it is then answered as interrupted), as Ctrl+C does on the main thread.
 
     Raises:
         ProceduraError: the app refused the run (the message says why) or went away.
@@ -239,7 +250,7 @@ def hand_off_run(
         elif on_note is not None and isinstance(line.get("note"), str):
             on_note(line["note"])
 
-    answer = try_handoff(settings, request, on_message=message)
+    answer = try_handoff(settings, request, on_message=message, stop=stop)
     if answer is None:
         raise StoreLockedError(
             f"another Procedura process is writing to {settings.home} and the desktop app does "

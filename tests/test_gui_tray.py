@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fakes.keyring_backend import memory_keyring
 from gui_support import Gui, top_level, until
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QFileDialog, QLineEdit
 from replay_support import approved
 
 from desktop_app.adapters.secrets import set_parameter_secret
@@ -17,6 +18,7 @@ from desktop_app.core.models.run import RunStatus, RunTrigger
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.ui.batch_window import BatchDialog, BatchWindow
 from desktop_app.ui.run_view import RunDialog, RunWindow
 from desktop_app.ui.tray import Tray, WorkflowSearchDialog
 
@@ -76,6 +78,7 @@ def test_the_menu_lists_approved_workflows_pinned_first_by_site_and_follows_chan
     assert tray.available and tray.state == "idle" and tray.tooltip() == "Procedura"
     assert _entries(tray) == [
         "No approved workflows yet",
+        "Run over a &CSV file…",
         "&Record new…",
         "&Open Procedura",
         "&Pause runs",
@@ -95,8 +98,10 @@ def test_the_menu_lists_approved_workflows_pinned_first_by_site_and_follows_chan
         sv.workflows.set_pinned(contact.workflow_id, True)
         return contact.workflow_id, orders.workflow_id, draft.workflow_id
 
+    assert not tray.batch_action.isEnabled()  # nothing to run over a file yet
     contact_id, orders_id, expense_id = gui.call(setup)
     _changed(gui, tray)
+    assert tray.batch_action.isEnabled()
     assert _entries(tray)[:8] == [
         "[Pinned]",
         "★ Create a contact…",  # "…": it asks for parameters first
@@ -238,3 +243,54 @@ def test_a_tray_entry_runs_the_workflow_in_the_background_and_notifies(
     assert gui.window.isVisible()
     runs = gui.window.runs
     gui.run(until(lambda: (r := runs.selected_run()) is not None and r.id == run.id))
+
+
+def test_a_csv_batch_starts_from_the_tray_with_the_window_closed_and_notifies(
+    gui: Gui, tray: Tray, tmp_path: Path
+) -> None:
+    workflow_id = gui.call(lambda: approved(gui.services, "create-contact").workflow_id)
+    _changed(gui, tray, workflow_id)
+    gui.window.close()
+    assert not gui.window.isVisible()
+    people = tmp_path / "people.csv"
+    people.write_text("full_name,email\nBatch Tray,batch@example.test\n", encoding="utf-8")
+
+    tray.batch_action.trigger()  # pick the workflow, then the file
+    picker: WorkflowSearchDialog = top_level(WorkflowSearchDialog)[0]  # type: ignore[assignment]
+    assert picker.windowTitle() == "Run a workflow over a CSV file"
+    picker.query.setText("contact")
+    picker.accept()
+    gui.run(until(lambda: bool(top_level(BatchDialog)), what="the batch dialog"))
+    dialog: BatchDialog = top_level(BatchDialog)[0]  # type: ignore[assignment]
+    files = dialog.findChild(QFileDialog, "batch-file-dialog")
+    assert files is not None and files.isVisible()
+    files.fileSelected.emit(str(people))  # as if chosen there
+    files.close()
+    gui.run(until(lambda: dialog.plan is not None and not dialog.planning, what="the check"))
+    assert dialog.secrets_form is not None
+    password = dialog.secrets_form.field("password")
+    assert isinstance(password, QLineEdit)
+    password.setText(DEMO_PASSWORD)
+    dialog.show_browser.setChecked(False)
+    with DemoSite() as site:
+        dialog.base_url.setText(site.url)
+        assert dialog.is_ready(), dialog.run_button.toolTip()
+        dialog.run_button.click()
+        gui.run(until(lambda: tray.state == "running", what="the batch to show in the tray"))
+        assert tray.tooltip().startswith("Procedura — running “Create a contact (batch)”")
+        assert [a.text() for a in tray.menu.actions() if a.objectName() == "tray-stop-run"] == [
+            "■ Stop “Create a contact (batch)”"
+        ]
+        gui.run(until(lambda: tray.state == "idle", timeout=60, what="the batch to end"))
+        assert any(c["full_name"] == "Batch Tray" for c in site.contacts())
+
+    message = tray.last_message
+    assert message is not None
+    assert message.title == "“Create a contact” over a CSV file: ✓ All 1 rows succeeded"
+    assert f"Results: {tmp_path / 'people.results.csv'}" in message.text
+    assert not message.failed
+    (window,) = top_level(BatchWindow)
+    window.hide()
+    tray.open_message()  # clicking the notification: the batch window again
+    assert window.isVisible() and not gui.window.isVisible()
+    window.close()

@@ -86,6 +86,35 @@ def test_a_second_start_brings_the_app_forward_and_hands_it_the_run(home: Path) 
             assert summary[0].startswith("run ") and " succeeded: 10 steps" in summary[0]
             assert any(c["full_name"] == "Handed Over" for c in site.contacts())
 
+            # A batch is handed over row by row (two at once); the results file is written here.
+            table = home.parent / "people.csv"
+            table.write_text(
+                "full_name,email\nRow One,one@example.test\nRow Two,two@example.test\n",
+                encoding="utf-8",
+            )
+            batch = _procedura(
+                "run", workflow_id[:8], "--params-csv", str(table), "--parallel", "2",
+                "--base-url", site.url, "--secret-env", "password=DEMO_PW",
+                env=env, timeout=120,
+            )  # fmt: skip
+            assert batch.returncode == 0, batch.stderr
+            assert "The desktop app is open: it runs each row" in batch.stderr
+            assert "2 succeeded" in batch.stdout
+            results = (home.parent / "people.results.csv").read_text(encoding="utf-8")
+            assert results.count(",succeeded,") == 2
+            names = {c["full_name"] for c in site.contacts()}
+            assert {"Row One", "Row Two"} <= names
+
+            # So is a run by intent: the workflow is found here, read-only, and run there.
+            intent = _procedura(
+                "run", "--intent", "create a contact for Ann Intent at Initech", "--yes",
+                "--no-llm", "--base-url", site.url, "--headless",
+                "--secret-env", "password=DEMO_PW", env=env, timeout=120,
+            )  # fmt: skip
+            assert intent.returncode == 0, intent.stderr
+            assert "The desktop app is open: it runs" in intent.stderr
+            assert any(c["full_name"] == "Ann Intent" for c in site.contacts())
+
         app.send_signal(signal.SIGTERM)
         _, err = app.communicate(timeout=30)
     finally:
@@ -94,8 +123,10 @@ def test_a_second_start_brings_the_app_forward_and_hands_it_the_run(home: Path) 
     assert app.returncode == 0, err.decode()
     assert not app_is_running(settings)
 
-    with open_services(settings, write=False) as sv:  # the app wrote it: one writer
-        (run,) = sv.runs.runs(workflow_id)
+    with open_services(settings, write=False) as sv:  # the app wrote them: one writer
+        *_, run = sv.runs.runs(workflow_id)  # newest first: the single run is the oldest
+        triggers = sorted(r.trigger.value for r in sv.runs.runs(workflow_id))
+    assert triggers == ["batch", "batch", "cli", "intent"]
     assert run.status is RunStatus.SUCCEEDED and run.trigger is RunTrigger.CLI
     assert run.parameters["full_name"] == "Handed Over"
     assert run.parameters["password"] != DEMO_PASSWORD  # masked, as ever

@@ -33,7 +33,8 @@ from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
 from desktop_app.ui.person_dialogs import DialogPerson
 from desktop_app.ui.tasks import describe_error
-from desktop_app.ui.tray import Tray, bring_forward
+from desktop_app.ui.tray import Tray
+from desktop_app.ui.windows import bring_forward
 
 __all__ = ["InstanceServer"]
 

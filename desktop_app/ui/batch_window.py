@@ -881,7 +881,12 @@ class BatchWindow(QMainWindow):
         results: where the results go.
         request: the version, secrets and options every row runs with (values come per row).
         parallel: how many rows run at once.
+
+    Signals:
+        ended(): the batch finished or was stopped; the summary shows.
     """
+
+    ended = Signal()
 
     def __init__(
         self,
@@ -1074,6 +1079,17 @@ class BatchWindow(QMainWindow):
         )
         if self._task is not None:
             self._task.add_done_callback(self._on_task_done)
+            self._host.events.job_started.emit(self)
+
+    @property
+    def workflow_name(self) -> str:
+        """The name of the workflow the batch runs."""
+        return self._request.version.workflow.name
+
+    @property
+    def all_succeeded(self) -> bool:
+        """Whether the batch ended with every row succeeded (now or before)."""
+        return self.summary_result is not None and self.summary_result.all_succeeded
 
     def stop(self) -> None:
         """Stop the batch: running rows are interrupted, the others stay pending."""
@@ -1197,6 +1213,7 @@ class BatchWindow(QMainWindow):
         self.retry_button.setVisible(not summary.all_succeeded and bool(self._latest))
         self.summary.show()
         self.retry_button.setFocus()
+        self.ended.emit()
 
     def _on_folder_button_clicked(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._results.path.parent)))

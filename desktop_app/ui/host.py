@@ -23,6 +23,8 @@ class AppEvents(QObject):
     recordings_changed = Signal(str)
     runs_changed = Signal(str)
     settings_changed = Signal()
+    #: A window began a long job the tray follows (a batch window; its ``ended`` says when).
+    job_started = Signal(QObject)
 
 
 class Host(Protocol):

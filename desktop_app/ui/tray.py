@@ -53,9 +53,11 @@ from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ui.backend import RunRequest
+from desktop_app.ui.batch_window import BatchWindow, open_batch
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_models import run_summary
 from desktop_app.ui.run_view import RunDialog, RunSetup, RunWindow, load_setup
+from desktop_app.ui.windows import bring_forward
 
 __all__ = [
     "NO_TRAY_MESSAGE",
@@ -64,7 +66,6 @@ __all__ = [
     "TrayMessage",
     "TrayState",
     "WorkflowSearchDialog",
-    "bring_forward",
     "plan_menu",
 ]
 
@@ -102,6 +103,7 @@ class TrayMessage:
     text: str
     run_id: str | None = None
     failed: bool = False
+    show: Callable[[], object] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,16 +154,6 @@ def plan_menu(
 
 def _name_key(summary: WorkflowSummary) -> str:
     return summary.name.casefold()
-
-
-def bring_forward(window: QWidget) -> None:
-    """Show *window* (un-minimised if it was), raise it and give it the focus."""
-    if window.isMinimized():
-        window.showNormal()
-    else:
-        window.show()
-    window.raise_()
-    window.activateWindow()
 
 
 @dataclass
@@ -223,6 +215,7 @@ class Tray(QObject):
         self._told_hidden = False
         self._active: dict[object, _ActiveRun] = {}
         self._watched: dict[RunWindow, _Watched] = {}
+        self._batches: set[BatchWindow] = set()
         self._base_icon = _app_icon(icon, host.window)
         self._icons: dict[TrayState, QIcon] = {}
         self._status_actions: dict[object, QAction] = {}
@@ -241,6 +234,12 @@ class Tray(QObject):
         self.record_action.setObjectName("tray-record")
         self.record_action.setToolTip("Show Procedura a task in a browser, to learn it")
         self.record_action.triggered.connect(self._on_record_action_triggered)
+        self.batch_action = QAction("Run over a &CSV file…", self)
+        self.batch_action.setObjectName("tray-batch")
+        self.batch_action.setToolTip(
+            "Run an approved workflow once per row of a CSV file, with a progress window"
+        )
+        self.batch_action.triggered.connect(self.choose_batch)
         self.search_action = QAction("&Search workflows…", self)
         self.search_action.setObjectName("tray-search")
         self.search_action.triggered.connect(self.search)
@@ -267,6 +266,7 @@ class Tray(QObject):
 
         host.events.workflows_changed.connect(self._on_events_workflows_changed)
         host.events.runs_changed.connect(self._on_events_runs_changed)
+        host.events.job_started.connect(self._on_events_job_started)
         host.tasks.busy_changed.connect(self._on_tasks_busy_changed)
         self._build_menu()
         self._update_state()
@@ -386,6 +386,8 @@ class Tray(QObject):
                     for summary in group:
                         self._add_workflow(menu, summary)
         menu.addSeparator()
+        self.batch_action.setEnabled(plan.count > 0)
+        menu.addAction(self.batch_action)
         menu.addAction(self.record_action)
         menu.addAction(self.open_action)
         menu.addAction(self.pause_action)
@@ -425,17 +427,39 @@ class Tray(QObject):
         action.setToolTip(tip)
         action.triggered.connect(lambda _=False, wid=summary.id: self.run_workflow(wid))
 
-    def search(self) -> None:
+    def search(self) -> WorkflowSearchDialog:
         """Pick a workflow by typing part of its name, then run it."""
+        return self._pick(self.run_workflow)
+
+    def choose_batch(self) -> WorkflowSearchDialog | None:
+        """Pick a workflow, then a CSV file: the batch dialog (mapping, report, options)."""
+        if self._paused:
+            self.notify(
+                "Runs are paused",
+                "Nothing was run. Untick “Pause runs” in the tray menu to run workflows again.",
+            )
+            return None
+        return self._pick(
+            lambda workflow_id: open_batch(self._host, workflow_id),
+            title="Run a workflow over a CSV file",
+            button="&Choose the file…",
+        )
+
+    def _pick(
+        self, then: Callable[[str], object], *, title: str = "", button: str = ""
+    ) -> WorkflowSearchDialog:
         everything = [*self.plan.pinned, *self.plan.recent]
         for _, group in self.plan.groups:
             everything.extend(group)
         dialog = WorkflowSearchDialog(everything)
+        if title:
+            dialog.setWindowTitle(title)
+        if button:
+            dialog.run_button.setText(button)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.picked.connect(self.run_workflow)
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
+        dialog.picked.connect(then)
+        bring_forward(dialog)
+        return dialog
 
     # ── running ─────────────────────────────────────────────────────────────────────────────
 
@@ -603,6 +627,44 @@ class Tray(QObject):
             title, "\n".join(lines), run_id=run.id, failed=run.status is not RunStatus.SUCCEEDED
         )
 
+    def _watch_batch(self, window: BatchWindow) -> None:
+        """Show a batch in progress like a run, and notify when it ends (Retry starts again)."""
+        if window not in self._batches:
+            self._batches.add(window)
+            window.progress.valueChanged.connect(lambda _v, w=window: self._on_batch_progress(w))
+            window.ended.connect(lambda w=window: self._on_batch_ended(w))
+            window.destroyed.connect(lambda *_, w=window: self._forget_batch(w))
+        name = window.workflow_name
+        self.track_run(window, f"{name} (batch)", window.stop, show=lambda: bring_forward(window))
+        self._on_batch_progress(window)
+
+    def _forget_batch(self, window: BatchWindow) -> None:
+        self._batches.discard(window)
+        self.end_run(window)
+
+    def _on_batch_progress(self, window: BatchWindow) -> None:
+        with contextlib.suppress(RuntimeError):
+            bar = window.progress
+            self.progress_run(window, f"{bar.value()} of {bar.maximum()} rows")
+
+    def _on_batch_ended(self, window: BatchWindow) -> None:
+        self.end_run(window)
+
+        def show() -> None:
+            try:
+                bring_forward(window)
+            except RuntimeError:  # closed since
+                self.open_window()
+
+        name = window.workflow_name
+        self.notify(
+            f"“{name}” over a CSV file: {window.outcome.text()}",
+            f"{window.status_label.text()}\n{window.results_label.text()}\n"
+            "Click to show the batch.",
+            failed=not window.all_succeeded,
+            show=show,
+        )
+
     def _scan_run_windows(self) -> None:
         """Follow run windows opened elsewhere (the main window's Run button)."""
         for widget in QApplication.topLevelWidgets():
@@ -613,11 +675,19 @@ class Tray(QObject):
     # ── notifications ───────────────────────────────────────────────────────────────────────
 
     def notify(
-        self, title: str, text: str, *, run_id: str | None = None, failed: bool = False
+        self,
+        title: str,
+        text: str,
+        *,
+        run_id: str | None = None,
+        failed: bool = False,
+        show: Callable[[], object] | None = None,
     ) -> None:
         """A desktop notification (the status bar where there is no tray); clicking it opens
-        the run record of *run_id*."""
-        self.last_message = TrayMessage(title=title, text=text, run_id=run_id, failed=failed)
+        the run record of *run_id*, or calls *show*."""
+        self.last_message = TrayMessage(
+            title=title, text=text, run_id=run_id, failed=failed, show=show
+        )
         if self.icon is not None and self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
             kind = (
                 QSystemTrayIcon.MessageIcon.Warning
@@ -632,6 +702,9 @@ class Tray(QObject):
         """What clicking the last notification does: show its run record in the main window."""
         message = self.last_message
         if message is None:
+            return
+        if message.show is not None:
+            message.show()
             return
         if message.run_id:
             self._host.show_run(message.run_id)
@@ -710,6 +783,10 @@ class Tray(QObject):
     def _on_events_runs_changed(self, _run_id: str) -> None:
         QTimer.singleShot(0, self, self._check_windows)
         self.refresh()  # "Recent" follows the runs
+
+    def _on_events_job_started(self, job: QObject) -> None:
+        if isinstance(job, BatchWindow):
+            self._watch_batch(job)
 
     def _on_tasks_busy_changed(self, busy: bool, _label: str) -> None:
         if busy:

@@ -9,8 +9,12 @@ __all__ = ["bring_forward", "may_close_while_running"]
 
 
 def bring_forward(window: QWidget) -> None:
-    """Show *window* (even if hidden in the tray), raise it and give it the focus."""
-    window.show()
+    """Show *window* (even if hidden in the tray, un-minimised if it was), raise it and give it
+    the focus."""
+    if window.isMinimized():
+        window.showNormal()
+    else:
+        window.show()
     window.raise_()
     window.activateWindow()
 
