@@ -3,12 +3,14 @@
 #                    .venv on demand, from the [dist] extra; several minutes, ~1-2 GB of disk)
 #   make dist-smoke  check that the built app runs `procedura --help` and `procedura info`
 #   make clean-dist  remove build/ and dist/
+#   make icons       render resources/icons/procedura-256.png, .ico and .icns from procedura.svg
+#                    (Pillow is installed into .venv on demand; the outputs are committed)
 
 VENV := .venv
 PY := $(VENV)/bin/python
 SPEC := installers/pyinstaller/procedura.spec
 
-.PHONY: dist dist-smoke clean-dist
+.PHONY: dist dist-smoke clean-dist icons
 
 $(PY):
 	bash scripts/bootstrap.sh
@@ -32,3 +34,9 @@ dist-smoke:
 
 clean-dist:
 	rm -rf build/pyinstaller dist/procedura dist/Procedura.app
+
+icons: $(PY)
+	@$(PY) -c 'import PIL' 2>/dev/null || { \
+		echo "==> Installing Pillow into $(VENV) (to write .ico and .icns)"; \
+		$(PY) -m pip install --quiet "pillow>=10"; }
+	$(PY) scripts/render_icons.py

@@ -1,13 +1,16 @@
-"""installers/linux: install into a temporary HOME, use it, uninstall it."""
+"""installers/linux: install into a temporary HOME, upgrade it, use it, uninstall it."""
 
 from __future__ import annotations
 
+import base64
 import configparser
+import hashlib
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -50,6 +53,40 @@ def _user_env(tmp_path: Path) -> dict[str, str]:
     env.pop("VIRTUAL_ENV", None)
     env.pop("PYTHONPATH", None)
     return env
+
+
+def _old_release(folder: Path) -> Path:
+    """A wheel of a tiny "procedura 0.0.1": what install.sh needs of a release, and no more."""
+    icons = REPO / "resources" / "icons"
+    inside = "desktop_app/_resources/icons"
+    files = {
+        "desktop_app/__init__.py": b'__version__ = "0.0.1"\n',
+        "desktop_app/__main__.py": b'import sys\nprint("procedura 0.0.1")\nsys.exit(0)\n',
+        "desktop_app/resources.py": (
+            b"from pathlib import Path\n\n\ndef resource_path(name):\n"
+            b'    return Path(__file__).parent / "_resources" / name\n'
+        ),
+        f"{inside}/procedura.svg": (icons / "procedura.svg").read_bytes(),
+        f"{inside}/procedura-256.png": (icons / "procedura-256.png").read_bytes(),
+        "procedura-0.0.1.dist-info/METADATA": (
+            b"Metadata-Version: 2.1\nName: procedura\nVersion: 0.0.1\n"
+        ),
+        "procedura-0.0.1.dist-info/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+    }
+    record = []
+    for name, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={digest},{len(data)}")
+    record.append("procedura-0.0.1.dist-info/RECORD,,")
+    folder.mkdir()
+    wheel = folder / "procedura-0.0.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        archive.writestr("procedura-0.0.1.dist-info/RECORD", "\n".join(record) + "\n")
+    return wheel
 
 
 def _run(
@@ -118,10 +155,18 @@ def test_install_use_and_uninstall_in_a_temporary_home(tmp_path: Path) -> None:
     user_data.write_text('actor = "ann"\n', encoding="utf-8")
     before = _files(env)
 
-    # One install (a full pip install of the package): with autostart, to check both entries.
-    # Upgrading in place (install.sh run again) is checked by hand, not here: a second full
-    # install would double the test's time.
-    _run(["bash", str(INSTALL), "--source", str(REPO), "--autostart"], env)
+    # An older release first, with autostart (a small wheel: a second full pip install would
+    # double the test's time), then the upgrade to this checkout, run without flags.
+    old = _old_release(tmp_path / "wheels")
+    _run(["bash", str(INSTALL), "--wheel", str(old), "--autostart"], env)
+    assert _run([str(launcher), "--version"], env).stdout == "procedura 0.0.1\n"
+    assert autostart.is_file()
+    old_manifest = manifest.read_text(encoding="utf-8")
+
+    upgraded = _run(["bash", str(INSTALL), "--source", str(REPO)], env).stdout
+    assert f"autostart: {autostart}" in upgraded  # the choice made before is kept
+    assert "0.0.1" not in _run([str(launcher), "--version"], env).stdout
+    assert manifest.read_text(encoding="utf-8") == old_manifest  # the same files, rewritten
 
     help_text = _run([str(launcher), "--help"], env).stdout
     assert "Usage: procedura" in help_text

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Install Procedura for the current user (no root needed). Running it again upgrades in place.
 #
-# Usage:  installers/linux/install.sh [--source DIR | --wheel FILE] [--autostart] [--prefix DIR]
-#                                     [--python PY]
+# Usage:  installers/linux/install.sh [--source DIR | --wheel FILE] [--autostart | --no-autostart]
+#                                     [--prefix DIR] [--python PY]
 #   --source DIR   install from this source tree (default: the checkout this script lives in)
 #   --wheel FILE   install this procedura wheel instead
 #   --autostart    also start the tray at login (~/.config/autostart/procedura.desktop)
+#   --no-autostart do not (an upgrade keeps the choice of the install before unless told)
 #   --prefix DIR   put the launcher in DIR/bin (default: ~/.local, so ~/.local/bin/procedura)
 #   --python PY    the Python (3.11 or newer) to build the environment with (default: $PYTHON,
 #                  else the first of python3, python3.11 ... python3.14 that is new enough)
@@ -32,7 +33,7 @@ say() { printf '==> %s\n' "$*"; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source_dir="$(cd "$here/../.." && pwd)"
 wheel=""
-autostart=0
+autostart="" # 1, 0, or empty: as the install before (none: no autostart)
 prefix="${HOME:?HOME is not set}/.local"
 python_arg="${PYTHON:-}"
 
@@ -51,6 +52,7 @@ while (($#)); do
             shift
             ;;
         --autostart) autostart=1 ;;
+        --no-autostart) autostart=0 ;;
         --prefix)
             (($# >= 2)) || die "--prefix needs a directory"
             prefix="$2"
@@ -82,6 +84,10 @@ icon_svg="$data_home/icons/hicolor/scalable/apps/procedura.svg"
 icon_png="$data_home/icons/hicolor/256x256/apps/procedura.png"
 autostart_file="$config_home/autostart/procedura.desktop"
 marker="Installed by Procedura's installers/linux/install.sh"
+if [[ -z "$autostart" ]]; then # an upgrade keeps the autostart entry the last install wrote
+    autostart=0
+    [[ -f "$manifest" ]] && grep -qxF "file $autostart_file" "$manifest" && autostart=1
+fi
 
 # The launcher's path goes into Exec= lines quoted; refuse the few characters that would need
 # escaping there rather than risk a broken menu entry.
@@ -149,13 +155,13 @@ PIP_NO_INPUT=1 "$staging/bin/python" -m pip install --quiet --disable-pip-versio
 pip_status="${PIPESTATUS[0]}"
 set -e
 ((pip_status == 0)) || die "pip could not install Procedura from $target (see above); nothing was changed"
-"$staging/bin/python" -m desktop_app --version >/dev/null ||
+"$staging/bin/python" -P -m desktop_app --version >/dev/null ||
     die "the new environment cannot run Procedura (see above); nothing was changed"
 
 # Everything else is prepared (and the menu entries validated) before anything is replaced.
 prepared="$staging.files"
 mkdir "$prepared"
-icons="$("$staging/bin/python" -c 'from desktop_app.resources import resource_path
+icons="$("$staging/bin/python" -P -c 'from desktop_app.resources import resource_path
 print(resource_path("icons"))')" || die "the installed package has no icons (see above); nothing was changed"
 cp "$icons/procedura.svg" "$icons/procedura-256.png" "$prepared/"
 
@@ -187,14 +193,15 @@ if command -v desktop-file-validate >/dev/null 2>&1; then
 fi
 
 # The environment is not relocatable (console scripts carry its path in their first line), so
-# the launcher runs it as "$venv/bin/python -m desktop_app", which survives the move.
+# the launcher runs it as "$venv/bin/python -P -m desktop_app", which survives the move. -P keeps
+# the current directory off sys.path: a desktop_app folder there (a checkout) is never run.
 if [[ -d "$venv" ]]; then
     old="$app_dir/.venv-old.$$"
     mv "$venv" "$old"
 fi
 mv "$staging" "$venv"
 staging=""
-version="$("$venv/bin/python" -m desktop_app --version | awk '{print $NF}')"
+version="$("$venv/bin/python" -P -m desktop_app --version | awk '{print $NF}')"
 
 # ── Launcher, menu entry, icons, autostart ───────────────────────────────────────────────────────
 new_manifest="$(mktemp "$app_dir/.manifest.XXXXXX")"
@@ -215,7 +222,7 @@ write_file() {
 write_file "$launcher" 755 <<EOF
 #!/bin/sh
 # $marker; uninstall with $app_dir/uninstall.sh
-exec "$venv/bin/python" -m desktop_app "\$@"
+exec "$venv/bin/python" -P -m desktop_app "\$@"
 EOF
 write_file "$app_dir/uninstall.sh" 755 <"$here/uninstall.sh"
 write_file "$icon_svg" <"$prepared/procedura.svg"

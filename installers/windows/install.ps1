@@ -21,6 +21,9 @@
     A procedura .whl file to install instead of a source tree.
 .PARAMETER Autostart
     Also start the tray at login (a shortcut in the Startup folder running `procedura gui --tray`).
+    Without it (or -NoAutostart), an upgrade keeps the Startup shortcut an earlier install made.
+.PARAMETER NoAutostart
+    Remove the Startup shortcut an earlier install made.
 .PARAMETER Python
     The Python 3.11+ to use (default: the `py` launcher's newest 3.11+, else python.exe on PATH).
 
@@ -32,6 +35,7 @@ param(
     [Parameter(ParameterSetName = 'Source')][string]$Source = (Resolve-Path "$PSScriptRoot\..\..").Path,
     [Parameter(ParameterSetName = 'Wheel', Mandatory = $true)][string]$Wheel,
     [switch]$Autostart,
+    [switch]$NoAutostart,
     [string]$Python
 )
 
@@ -94,9 +98,9 @@ try {
     $env:PIP_NO_INPUT = '1'
     & $StagingPython -m pip install --quiet --disable-pip-version-check $Target
     if ($LASTEXITCODE -ne 0) { Fail "pip could not install Procedura from $Target (see above); nothing was changed" }
-    & $StagingPython -m desktop_app --version | Out-Null
+    & $StagingPython -P -m desktop_app --version | Out-Null
     if ($LASTEXITCODE -ne 0) { Fail 'the new environment cannot run Procedura (see above); nothing was changed' }
-    $Icons = & $StagingPython -c 'from desktop_app.resources import resource_path; print(resource_path("icons"))'
+    $Icons = & $StagingPython -P -c 'from desktop_app.resources import resource_path; print(resource_path("icons"))'
 
     # Swap in the new environment. Like on Linux the launcher runs "python -m desktop_app", since
     # a moved environment's Scripts\*.exe still point at the old path.
@@ -121,20 +125,19 @@ New-Item -ItemType Directory -Force -Path $BinDir | Out-Null
 Set-Content -Path $Launcher -Encoding ASCII -Value @(
     '@echo off',
     "rem Installed by Procedura's installers\windows\install.ps1",
-    "`"$VenvPython`" -m desktop_app %*"
+    "`"$VenvPython`" -P -m desktop_app %*"
 )
 $Created.Add("file $Launcher")
 Copy-Item (Join-Path $PSScriptRoot 'uninstall.ps1') (Join-Path $AppDir 'uninstall.ps1') -Force
 $Created.Add("file $(Join-Path $AppDir 'uninstall.ps1')")
-# Shortcuts take .ico files; the PNG is converted by Windows Explorer in practice, but an .ico is
-# safer. Until resources/ ships procedura.ico, the shortcut uses python's icon.
+# Shortcuts take .ico files: resources/icons/procedura.ico (16-256 px, rendered by `make icons`).
 $IconFile = Join-Path $Icons 'procedura.ico'
 
 $Shell = New-Object -ComObject WScript.Shell
 function New-Shortcut([string]$Path, [string]$Arguments) {
     $lnk = $Shell.CreateShortcut($Path)
     $lnk.TargetPath = $VenvPythonW     # no console window for the GUI
-    $lnk.Arguments = "-m desktop_app $Arguments"
+    $lnk.Arguments = "-P -m desktop_app $Arguments"
     $lnk.WorkingDirectory = $env:USERPROFILE
     $lnk.Description = 'Procedura: turn one demonstration into a reusable procedure'
     if (Test-Path $IconFile) { $lnk.IconLocation = $IconFile }
@@ -142,7 +145,9 @@ function New-Shortcut([string]$Path, [string]$Arguments) {
     $Created.Add("file $Path")
 }
 New-Shortcut $MenuShortcut 'gui'
-if ($Autostart) {
+# An upgrade keeps the autostart choice of the install before, unless told otherwise.
+$HadAutostart = (Test-Path $Manifest) -and (Select-String -Path $Manifest -SimpleMatch "file $StartupShortcut" -Quiet)
+if ($Autostart -or ($HadAutostart -and -not $NoAutostart)) {
     New-Shortcut $StartupShortcut 'gui --tray'
 } elseif (Test-Path $StartupShortcut) {
     Remove-Item -Force $StartupShortcut     # an earlier install's autostart, not wanted now
@@ -162,7 +167,7 @@ if ($Parts -notcontains $BinDir) {
 $Created.Add("file $Manifest")
 Set-Content -Path $Manifest -Encoding UTF8 -Value $Created
 
-$Version = (& $VenvPython -m desktop_app --version) -split ' ' | Select-Object -Last 1
+$Version = (& $VenvPython -P -m desktop_app --version) -split ' ' | Select-Object -Last 1
 Say "Installed Procedura $Version"
 Say "  program:   $Venv"
 Say "  launcher:  $Launcher"
