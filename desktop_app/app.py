@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Engine
@@ -30,6 +30,8 @@ from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
 from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import SearchIndex
+from desktop_app.core.replay.browser import BrowserPort, NoBrowser
+from desktop_app.core.replay.desktop_steps import needs_browser, needs_desktop
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
 from desktop_app.core.replay.learning import REPLAY_ACTOR, Learned, learn
 from desktop_app.core.replay.memory import ExperienceMemory
@@ -43,6 +45,8 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
     from desktop_app.adapters.browser.web_recorder import WebRecorder
+    from desktop_app.adapters.desktop.port import SystemDesktop
+    from desktop_app.adapters.desktop.recorder import DesktopRecorder
     from desktop_app.core.induction.multi import Alignment
 
 __all__ = [
@@ -54,6 +58,7 @@ __all__ = [
     "induce",
     "make_structured_llm",
     "open_services",
+    "record_desktop",
     "record_web",
     "replay",
     "version_to_run",
@@ -290,6 +295,68 @@ async def record_web(
     return trajectory
 
 
+async def record_desktop(
+    services: Services,
+    *,
+    intent: str,
+    stop: asyncio.Event | None = None,
+    on_started: Callable[[str], object] | None = None,
+    on_recorder: Callable[[DesktopRecorder], object] | None = None,
+    on_event: Callable[[Event], object] | None = None,
+    sensitive_windows: Sequence[str] = (),
+    exclude_terminal: bool = False,
+) -> Trajectory:
+    """Record a demonstration on the desktop (outside the browser) until *stop* is set.
+
+    Clicks, typing and hotkeys in every window but Procedura's own are recorded; every event is
+    stored as it happens and the trajectory is finished at the end, whatever ended the
+    recording (*stop*, or this task being cancelled). Once listening, *on_started* gets the
+    trajectory's id and *on_recorder* the recorder (to pause it, add notes, mark windows and
+    regions sensitive, exclude windows); *on_event* sees every event as it is stored (on the
+    loop's thread). Windows matching *sensitive_windows* (see
+    :meth:`~desktop_app.adapters.desktop.recorder.DesktopRecorder.mark_sensitive_window`) are
+    sensitive from the start. With *exclude_terminal*, what is done in the terminal this process
+    runs in is left out (the command line's Ctrl+C).
+
+    Raises:
+        DesktopUnavailable: no display, or input cannot be captured here (nothing is stored).
+    """
+    from desktop_app.adapters.desktop import require_display
+    from desktop_app.adapters.desktop.recorder import DesktopRecorder, terminal_window
+
+    require_display()
+    terminal = terminal_window() if exclude_terminal else None
+    header = Trajectory(
+        intent=intent,
+        kind=TrajectoryKind.DESKTOP,
+        recorder=f"procedura-desktop {__version__}",
+    )
+    session = services.trajectories.start_recording(header)
+    if on_event is not None:
+        session.subscribe(on_event)
+    recorder = DesktopRecorder(session, services.media)
+    for pattern in sensitive_windows:
+        recorder.mark_sensitive_window(pattern)
+    if terminal is not None:
+        recorder.exclude_window(terminal.handle)
+    try:
+        recorder.start()
+    except BaseException:
+        await recorder.stop()
+        services.trajectories.delete(session.trajectory_id, confirmed=True)
+        raise
+    try:
+        if on_started is not None:
+            on_started(session.trajectory_id)
+        if on_recorder is not None:
+            on_recorder(recorder)
+        await (stop.wait() if stop is not None else asyncio.get_running_loop().create_future())
+    finally:
+        await recorder.stop()
+        trajectory = session.finish()
+    return trajectory
+
+
 def _checkpoint(engine: Engine) -> None:
     """Fold SQLite's write-ahead log into the database and empty it: values just scrubbed
     from the database must not linger in the log (secure_delete only clears the database)."""
@@ -458,6 +525,17 @@ class ReplayResult:
         return self.outcome.run
 
 
+async def open_desktop() -> SystemDesktop:
+    """The desktop of this session, for desktop steps (close it after the run).
+
+    Raises:
+        DesktopUnavailable: no display here, or pynput, mss or OpenCV cannot be loaded.
+    """
+    from desktop_app.adapters.desktop.port import SystemDesktop
+
+    return await SystemDesktop.open()
+
+
 async def replay(
     services: Services,
     version: WorkflowVersion,
@@ -486,18 +564,32 @@ async def replay(
     if base_url is not None:
         version = _rebased(version, base_url, origin)
     workflow = version.workflow
+    options = replace(options, vision=settings.llm_vision)
+    desktop = await open_desktop() if needs_desktop(workflow) else None  # no display: says so
     llm = make_structured_llm(settings, secrets=params.secret_values()) if options.use_llm else None
     memory = ExperienceMemory(services.experiences, lambda: services.workflows.index)
-    browser = await open_browser(configured=settings.browser, headless=headless)
     try:
-        page = await browser.context.new_page()
-        domains = _domains_of(services, workflow)
-        if base_url is not None:
-            domains = tuple(dict.fromkeys((*workflow.domains, *domains)))
-        port = PlaywrightPage(page, domains, resource_path("recorder", "capture.js"))
-        await port.install(browser.context)
-        if on_page is not None:
-            on_page(page)
+        browser = (
+            await open_browser(configured=settings.browser, headless=headless)
+            if needs_browser(workflow)
+            else None
+        )
+    except BaseException:
+        if desktop is not None:
+            await desktop.close()
+        raise
+    try:
+        port: BrowserPort = NoBrowser()
+        if browser is not None:
+            page = await browser.context.new_page()
+            domains = _domains_of(services, workflow)
+            if base_url is not None:
+                domains = tuple(dict.fromkeys((*workflow.domains, *domains)))
+            web = PlaywrightPage(page, domains, resource_path("recorder", "capture.js"))
+            await web.install(browser.context)
+            port = web
+            if on_page is not None:
+                on_page(page)
 
         def load(workflow_id: str, number: int | None) -> WorkflowVersion:
             callee = _callee(services, workflow_id, number)
@@ -513,10 +605,14 @@ async def replay(
             load=load,
             options=options,
             on_event=on_event,
+            desktop=desktop,
         )
         outcome = await replayer.run(version, params)
     finally:
-        await browser.close()
+        if browser is not None:
+            await browser.close()
+        if desktop is not None:
+            await desktop.close()
     learned = learn(
         library=services.workflows,
         memory=memory,

@@ -824,6 +824,72 @@ def record_web_command(
     )
 
 
+@record.command("desktop")
+@click.option("--intent", default="", help='What you are about to do, e.g. "Create a contact".')
+@click.option(
+    "--sensitive-window",
+    "sensitive_windows",
+    metavar="TITLE",
+    multiple=True,
+    help="Windows whose title or application contains TITLE (wildcards * and ?) are sensitive: "
+    "what you type there is never stored and they are masked in screenshots. Repeatable.",
+)
+@click.option("-o", "--out", help="Also write the trajectory to this JSON file.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.pass_context
+def record_desktop_command(
+    ctx: click.Context,
+    intent: str,
+    sensitive_windows: tuple[str, ...],
+    out: str | None,
+    force: bool,
+) -> None:
+    """Record what you do on the desktop (outside the browser) until Ctrl+C here, or SIGTERM.
+
+    Clicks (with a screenshot and an image of what was clicked), typing and hotkeys in every
+    window but this terminal are recorded. Needs an X11 display (DISPLAY).
+    """
+    if out is not None and Path(out).exists() and not force:
+        raise ConfirmationRequired(f"{out} exists; pass --force to replace it")
+    from desktop_app.adapters.desktop import require_display
+    from desktop_app.app import record_desktop
+
+    require_display()  # before the data directory is opened: nothing is written without one
+
+    def started(trajectory_id: str) -> None:
+        click.echo(
+            f"recording {trajectory_id[:8]}: do the task on the desktop, then press Ctrl+C in "
+            "this terminal to finish",
+            err=True,
+        )
+
+    async def run(services: Any) -> Any:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        return await record_desktop(
+            services,
+            intent=intent,
+            stop=stop,
+            on_started=started,
+            sensitive_windows=sensitive_windows,
+            exclude_terminal=True,
+        )
+
+    with _services(ctx, write=True) as services:
+        trajectory = asyncio.run(run(services))
+        text = services.trajectories.export_json(trajectory.id) if out else None
+    if text is not None:
+        _write_output(text, out, force=True)
+    click.echo(
+        f"recorded {len(trajectory.events)} events as trajectory {trajectory.id}\n"
+        f"see it with: procedura trajectories show {trajectory.id[:8]}\n"
+        f"induce a workflow from it with: procedura induce {trajectory.id[:8]}"
+    )
+
+
 @cli.command()
 @click.option(
     "--tray",

@@ -175,6 +175,8 @@ class Settings(BaseSettings):
     llm_max_calls_per_step: int = Field(default=3, ge=0)
     llm_max_calls_per_run: int = Field(default=20, ge=0)
     llm_max_tokens_per_run: int = Field(default=60_000, ge=0)
+    #: The model sees images: desktop replay may show it a screenshot to find where to click.
+    llm_vision: bool = False
 
     replay_patience_s: float = Field(default=3.0, gt=0, le=60)
     #: Ask before an irreversible step found by healing acts (the GUI's and tray's default;

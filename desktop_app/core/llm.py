@@ -16,7 +16,7 @@ local OpenAI-compatible server, so the core never needs to know which SDK talks 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -130,7 +130,13 @@ class StructuredLLM(Protocol):
     """
 
     def complete(
-        self, *, system: str, user: str, output: type[M], max_tokens: int | None = None
+        self,
+        *,
+        system: str,
+        user: str,
+        output: type[M],
+        max_tokens: int | None = None,
+        images: Sequence[bytes] = (),
     ) -> tuple[M, LLMUsage]:
         """Ask once (plus at most one repair round-trip) and return the validated answer.
 
@@ -139,6 +145,8 @@ class StructuredLLM(Protocol):
             user: the user message.
             output: the pydantic model the answer must validate against.
             max_tokens: the most tokens the answer may have (the server's default when None).
+            images: PNG images sent with the user message (for a vision-capable model; the
+                caller makes sure they show no secret).
 
         Returns:
             The validated answer and what the calls consumed.

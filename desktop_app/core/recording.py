@@ -110,6 +110,17 @@ def _is_field(event: Event) -> bool:
     return fp is not None and ((fp.role or "") in _FIELD_ROLES or (fp.tag or "") in _FIELD_TAGS)
 
 
+def _same_burst(a: Event, b: Event) -> bool:
+    """Whether two desktop typing events belong to one burst (it began at the same moment in
+    the same window)."""
+    return (
+        a.action is b.action is ActionKind.DESKTOP_TYPE
+        and a.at == b.at
+        and (a.before.window_title if a.before else None)
+        == (b.before.window_title if b.before else None)
+    )
+
+
 def _end(event: Event) -> datetime:
     return event.ended_at or event.at
 
@@ -118,7 +129,8 @@ def clean_events(raw: Sequence[Event]) -> list[Event]:
     """The events a workflow should be induced from: *raw* without noise, typing coalesced.
 
     Dropped: input Procedura injected; repeated fills of one field (the last value wins, the first
-    keystroke's time is kept); clicks that only focused a field; clicks with no visible effect on
+    keystroke's time is kept); the earlier states of a desktop typing burst (the last holds the
+    whole text); clicks that only focused a field; clicks with no visible effect on
     something not interactive; accidental repeats of a click; the clicks a double click is made
     of; navigations that an action caused (its ``after`` observation shows the new page) and
     navigations to where the page already was; form submits caused by the click or key that
@@ -156,6 +168,10 @@ def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
             and _same_element(prev, event)
         ):
             out[-1] = event.model_copy(update={"at": prev.at, "ended_at": _end(event)})
+            continue
+
+        if action is ActionKind.DESKTOP_TYPE and prev is not None and _same_burst(prev, event):
+            out[-1] = event  # the desktop recorder stores a burst's text so far at each key
             continue
 
         if action is ActionKind.CLICK:

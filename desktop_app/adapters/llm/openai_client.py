@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import email.utils
 import json
@@ -45,7 +46,7 @@ _FENCE: Final = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
 _MAX_PROBLEMS: Final = 3
 
 M = TypeVar("M", bound=BaseModel)
-Message = dict[str, str]
+Message = dict[str, Any]  # content: text, or text and image parts
 
 
 class OpenAIStructuredLLM:
@@ -120,7 +121,13 @@ class OpenAIStructuredLLM:
     # ── the port ─────────────────────────────────────────────────────────────────────────────
 
     def complete(
-        self, *, system: str, user: str, output: type[M], max_tokens: int | None = None
+        self,
+        *,
+        system: str,
+        user: str,
+        output: type[M],
+        max_tokens: int | None = None,
+        images: Sequence[bytes] = (),
     ) -> tuple[M, LLMUsage]:
         """Ask for an instance of *output*; see :meth:`StructuredLLM.complete`."""
         schema = _schema_for(output)
@@ -128,7 +135,10 @@ class OpenAIStructuredLLM:
         self._assert_clean(
             [{"role": "system", "content": system}, {"role": "user", "content": user}]
         )
-        messages, answer, json_object, usage = self._ask(system, user, output, schema, max_tokens)
+        content: Any = _with_images(user, images) if images else user
+        messages, answer, json_object, usage = self._ask(
+            system, content, output, schema, max_tokens
+        )
         result, problem = _validate(answer, output)
         if result is not None:
             return result, usage
@@ -156,7 +166,7 @@ class OpenAIStructuredLLM:
     def _ask(
         self,
         system: str,
-        user: str,
+        user: Any,
         output: type[BaseModel],
         schema: dict[str, Any],
         max_tokens: int | None,
@@ -268,7 +278,10 @@ class OpenAIStructuredLLM:
 
     def _assert_clean(self, messages: Sequence[Message]) -> None:
         for message in messages:
-            assert_no_secrets(message["content"], self._secrets)
+            content = message["content"]
+            texts = [content] if isinstance(content, str) else [p.get("text", "") for p in content]
+            for text in texts:
+                assert_no_secrets(text, self._secrets)
 
     def _clean(self, text: str) -> str:
         """*text* on one line with the key and every secret masked."""
@@ -312,6 +325,15 @@ class _FormatUnsupported(Exception):
 
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────────────
+
+
+def _with_images(text: str, images: Sequence[bytes]) -> list[dict[str, Any]]:
+    """A user message's content parts: the text, then each PNG as a data URL."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    for image in images:
+        data = base64.b64encode(image).decode("ascii")
+        parts.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
+    return parts
 
 
 def _schema_for(output: type[BaseModel]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Final
+from typing import Final, Literal
 from urllib.parse import quote, quote_plus, urlsplit
 
 from desktop_app.core.induction.intent import make_intent_template
@@ -36,6 +36,7 @@ from desktop_app.core.models.workflow import (
     TextPresent,
     TitleMatches,
     UrlMatches,
+    WindowTitleMatches,
     Workflow,
 )
 from desktop_app.core.templating import escape
@@ -53,6 +54,9 @@ _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_LINE = re.compile(r'^\s*- (?:status|alert)\b[^:\n]*:\s*"?(.+?)"?\s*$', re.MULTILINE)
 _ID_SEGMENT = re.compile(r"/(\d+|[0-9a-f]{8,}|[0-9a-f-]{36})(?=/|$)")
+_DESKTOP_ACTIONS: Final = frozenset(
+    {ActionKind.DESKTOP_CLICK, ActionKind.DESKTOP_TYPE, ActionKind.HOTKEY}
+)
 _PREPOSITIONS: Final = frozenset({"for", "at", "to", "with", "in", "of", "on", "from", "by", "as"})
 
 
@@ -124,11 +128,17 @@ class _Builder:
         """The placeholder for the value *event* entered, creating its parameter."""
         label = label_of(event.target)
         fp = event.target.fingerprint if event.target else None
+        typed = event.action is ActionKind.DESKTOP_TYPE
         base = snake_case(
-            label or (fp.attributes.get("name") if fp else None) or "value", fallback="value"
+            label or (fp.attributes.get("name") if fp else None) or ("text" if typed else "value"),
+            fallback="value",
         )
         name = unique_name(base, (s.parameter.name for s in self.slots))
-        described = f"What to enter in '{label}'" if label else "The value to enter"
+        window = event.before.window_title if event.before else None
+        if typed:
+            described = f"What to type in '{window}'" if window else "The text to type"
+        else:
+            described = f"What to enter in '{label}'" if label else "The value to enter"
         if isinstance(event.value, SecretPlaceholder):
             parameter = Parameter(
                 name=name,
@@ -225,6 +235,20 @@ class _Builder:
             found.append(TitleMatches(text=self.templated(after.title)))
         return tuple(found)
 
+    def desktop_expectations(self, index: int) -> tuple[Expectation, ...]:
+        """A desktop action's check: the window the next action happens in, when the title
+        changed (a dialog opened, the document was saved) and the next action is on the
+        desktop too."""
+        event = self.events[index]
+        nxt = next((e for e in self.events[index + 1 :] if e.action is not ActionKind.NOTE), None)
+        if nxt is None or nxt.action not in _DESKTOP_ACTIONS or nxt.before is None:
+            return ()
+        before = event.before.window_title if event.before else None
+        after = nxt.before.window_title
+        if not after or after == before:
+            return ()
+        return (WindowTitleMatches(pattern=self.templated(after), match="exact"),)
+
     def add(self, index: int, event: Event) -> None:
         action = event.action
         target = self.templated_target(event.target) if event.target is not None else None
@@ -293,26 +317,45 @@ class _Builder:
                 dy=event.scroll.dy,
             )
         elif action is ActionKind.DESKTOP_CLICK:
-            window = event.after.window_title if event.after else None
+            window = event.before.window_title if event.before else None
+            fp = event.target.fingerprint if event.target else None
+            attributes = fp.attributes if fp is not None else {}
+            clicks = int(attributes["clicks"]) if attributes.get("clicks", "").isdigit() else 1
+            clicks = min(max(clicks, 1), 3)
+            button: Literal["left", "right", "middle"] = "left"
+            if attributes.get("button") == "right":
+                button = "right"
+            elif attributes.get("button") == "middle":
+                button = "middle"
+            where = f"at {event.point.x:.0f}, {event.point.y:.0f}" if event.point else "the spot"
+            verb = {1: "Click", 2: "Double-click", 3: "Triple-click"}[clicks]
             step = DesktopClickStep(
-                title=f"Click '{label or 'the spot'}' in {window or 'the window'}",
-                window_title=event.before.window_title if event.before else None,
+                title=f"{verb} {where} in '{window or 'the window'}'",
+                window_title=window,
+                app=event.before.app if event.before else None,
                 point=event.point,
-                target=target,
+                target=event.target,  # an image anchor: never templated
+                button=button,
+                click_count=clicks,
+                expectations=self.desktop_expectations(index),
             )
         elif action is ActionKind.DESKTOP_TYPE:
             placeholder = self.slot_for(event, index)
+            window = event.before.window_title if event.before else None
             step = DesktopTypeStep(
-                title=f"Type {placeholder}",
-                window_title=event.before.window_title if event.before else None,
+                title=f"Type {placeholder} in '{window or 'the window'}'",
+                window_title=window,
                 text=placeholder,
+                expectations=self.desktop_expectations(index),
             )
         elif action is ActionKind.HOTKEY and event.key:
             keys = tuple([*(m.value.lower() for m in event.modifiers), event.key.lower()])
+            window = event.before.window_title if event.before else None
             step = HotkeyStep(
-                title=f"Press {'+'.join(keys)}",
-                window_title=event.before.window_title if event.before else None,
+                title=f"Press {'+'.join(keys)} in '{window or 'the window'}'",
+                window_title=window,
                 keys=keys,
+                expectations=self.desktop_expectations(index),
             )
         elif action is ActionKind.NOTE:  # the demonstrator's note: for the reviewer, not a step
             text = event.value.strip() if isinstance(event.value, str) else ""

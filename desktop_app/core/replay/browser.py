@@ -21,6 +21,7 @@ __all__ = [
     "Candidate",
     "Handle",
     "NavigationRefused",
+    "NoBrowser",
     "Overlay",
     "PageAction",
     "Probe",
@@ -166,3 +167,52 @@ class BrowserPort(Protocol):
     async def screenshot(self) -> bytes:
         """A PNG of the viewport with every password field masked."""
         ...
+
+
+class NoBrowser:
+    """The page of a run that opened no browser (every step is a desktop step): a web step or
+    expectation that turns up anyway fails, saying why."""
+
+    _WHY = "this run opened no browser: the workflow's steps are desktop steps"
+
+    async def url(self) -> str:
+        return "about:blank"
+
+    async def goto(self, url: str, *, timeout_s: float) -> None:
+        raise ActionFailed(self._WHY)
+
+    async def probe(self, handle: Handle) -> Probe:
+        return Probe(count=0)
+
+    async def receives_pointer(self, handle: Handle) -> bool:
+        return False
+
+    async def perform(self, handle: Handle | None, action: PageAction, *, timeout_s: float) -> None:
+        raise ActionFailed(self._WHY)
+
+    async def expectation_holds(self, expectation: Expectation, *, timeout_s: float) -> bool:
+        return False
+
+    async def busy(self) -> bool:
+        return False
+
+    async def blocking_overlay(self) -> Overlay | None:
+        return None
+
+    async def candidates(self) -> list[Candidate]:
+        return []
+
+    async def describe(self, handle: Handle) -> Target | None:
+        return None
+
+    async def snapshot(self) -> str:
+        return ""
+
+    async def ref_handle(self, ref: str) -> Handle:
+        raise ActionFailed(self._WHY)
+
+    async def read(self, handle: Handle, attribute: str | None) -> str:
+        raise ActionFailed(self._WHY)
+
+    async def screenshot(self) -> bytes:
+        raise ActionFailed(self._WHY)

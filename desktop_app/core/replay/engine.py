@@ -57,6 +57,12 @@ from desktop_app.core.replay.browser import (
     NavigationRefused,
     PageAction,
 )
+from desktop_app.core.replay.desktop import DesktopPort
+from desktop_app.core.replay.desktop_steps import (
+    DesktopSteps,
+    is_desktop_expectation,
+    is_desktop_step,
+)
 from desktop_app.core.replay.heal_llm import describe_expectation
 from desktop_app.core.replay.ladder import (
     MAX_OVERLAYS,
@@ -140,6 +146,7 @@ class Replayer:
         load: the version a ``call`` step runs: ``load(workflow_id, version_or_None)``.
         options: what the run may do.
         on_event: called with progress (from the engine's own task).
+        desktop: the desktop, for desktop steps and expectations (None: they fail, saying so).
     """
 
     def __init__(
@@ -154,6 +161,7 @@ class Replayer:
         load: Callable[[str, int | None], WorkflowVersion] | None = None,
         options: ReplayOptions | None = None,
         on_event: Callable[[ReplayEvent], None] | None = None,
+        desktop: DesktopPort | None = None,
     ) -> None:
         self._browser = browser
         self._runs = runs
@@ -163,6 +171,7 @@ class Replayer:
         self._load = load
         self._options = options or ReplayOptions()
         self._ladder = Ladder(browser, memory=memory, llm=llm, person=person, options=self._options)
+        self._desktop = DesktopSteps(desktop, media, llm=llm, person=person, options=self._options)
         self._on_event = on_event
         self._steps: list[RunStep] = []
         self._repairs: list[StepRepair] = []
@@ -273,7 +282,7 @@ class Replayer:
         if self._options.screenshots and (
             healed or status is StepStatus.FAILED or self._options.screenshot_every_step
         ):
-            screenshot = await self._screenshot()
+            screenshot = await self._screenshot(desktop=is_desktop_step(step))
         found = tracker.found
         unresolved = None if step.target_or_none is not None else Resolution.NOT_NEEDED
         record = RunStep(
@@ -295,7 +304,10 @@ class Replayer:
         )
         return record, aborted
 
-    async def _screenshot(self) -> str | None:
+    async def _screenshot(self, *, desktop: bool = False) -> str | None:
+        if desktop:
+            image = await self._desktop.screenshot()
+            return self._media.put(image, "png") if image is not None else None
         try:
             return self._media.put(await self._browser.screenshot(), "png")
         except (ActionFailed, OSError):
@@ -317,7 +329,7 @@ class Replayer:
                 await self._browser.goto(url, timeout_s=bound.timeout_s)
                 await self._expect(bound, tracker)
             case WaitForStep(condition=condition) | AssertStep(condition=condition):
-                if not await self._browser.expectation_holds(condition, timeout_s=bound.timeout_s):
+                if not await self._holds(condition, timeout_s=bound.timeout_s):
                     raise StepFailed(f"expected {describe_expectation(condition)}; it did not")
             case ExtractStep():
                 await self._extract(bound, original, context, tracker)
@@ -326,7 +338,13 @@ class Replayer:
             case AgentStep():
                 await self._agent(bound, context, tracker)
             case DesktopClickStep() | DesktopTypeStep() | HotkeyStep():
-                raise StepFailed("desktop steps need the desktop backend, which is not installed")
+                secret = any(
+                    f"{{{name}}}" in getattr(original, "text", "")
+                    for name in context.params.secrets
+                )
+                title = public_title(original, context.params)
+                await self._desktop.run(bound, tracker, title=title, secret=secret)
+                await self._expect(bound, tracker)
             case PressStep(target=None) | ScrollStep(target=None):
                 await self._browser.perform(
                     None, _action(bound, context), timeout_s=bound.timeout_s
@@ -337,8 +355,13 @@ class Replayer:
 
     async def _expect(self, bound: Step, tracker: Tracker) -> None:
         for expectation in bound.expectations:
-            if not await self._browser.expectation_holds(expectation, timeout_s=bound.timeout_s):
+            if not await self._holds(expectation, timeout_s=bound.timeout_s):
                 raise StepFailed(f"expected {describe_expectation(expectation)}; it did not")
+
+    async def _holds(self, expectation: Expectation, *, timeout_s: float) -> bool:
+        if is_desktop_expectation(expectation):
+            return await self._desktop.expectation_holds(expectation, timeout_s=timeout_s)
+        return await self._browser.expectation_holds(expectation, timeout_s=timeout_s)
 
     async def _extract(
         self, bound: ExtractStep, original: Step, context: _Context, tracker: Tracker
@@ -431,7 +454,7 @@ class Replayer:
 
     async def _first_failed_expectation(self, bound: Step) -> Expectation | None:
         for expectation in bound.expectations:
-            if not await self._browser.expectation_holds(expectation, timeout_s=bound.timeout_s):
+            if not await self._holds(expectation, timeout_s=bound.timeout_s):
                 return expectation
         return None
 

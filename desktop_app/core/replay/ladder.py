@@ -89,6 +89,8 @@ class ReplayOptions:
         screenshots: keep a screenshot of every healed or failed step.
         screenshot_every_step: with *screenshots*, keep one of every step (the GUI shows them
             as the run goes and in its history).
+        vision: the LLM sees images (a vision-capable model): desktop steps may show it a
+            screenshot to find where to click (setting ``llm_vision``).
     """
 
     assume_yes: bool = False
@@ -98,6 +100,7 @@ class ReplayOptions:
     trigger: RunTrigger = RunTrigger.CLI
     screenshots: bool = True
     screenshot_every_step: bool = False
+    vision: bool = False
 
 
 class StepFailed(ProceduraError):

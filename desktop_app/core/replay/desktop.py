@@ -1,0 +1,107 @@
+"""The desktop as replay sees it: windows, screenshots, image anchors, mouse and keyboard.
+
+:class:`DesktopPort` is what desktop steps (``desktop_click``, ``desktop_type``, ``hotkey``) and
+desktop expectations (a window title, an image anchor visible) need; ``adapters/desktop`` gives it
+over pynput, mss and OpenCV. Coordinates are screen pixels; a step's ``point`` is relative to its
+window's top-left corner, so a window that moved still gets the same click.
+
+Image anchors are PNG crops of the screen around the recorded click (the recorder stores them in
+the media store; the step's target has them as an ``image_anchor`` locator, and its fingerprint's
+``bbox`` says where the crop was, relative to the window).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from desktop_app.core.errors import ProceduraError
+from desktop_app.core.models.common import BoundingBox
+
+__all__ = [
+    "DesktopPort",
+    "DesktopUnavailable",
+    "ImageMatch",
+    "MouseButton",
+    "Window",
+]
+
+MouseButton = Literal["left", "right", "middle"]
+
+
+class DesktopUnavailable(ProceduraError):
+    """The desktop cannot be recorded or driven here (no display, a missing library)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A top-level window as the platform reports it now.
+
+    Args:
+        handle: the platform's id for it (an X11 window id, an HWND, ...).
+        title: its title ("" when it has none).
+        app: the application that owns it (X11: the WM_CLASS class; else the process name).
+        box: where it is on the screen, in screen pixels (its client area).
+        pid: the owning process, when the platform says.
+    """
+
+    handle: int
+    title: str
+    app: str | None
+    box: BoundingBox
+    pid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImageMatch:
+    """Where an image anchor was found: its box on the screen and how well it matched (0..1)."""
+
+    box: BoundingBox
+    score: float
+
+
+class DesktopPort(Protocol):
+    """What replay needs of the desktop. Every method may raise :class:`DesktopUnavailable`."""
+
+    async def windows(self) -> list[Window]:
+        """The visible top-level windows, topmost first."""
+        ...
+
+    async def active_window(self) -> Window | None:
+        """The window that has the keyboard focus, if any."""
+        ...
+
+    async def focus(self, window: Window) -> None:
+        """Raise *window* and give it the keyboard focus."""
+        ...
+
+    async def screenshot(self, box: BoundingBox | None = None) -> bytes:
+        """A PNG of the screen, or of *box* (screen pixels) only."""
+        ...
+
+    async def find_image(
+        self, anchor: bytes, *, box: BoundingBox | None = None, limit: int = 3
+    ) -> list[ImageMatch]:
+        """Where the PNG *anchor* appears in a fresh screenshot (of *box* only, if given): up to
+        *limit* distinct places, best first (places that overlap the best are not repeated)."""
+        ...
+
+    async def move(self, x: float, y: float) -> None:
+        """Move the pointer to (*x*, *y*) without clicking (what is under it may change its
+        look: a hovered button)."""
+        ...
+
+    async def click(
+        self, x: float, y: float, *, button: MouseButton = "left", count: int = 1
+    ) -> None:
+        """Move the pointer to (*x*, *y*) and click."""
+        ...
+
+    async def type_text(self, text: str) -> None:
+        """Type *text* into whatever has the keyboard focus."""
+        ...
+
+    async def hotkey(self, keys: Sequence[str]) -> None:
+        """Press *keys* together, modifiers first (``["ctrl", "s"]``), then release them."""
+        ...

@@ -1,0 +1,519 @@
+"""Desktop steps in a run: find the window, then the spot, healing the way web steps do.
+
+A ``desktop_click`` climbs its own ladder:
+
+1. **recorded** — the window with the recorded title (else the one application window with a
+   close title) is focused, and the recorded point, relative to the window, is clicked once the
+   step's image anchor is seen there (within :data:`SLACK_PX`): at :data:`HERE_SCORE`, or at
+   :data:`NEAR_SCORE` when nothing else in the window looks as much like it (a focus ring or a
+   hover changes a few pixels). A window that moved changes nothing: the point is relative to
+   it. Without an anchor the point is clicked as recorded.
+2. **image** — the anchor is looked for in the window, then on the whole screen (template
+   matching on a fresh screenshot): a match of at least :data:`FOUND_SCORE` that is clearly ahead
+   of any other place (by :data:`AHEAD_BY`) is clicked, at the same offset within the anchor as
+   the recorded click. The run record says ``fingerprint`` (the anchor is the recorded look of
+   the spot) and where it was found.
+3. **LLM** — with a vision-capable model configured (``llm_vision``), the model is shown the
+   anchor and a screenshot of the window and answers where to click; never once a secret was
+   typed on the desktop in this run (the screen could show it).
+4. **person** — asked to put the window in the state the step expects (close a dialog, say) and
+   to confirm; the ladder is then climbed once more. Skip and abort work as for web steps.
+
+``desktop_type`` and ``hotkey`` steps focus their window (rung 1's window search) and act.
+Expectations: a window title (the active window, else any window) and an image anchor visible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import re
+import time
+from collections.abc import Sequence
+from typing import Final
+
+from pydantic import BaseModel, Field
+from rapidfuzz import fuzz
+
+from desktop_app.core.llm import LLMError, StructuredLLM
+from desktop_app.core.models.common import BoundingBox, Point
+from desktop_app.core.models.run import Resolution
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.workflow import (
+    AssertStep,
+    DesktopClickStep,
+    DesktopTypeStep,
+    Expectation,
+    HotkeyStep,
+    ImageVisible,
+    Step,
+    WaitForStep,
+    WindowTitleMatches,
+    Workflow,
+)
+from desktop_app.core.ports import MediaStore
+from desktop_app.core.replay.browser import Handle
+from desktop_app.core.replay.desktop import DesktopPort, DesktopUnavailable, Window
+from desktop_app.core.replay.ladder import (
+    Found,
+    ReplayOptions,
+    RunAborted,
+    StepFailed,
+    StepSkipped,
+    Tracker,
+)
+from desktop_app.core.replay.person import Person, Question
+
+__all__ = [
+    "AHEAD_BY",
+    "FOUND_SCORE",
+    "HERE_SCORE",
+    "NEAR_SCORE",
+    "SLACK_PX",
+    "DesktopSteps",
+    "is_desktop_expectation",
+    "is_desktop_step",
+    "needs_browser",
+    "needs_desktop",
+    "title_matches",
+]
+
+#: How far (pixels) the anchor may sit from its recorded place and still count as "there".
+SLACK_PX: Final = 12
+#: The least template-matching score for "the anchor is where it was recorded".
+HERE_SCORE: Final = 0.9
+#: The least score for "the anchor is found elsewhere" (rung 2).
+FOUND_SCORE: Final = 0.85
+#: The least score for "the anchor is still at its spot, drawn a little differently" (a
+#: focused field's ring, a hovered button): accepted only where nothing else looks alike.
+NEAR_SCORE: Final = 0.6
+#: How much better than the next place the best match must be to be trusted.
+AHEAD_BY: Final = 0.05
+#: A window's title must be this similar (0-100) to the recorded one to stand in for it.
+TITLE_SIMILARITY: Final = 80.0
+_POLL_S: Final = 0.1
+
+
+def is_desktop_step(step: Step) -> bool:
+    """Whether *step* acts on the desktop (not in a browser)."""
+    return isinstance(step, DesktopClickStep | DesktopTypeStep | HotkeyStep)
+
+
+def is_desktop_expectation(expectation: Expectation) -> bool:
+    """Whether *expectation* is checked on the desktop (a window title, an image anchor)."""
+    return isinstance(expectation, WindowTitleMatches | ImageVisible)
+
+
+def _on_desktop(step: Step) -> bool:
+    if is_desktop_step(step):
+        return True
+    if isinstance(step, WaitForStep | AssertStep):
+        return is_desktop_expectation(step.condition)
+    return False
+
+
+def needs_desktop(workflow: Workflow) -> bool:
+    """Whether a run of *workflow* drives the desktop (a desktop step or check)."""
+    return any(
+        _on_desktop(step) or any(is_desktop_expectation(e) for e in step.expectations)
+        for step in workflow.steps
+    )
+
+
+def needs_browser(workflow: Workflow) -> bool:
+    """Whether a run of *workflow* needs a browser: any step not on the desktop (a called
+    workflow counts: it may be a web one)."""
+    return any(not _on_desktop(step) for step in workflow.steps)
+
+
+class _Spot(BaseModel):
+    """Where the vision model says to click, in the screenshot's pixels."""
+
+    found: bool = Field(description="whether the element is on the screenshot")
+    x: int = Field(default=0, description="the click's x, pixels from the screenshot's left")
+    y: int = Field(default=0, description="the click's y, pixels from the screenshot's top")
+    reason: str = Field(default="", description="one short sentence")
+
+
+_VISION_SYSTEM: Final = (
+    "You locate one element of a desktop application on a screenshot. The first image is how the "
+    "element looked when the procedure was recorded; the second is the application's window now. "
+    "Answer where to click on the second image so that the same element is clicked, or found="
+    "false if it is not there. Never guess: an element that merely looks similar is not it."
+)
+
+
+class DesktopSteps:
+    """Runs desktop steps and checks desktop expectations over a :class:`DesktopPort`.
+
+    Args:
+        desktop: the desktop (None: desktop steps fail with a clear message).
+        media: where recorded image anchors are read from.
+        llm: a vision-capable LLM for rung 3, or None.
+        person: who is asked at rung 4, or None.
+        options: what the run may do.
+    """
+
+    def __init__(
+        self,
+        desktop: DesktopPort | None,
+        media: MediaStore,
+        *,
+        llm: StructuredLLM | None,
+        person: Person | None,
+        options: ReplayOptions,
+    ) -> None:
+        self._desktop = desktop
+        self._media = media
+        self._llm = llm
+        self._person = person
+        self._options = options
+        self.secret_typed = False
+
+    @property
+    def available(self) -> bool:
+        """Whether a desktop is there to drive."""
+        return self._desktop is not None
+
+    def _port(self) -> DesktopPort:
+        if self._desktop is None:
+            raise StepFailed(
+                "desktop steps need a desktop to drive, and none was opened for this run"
+            )
+        return self._desktop
+
+    # ── steps ───────────────────────────────────────────────────────────────────────────────
+
+    async def run(self, bound: Step, tracker: Tracker, *, title: str, secret: bool) -> None:
+        """Do the desktop step *bound* (placeholders filled); *secret*: it types a secret.
+
+        Raises:
+            StepFailed: the window or the spot could not be found, or the desktop failed.
+            StepSkipped / RunAborted: the person asked said so.
+        """
+        try:
+            match bound:
+                case DesktopClickStep():
+                    await self._click(bound, tracker, title)
+                case DesktopTypeStep(text=text):
+                    await self._window(bound.window_title, None, bound.timeout_s, tracker)
+                    await self._port().type_text(text)
+                    if secret:
+                        self.secret_typed = True
+                        tracker.note("typed a secret (not shown)")
+                case HotkeyStep(keys=keys):
+                    await self._window(bound.window_title, None, bound.timeout_s, tracker)
+                    await self._port().hotkey(keys)
+                case _:
+                    raise StepFailed(f"a {bound.kind} step is not a desktop step")
+        except DesktopUnavailable as exc:
+            raise StepFailed(str(exc)) from None
+
+    async def _click(self, step: DesktopClickStep, tracker: Tracker, title: str) -> None:
+        port = self._port()
+        for attempt in range(2):  # the second time after a person set the window right
+            window = await self._window(step.window_title, step.app, step.timeout_s, tracker)
+            found = await self._find_spot(step, window, tracker, title, asked=attempt > 0)
+            if found is not None:
+                point, resolution, detail = found
+                tracker.found = Found(
+                    handle=Handle(selector=f"({point.x:.0f}, {point.y:.0f}) on the screen"),
+                    resolution=resolution,
+                    locator=_anchor_locator(step.target),
+                    detail=detail,
+                )
+                await port.click(point.x, point.y, button=step.button, count=step.click_count)
+                return
+        raise StepFailed("the spot to click was not found, even after the person was asked")
+
+    async def _find_spot(
+        self,
+        step: DesktopClickStep,
+        window: Window,
+        tracker: Tracker,
+        title: str,
+        *,
+        asked: bool,
+    ) -> tuple[Point, Resolution, str] | None:
+        """The screen point to click, how it was found and why; None after the person was
+        asked to set the window right (climb again)."""
+        port = self._port()
+        recorded = step.point or Point(x=window.box.width / 2, y=window.box.height / 2)
+        expected = Point(x=window.box.x + recorded.x, y=window.box.y + recorded.y)
+        anchor = self._anchor(step.target)
+        if anchor is None:
+            return expected, Resolution.DIRECT, "no image anchor: clicked the recorded spot"
+        image, where = anchor
+        offset = Point(x=recorded.x - where.x, y=recorded.y - where.y)
+
+        deadline = time.monotonic() + min(self._options.patience_s, step.timeout_s)
+        box = _grown(_moved(where, window.box), SLACK_PX)
+        await port.move(expected.x, expected.y)  # as when it was recorded: hovered
+        while True:  # rung 1: the anchor where it was recorded (the window may still be drawing)
+            here = await port.find_image(image, box=box, limit=1)
+            if here and here[0].score >= HERE_SCORE:  # the recorded point itself is clicked
+                detail = f"image anchor at the recorded spot ({_pct(here[0].score)})"
+                return expected, Resolution.DIRECT, detail
+            if time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(_POLL_S)
+
+        tried = []
+        recorded_box = _moved(where, window.box)
+        for region, name in ((window.box, "the window"), (None, "the screen")):  # rung 2
+            matches = await port.find_image(image, box=region, limit=2)
+            best = matches[0] if matches else None
+            alone = len(matches) < 2 or matches[1].score <= matches[0].score - AHEAD_BY
+            if (
+                best is not None
+                and alone
+                and best.score >= NEAR_SCORE
+                and abs(best.box.x - recorded_box.x) <= SLACK_PX
+                and abs(best.box.y - recorded_box.y) <= SLACK_PX
+            ):  # still where it was, drawn a little differently (focus, hover, a caret)
+                detail = (
+                    f"image anchor at the recorded spot, a little changed ({_pct(best.score)}; "
+                    "nothing else alike)"
+                )
+                return expected, Resolution.DIRECT, detail
+            if best is None or best.score < FOUND_SCORE:
+                tried.append(f"not in {name} (best {_pct(best.score) if best else 'none'})")
+                continue
+            if len(matches) > 1 and matches[1].score > best.score - AHEAD_BY:
+                tried.append(
+                    f"{name} has two places alike ({_pct(best.score)}, {_pct(matches[1].score)})"
+                )
+                continue
+            spot = _at(best.box, offset)
+            moved = spot.x - expected.x, spot.y - expected.y
+            return (
+                spot,
+                Resolution.FINGERPRINT,
+                f"image anchor found in {name} {moved[0]:+.0f}, {moved[1]:+.0f} px from the "
+                f"recorded spot ({_pct(best.score)}): the layout changed",
+            )
+        tracker.note("image anchor: " + "; ".join(tried))
+
+        by_llm = await self._ask_llm(step, window, image, tracker)  # rung 3
+        if by_llm is not None:
+            return by_llm
+        if asked:
+            return None
+        await self._ask_person(step, window, title, tracker)  # rung 4: then climb again
+        return None
+
+    async def _ask_llm(
+        self,
+        step: DesktopClickStep,
+        window: Window,
+        anchor: bytes,
+        tracker: Tracker,
+    ) -> tuple[Point, Resolution, str] | None:
+        if self._llm is None or not self._options.use_llm or not self._options.vision:
+            return None
+        if self.secret_typed:
+            tracker.note("the screen may show a secret typed earlier: not sent to the LLM")
+            return None
+        if tracker.llm_calls_here >= self._options.max_llm_calls_per_step:
+            return None
+        screen = await self._port().screenshot(window.box)
+        tracker.llm_calls_here += 1
+        loop = asyncio.get_running_loop()
+        try:
+            answer, usage = await loop.run_in_executor(
+                None,
+                lambda: self._llm.complete(  # type: ignore[union-attr]
+                    system=_VISION_SYSTEM,
+                    user=(
+                        f"The step: {step.title}. The window: {window.title!r}, "
+                        f"{window.box.width:.0f} x {window.box.height:.0f} pixels."
+                    ),
+                    output=_Spot,
+                    images=(anchor, screen),
+                ),
+            )
+        except LLMError as exc:
+            tracker.spend(exc.usage)
+            tracker.note(f"the LLM could not help: {exc.message}")
+            return None
+        tracker.spend(usage)
+        inside = 0 <= answer.x < window.box.width and 0 <= answer.y < window.box.height
+        if not answer.found or not inside:
+            tracker.note(f"the LLM did not find it: {answer.reason or 'no reason given'}")
+            return None
+        spot = Point(x=window.box.x + answer.x, y=window.box.y + answer.y)
+        return (
+            spot,
+            Resolution.LLM,
+            f"the LLM placed it at ({answer.x}, {answer.y}) in the window: {answer.reason}",
+        )
+
+    async def _ask_person(
+        self, step: DesktopClickStep, window: Window, title: str, tracker: Tracker
+    ) -> None:
+        if self._person is None:
+            raise StepFailed(
+                f"could not find where to click in '{window.title}' "
+                f"({'; '.join(tracker.notes) or 'no anchor matched'})"
+            )
+        answer = await self._person.ask(
+            Question(
+                kind="confirm",
+                step_title=title,
+                message=(
+                    f"Procedura cannot find where to click in the window '{window.title}'. Put "
+                    "the window in the state this step expects (close a dialog, scroll to the "
+                    "spot), then confirm to try again."
+                ),
+                element=f"the spot recorded at {step.point.x:.0f}, {step.point.y:.0f} in the window"
+                if step.point
+                else None,
+            )
+        )
+        if answer.action == "abort":
+            raise RunAborted("aborted by the person asked to find the spot")
+        if answer.action == "skip":
+            raise StepSkipped("skipped by the person asked to find the spot")
+        if answer.action != "confirm":
+            raise StepFailed("the spot to click was not found, and the person declined")
+        tracker.note("a person set the window right; tried again")
+
+    # ── windows ─────────────────────────────────────────────────────────────────────────────
+
+    async def _window(
+        self, title: str | None, app: str | None, timeout_s: float, tracker: Tracker
+    ) -> Window:
+        """The step's window, focused (waited for up to *timeout_s*; it may still be opening).
+
+        The exact title first; else a window of the same application whose title is close
+        (the only one); else, without a recorded title, the active window.
+        """
+        port = self._port()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            windows = await port.windows()
+            window, how = _pick_window(windows, title, app)
+            if window is None and title is None:
+                window, how = await port.active_window(), "the active window"
+            if window is not None:
+                if how:
+                    tracker.note(f"window: {how}")
+                await port.focus(window)  # always: typing goes where the keyboard focus is
+                return window
+            if time.monotonic() >= deadline:
+                shown = ", ".join(repr(w.title) for w in windows[:6] if w.title) or "none"
+                raise StepFailed(f"no window titled {title!r} appeared (open windows: {shown})")
+            await asyncio.sleep(_POLL_S)
+
+    # ── expectations ────────────────────────────────────────────────────────────────────────
+
+    async def expectation_holds(self, expectation: Expectation, *, timeout_s: float) -> bool:
+        """Whether *expectation* holds within *timeout_s* (it is polled)."""
+        port = self._port()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if await self._holds_now(port, expectation):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(_POLL_S)
+
+    async def _holds_now(self, port: DesktopPort, expectation: Expectation) -> bool:
+        match expectation:
+            case WindowTitleMatches(pattern=pattern, match=how):
+                active = await port.active_window()
+                titles = [active.title] if active is not None else []
+                titles += [w.title for w in await port.windows()]
+                return any(title_matches(t, pattern, how) for t in titles)
+            case ImageVisible(anchor=ref):
+                matches = await port.find_image(self._media.get(ref), limit=1)
+                return bool(matches) and matches[0].score >= FOUND_SCORE
+        raise StepFailed(f"a {expectation.kind} expectation is not checked on the desktop")
+
+    async def screenshot(self) -> bytes | None:
+        """A screenshot for the run record, or None once a secret was typed (it could show)."""
+        if self._desktop is None or self.secret_typed:
+            return None
+        try:
+            return await self._desktop.screenshot()
+        except (DesktopUnavailable, OSError):
+            return None
+
+    # ── anchors ─────────────────────────────────────────────────────────────────────────────
+
+    def _anchor(self, target: Target | None) -> tuple[bytes, BoundingBox] | None:
+        """The recorded anchor image and where it was in the window, if the step has one."""
+        locator = _anchor_locator(target)
+        if target is None or locator is None:
+            return None
+        fingerprint = target.fingerprint
+        if fingerprint is None or fingerprint.bbox is None:
+            return None
+        try:
+            return self._media.get(locator.value), fingerprint.bbox
+        except (OSError, KeyError, ValueError):
+            return None
+
+
+def title_matches(title: str, pattern: str, how: str = "glob") -> bool:
+    """Whether a window *title* matches *pattern* (``glob``: ``*`` wildcards, else a plain
+    title contains it; ``regex``; ``exact``)."""
+    if how == "exact":
+        return title == pattern
+    if how == "regex":
+        return re.search(pattern, title) is not None
+    if any(c in pattern for c in "*?["):
+        return fnmatch.fnmatchcase(title, pattern)
+    return pattern in title
+
+
+def _pick_window(
+    windows: Sequence[Window], title: str | None, app: str | None
+) -> tuple[Window | None, str]:
+    if title is None:
+        return None, ""
+    for window in windows:
+        if window.title == title:
+            return window, ""
+    close = [
+        w
+        for w in windows
+        if w.title
+        and fuzz.ratio(w.title, title) >= TITLE_SIMILARITY
+        and (app is None or w.app == app)
+    ]
+    if len(close) == 1:
+        return close[0], f"'{close[0].title}' stands in for '{title}' (a close title)"
+    return None, ""
+
+
+def _anchor_locator(target: Target | None) -> Locator | None:
+    if target is None:
+        return None
+    for locator in target.locators:
+        if locator.strategy is LocatorStrategy.IMAGE_ANCHOR:
+            return locator
+    return None
+
+
+def _moved(box: BoundingBox, window: BoundingBox) -> BoundingBox:
+    """*box* (relative to a window) on the screen, for the window at *window*."""
+    return BoundingBox(x=window.x + box.x, y=window.y + box.y, width=box.width, height=box.height)
+
+
+def _grown(box: BoundingBox, by: float) -> BoundingBox:
+    return BoundingBox(
+        x=max(0.0, box.x - by),
+        y=max(0.0, box.y - by),
+        width=box.width + 2 * by,
+        height=box.height + 2 * by,
+    )
+
+
+def _at(box: BoundingBox, offset: Point) -> Point:
+    """The point at *offset* within a matched anchor's *box*."""
+    return Point(x=box.x + offset.x, y=box.y + offset.y)
+
+
+def _pct(score: float) -> str:
+    return f"score {score:.2f}"

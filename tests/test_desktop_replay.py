@@ -1,0 +1,197 @@
+"""A task done by hand in a desktop application: recorded, induced, approved, replayed with new
+values, in a window that moved and a form whose layout shifted (Xvfb, xdotool as the person)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from desktop_support import (
+    EMAIL,
+    NAME,
+    PASSWORD,
+    PASSWORD_ROW,
+    SAVE,
+    SECRET,
+    Form,
+    act,
+    click_at,
+    contact_form,
+    grep,
+    needs_xvfb,
+    record,
+    until,
+    xvfb,
+)
+from fakes.openai_server import FakeOpenAIServer
+
+from desktop_app.adapters.desktop.recorder import DesktopRecorder
+from desktop_app.app import Services, open_services, replay
+from desktop_app.core.induction.heuristic import induce
+from desktop_app.core.models import Event, ParameterType, Trajectory
+from desktop_app.core.models.run import Resolution, RunStatus
+from desktop_app.core.models.workflow import DesktopClickStep, WorkflowVersion
+from desktop_app.core.replay.engine import ReplayOptions
+from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.settings import load_settings
+
+pytestmark = [pytest.mark.slow, needs_xvfb]
+
+REPLAY_SECRET = "an0ther-Secret"
+
+
+@pytest.fixture
+def desktop() -> Iterator[str]:
+    with xvfb() as display:
+        yield display
+
+
+async def _demonstrate(services: Services, form: Form) -> Trajectory:
+    """The person fills the form once: name, email, the password (its row marked sensitive)."""
+
+    async def scenario(recorder: DesktopRecorder, seen: list[Event]) -> None:
+        recorder.mark_sensitive_region("Contact form", PASSWORD_ROW)
+        for point, text in ((NAME, "Jane Doe"), (EMAIL, "jane@example.test"), (PASSWORD, SECRET)):
+            await act(*click_at(form, point, "click", "1"))
+            await act("type", text)
+        await act(*click_at(form, SAVE, "mousedown", "1", "sleep", "0.1", "mouseup", "1"))
+        await asyncio.to_thread(form.saved)
+        await until(lambda: sum(e.point is not None for e in seen) == 4, "the click on Save")
+
+    return await record(services, scenario)
+
+
+def _approved(services: Services, trajectory: Trajectory) -> WorkflowVersion:
+    workflow = induce(trajectory).workflow
+    saved = services.workflows.save(workflow, actor="tester")
+    return services.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+async def _replay(services: Services, version: WorkflowVersion, name: str, email: str) -> Any:
+    workflow = version.workflow
+    names = [p.name for p in workflow.parameters]
+    secret = next(p.name for p in workflow.parameters if p.type is ParameterType.SECRET)
+    plain = [n for n in names if n != secret]
+    params = bind_parameters(
+        workflow, dict(zip(plain, (name, email), strict=True)), secrets={secret: REPLAY_SECRET}
+    )
+    result = await replay(services, version, params, options=ReplayOptions(use_llm=True))
+    return result.run
+
+
+def test_recorded_then_replayed_with_new_values_after_the_window_moved_and_the_layout_shifted(
+    desktop: str, home: Path, tmp_path: Path
+) -> None:
+    with open_services(load_settings(), write=True) as services:
+        with contact_form(tmp_path / "recorded.json") as form:
+            trajectory = asyncio.run(_demonstrate(services, form))
+        version = _approved(services, trajectory)
+        workflow = version.workflow
+        assert [s.kind for s in workflow.steps] == [
+            "desktop_click", "desktop_type", "desktop_click", "desktop_type",
+            "desktop_click", "desktop_type", "desktop_click",
+        ]  # fmt: skip
+        kinds = [p.type for p in workflow.parameters]
+        assert kinds.count(ParameterType.SECRET) == 1 and len(kinds) == 3
+        assert all(s.window_title == "Contact form" for s in workflow.steps)  # type: ignore[union-attr]
+
+        # The window elsewhere on the screen: the points are relative to it.
+        with contact_form(tmp_path / "moved.json", x=330, y=260) as form:
+            moved = asyncio.run(_replay(services, version, "Ann Lee", "ann@example.test"))
+            assert moved.status is RunStatus.SUCCEEDED, moved.error
+            assert form.saved() == {
+                "name": "Ann Lee",
+                "email": "ann@example.test",
+                "password_length": len(REPLAY_SECRET),
+            }
+        clicks = [s for s in moved.steps if s.title.startswith("Click")]
+        assert {s.resolution for s in clicks} == {Resolution.DIRECT}
+        assert moved.llm_calls == 0
+
+        # And with a banner above the fields and Save moved to the left: the image anchors
+        # find where each spot went.
+        with contact_form(tmp_path / "shifted.json", x=90, y=120, shifted=True) as form:
+            shifted = asyncio.run(_replay(services, version, "Bo Chen", "bo@example.test"))
+            assert shifted.status is RunStatus.SUCCEEDED, shifted.error
+            assert form.saved()["name"] == "Bo Chen"
+            assert form.saved()["email"] == "bo@example.test"
+        healed = [s for s in shifted.steps if s.resolution is Resolution.FINGERPRINT]
+        assert len(healed) >= 2 and all("layout changed" in (s.detail or "") for s in healed)
+        assert shifted.llm_calls == 0
+
+    # Neither the password typed while recording nor the one given to the replays is anywhere.
+    assert grep(home, SECRET) == [] and grep(home, REPLAY_SECRET) == []
+
+
+def test_where_no_anchor_matches_a_vision_model_places_the_click(
+    desktop: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAIServer() as llm:
+        monkeypatch.setenv("PROCEDURA_LLM_BASE_URL", llm.base_url)
+        monkeypatch.setenv("PROCEDURA_LLM_MODEL", "fake-vision")
+        monkeypatch.setenv("PROCEDURA_LLM_VISION", "true")
+        with open_services(load_settings(), write=True) as services:
+            with contact_form(tmp_path / "recorded.json") as form:
+
+                async def click_save(recorder: DesktopRecorder, seen: list[Event]) -> None:
+                    await act(
+                        *click_at(form, SAVE, "mousedown", "1", "sleep", "0.1", "mouseup", "1")
+                    )
+                    await until(lambda: seen, "the click on Save")
+
+                trajectory = asyncio.run(record(services, click_save))
+            version = _approved(services, trajectory)
+            (step,) = version.workflow.steps
+            assert isinstance(step, DesktopClickStep) and step.target is not None
+            # The Save button is drawn differently now (another theme): its anchor matches
+            # nothing, so only the model, shown the window, can say where it went.
+            blank = services.media.put(_striped_png(), "png")
+            other = step.target.model_copy(
+                update={"locators": (step.target.locators[0].model_copy(update={"value": blank}),)}
+            )
+            changed = version.workflow.model_copy(
+                update={"steps": (step.model_copy(update={"target": other}),)}
+            )
+            saved = services.workflows.save(changed, actor="tester")
+            version = services.workflows.approve(
+                changed.id, actor="tester", version=saved.version.version
+            )
+            llm.default_chat = json.dumps(
+                {"found": True, "x": SAVE[0], "y": SAVE[1], "reason": "the Save button"}
+            )
+            with contact_form(tmp_path / "replayed.json", x=200, y=150) as form:
+                run = asyncio.run(
+                    replay(
+                        services,
+                        version,
+                        bind_parameters(version.workflow, {}),
+                        options=ReplayOptions(use_llm=True),
+                    )
+                ).run
+                assert run.status is RunStatus.SUCCEEDED, run.error
+                assert form.saved()["name"] == ""  # Save was clicked
+        (done,) = run.steps
+        assert done.resolution is Resolution.LLM and done.llm_calls == 1
+        (request,) = llm.requests_to("/v1/chat/completions")
+        parts = request.json["messages"][-1]["content"]
+        images = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+        assert len(images) == 2 and all(i.startswith("data:image/png;base64,") for i in images)
+        screen = base64.b64decode(images[1].split(",", 1)[1])
+        assert screen.startswith(b"\x89PNG")
+
+
+def _striped_png() -> bytes:
+    """A small image of stripes that appears nowhere on the test's screen."""
+    import numpy as np
+
+    from desktop_app.adapters.desktop.imaging import encode_png
+
+    image = np.zeros((40, 80, 3), dtype=np.uint8)
+    image[::4, :, 2] = 255
+    image[:, ::6, 1] = 200
+    return encode_png(image)
