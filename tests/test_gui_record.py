@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from demo_tasks import HUMAN_CLICK_MS, KEY_DELAY_MS, click, sign_in, type_into
+from desktop_support import EMAIL, NAME, SAVE, Form, act, click_at, contact_form, needs_xvfb, xvfb
 from factories import T0
 from gui_support import Gui, top_level, until
 from PySide6.QtCore import Qt
@@ -130,7 +132,7 @@ def test_recording_from_the_window_through_to_the_draft(
         assert not dialog.start_button.isEnabled()
         dialog.profile.setEditText("")
         assert dialog.start_button.isEnabled()
-        assert not dialog.desktop_choice.isEnabled()
+        assert dialog.desktop_choice.isEnabled() and not dialog.desktop
         dialog.start_button.click()
 
         controller = active_recording(gui.window)
@@ -264,6 +266,57 @@ def test_recording_from_the_window_through_to_the_draft(
     assert NOTE in str(seen["notes"])
     assert [r.intent for r in seen["listed"]] == [INTENT]  # type: ignore[attr-defined]
     assert f"Note: {NOTE}" in " ".join(seen["details"])  # type: ignore[arg-type]
+
+
+@needs_xvfb
+def test_recording_the_desktop_from_the_window(
+    gui: Gui, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[tuple[str, int | None]] = []
+    monkeypatch.setattr(
+        gui.window, "open_editor", lambda wid, version=None: opened.append((wid, version))
+    )
+
+    async def scenario(form: Form) -> None:
+        dialog = await _open_dialog(gui)
+        dialog.desktop_choice.setChecked(True)
+        assert dialog.request() is not None and dialog.start_button.isEnabled()
+        assert dialog.url.isHidden() and dialog.profile.isHidden()  # no browser to set up
+        assert "Mark window" in dialog.tip.text()
+        dialog.intent.setText("Add Jane Doe in the contact form")
+        dialog.start_button.click()
+        controller = active_recording(gui.window)
+        assert isinstance(controller, RecordingController)
+        await until(lambda: controller.controls is not None, what="the recorder to listen")
+        bar = controller.bar
+        assert bar.mark_button.text() == "&Mark window sensitive"
+        await act(*click_at(form, NAME, "click", "1"))
+        await act("type", "Jane Doe")
+        await until(lambda: controller.steps.rowCount() >= 2, what="the typing in the live list")
+        bar.mark_button.click()
+        await until(lambda: "sensitive now" in bar.message.text(), what="the window marked")
+        assert "“Contact form”" in bar.message.text()
+        await act(*click_at(form, EMAIL, "click", "1"))
+        await act("type", "private@example.test")
+        await act(*click_at(form, SAVE, "click", "1"))
+        await asyncio.to_thread(form.saved)
+        await until(lambda: controller.steps.rowCount() >= 5, what="the click on Save")
+        bar.stop_button.click()
+        await until(lambda: bool(opened), timeout=60, what="the editor to open")
+
+    with xvfb(), contact_form(tmp_path / "out.json") as form:
+        gui.run(scenario(form))
+    gui.settle()
+
+    draft = gui.call(lambda: gui.services.workflows.get(opened[0][0]))
+    steps = draft.workflow.steps
+    assert [s.kind for s in steps] == [
+        "desktop_click", "desktop_type", "desktop_click", "desktop_type", "desktop_click",
+    ]  # fmt: skip
+    assert all(getattr(s, "window_title", None) == "Contact form" for s in steps)
+    kinds = {p.name: p.type.value for p in draft.workflow.parameters}
+    assert list(kinds.values()) == ["text", "secret"]  # typed after the window was marked
+    assert _grep(home, "private@example.test") == []
 
 
 @pytest.fixture

@@ -75,19 +75,18 @@ class ServicesBackend:
         )
         return InducedDraft(saved=induced.saved, notes=tuple(induced.notes))
 
-    async def record_web(
+    async def record(
         self,
         request: RecordingRequest,
         *,
         on_started: Callable[[RecordingControls], object],
         on_event: Callable[[Event], object],
     ) -> Trajectory:
-        """Record in Chromium with the control bar's controls."""
-        from desktop_app.gui.recording import record_with_controls
+        """Record in Chromium, or on the desktop, with the control bar's controls."""
+        from desktop_app.gui.recording import record_desktop_with_controls, record_with_controls
 
-        return await record_with_controls(
-            self._services, request, on_started=on_started, on_event=on_event
-        )
+        record = record_desktop_with_controls if request.kind == "desktop" else record_with_controls
+        return await record(self._services, request, on_started=on_started, on_event=on_event)
 
     async def replay(
         self,

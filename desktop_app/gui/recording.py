@@ -1,4 +1,5 @@
-"""Recording from the window: the control bar's handle on a recording in the browser."""
+"""Recording from the window: the control bar's handle on a recording in the browser or on the
+desktop."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from desktop_app.app import Services, record_web
+from desktop_app.app import Services, record_desktop, record_web
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.ui.backend import RecordingControls, RecordingRequest
 
@@ -14,8 +15,14 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
     from desktop_app.adapters.browser.web_recorder import WebRecorder
+    from desktop_app.adapters.desktop.recorder import DesktopRecorder
 
-__all__ = ["WebRecordingControls", "record_with_controls"]
+__all__ = [
+    "DesktopRecordingControls",
+    "WebRecordingControls",
+    "record_desktop_with_controls",
+    "record_with_controls",
+]
 
 
 class WebRecordingControls:
@@ -95,5 +102,71 @@ async def record_with_controls(
         stop=stop,
         on_started=started,
         on_recorder=with_recorder,
+        on_event=on_event,
+    )
+
+
+class DesktopRecordingControls:
+    """What the control bar drives: a :class:`~desktop_app.ui.backend.RecordingControls`
+    over the desktop recorder. "Mark sensitive" marks the window last clicked or typed in."""
+
+    def __init__(self, recorder: DesktopRecorder, stop: asyncio.Event) -> None:
+        self._recorder = recorder
+        self._stop = stop
+
+    @property
+    def trajectory_id(self) -> str:
+        """The recording's id."""
+        return self._recorder.trajectory_id
+
+    @property
+    def paused(self) -> bool:
+        """Whether input is being left out for now."""
+        return self._recorder.paused
+
+    def pause(self) -> None:
+        """Leave out what happens from now on until :meth:`resume`."""
+        self._recorder.pause()
+
+    def resume(self) -> None:
+        """Record again."""
+        self._recorder.resume()
+
+    async def mark_sensitive(self) -> str | None:
+        """Make the window last used sensitive from now on; its title, or None if none yet."""
+        window = self._recorder.last_window
+        if window is None or not window.title:
+            return None
+        self._recorder.mark_sensitive_window(window.title)
+        return window.title
+
+    def add_note(self, text: str) -> None:
+        """Record a note at this point of the recording."""
+        self._recorder.add_note(text)
+
+    def stop(self) -> None:
+        """End the recording."""
+        self._stop.set()
+
+
+async def record_desktop_with_controls(
+    services: Services,
+    request: RecordingRequest,
+    *,
+    on_started: Callable[[RecordingControls], object],
+    on_event: Callable[[Event], object],
+) -> Trajectory:
+    """Record on the desktop until the controls stop it (Procedura's own windows, the control
+    bar among them, are left out).
+
+    Raises:
+        DesktopUnavailable: no display, or input cannot be captured here (nothing is stored).
+    """
+    stop = asyncio.Event()
+    return await record_desktop(
+        services,
+        intent=request.intent,
+        stop=stop,
+        on_recorder=lambda recorder: on_started(DesktopRecordingControls(recorder, stop)),
         on_event=on_event,
     )

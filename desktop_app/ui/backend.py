@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from desktop_app.core.library import SaveResult, WorkflowLibrary
 from desktop_app.core.models.run import Run
@@ -43,12 +43,13 @@ class InducedDraft:
 
 @dataclass(frozen=True, slots=True)
 class RecordingRequest:
-    """What the record dialog asks for."""
+    """What the record dialog asks for: a web recording (from *url*) or a desktop one."""
 
     url: str
     intent: str = ""
     profile: str | None = None
     headless: bool = False
+    kind: Literal["web", "desktop"] = "web"
 
 
 class RecordingControls(Protocol):
@@ -73,7 +74,8 @@ class RecordingControls(Protocol):
         ...
 
     async def mark_sensitive(self) -> str | None:
-        """Mark the focused field of the active page sensitive; its label, or None if none."""
+        """Mark the focused field of the active page (desktop: the window last used)
+        sensitive; its label (the window's title), or None if there is none."""
         ...
 
     def add_note(self, text: str) -> None:
@@ -155,17 +157,19 @@ class Backend(Protocol):
         """Induce and save a draft from a recording (blocking; LLM calls with *use_llm*)."""
         ...
 
-    async def record_web(
+    async def record(
         self,
         request: RecordingRequest,
         *,
         on_started: Callable[[RecordingControls], object],
         on_event: Callable[[Event], object],
     ) -> Trajectory:
-        """Record in Chromium until the browser closes or the controls stop it.
+        """Record in Chromium until the browser closes or the controls stop it, or on the
+        desktop (``request.kind``) until the controls stop it.
 
         Raises:
             BrowserError: no browser, or it would not start (nothing is stored).
+            DesktopUnavailable: no display to record (nothing is stored).
         """
         ...
 

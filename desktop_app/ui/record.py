@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 from pathlib import Path
+from typing import Final
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QElapsedTimer, QObject, QSize, Qt, QTimer, Signal
@@ -94,6 +95,21 @@ def _profiles(home: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_dir() and is_profile_name(p.name))
 
 
+_WEB_TIP: Final = (
+    "While you record, a small bar stays on top: <b>Pause</b> what should not be "
+    "recorded, <b>Mark field sensitive</b> for a value that must never be stored (or "
+    "press Alt+Shift+S in the field), and <b>Add note…</b> for the reviewer. Close the "
+    "browser or press <b>Stop</b> when done; a draft workflow opens in the editor."
+)
+_DESKTOP_TIP: Final = (
+    "Procedura's window goes out of the way; do the task in the application's own windows. "
+    "A small bar stays on top: <b>Pause</b> what should not be recorded, <b>Mark window "
+    "sensitive</b> so that what is typed in the window you last used is never stored (and is "
+    "masked in pictures), and <b>Add note…</b>. Press <b>Stop</b> when done; a draft workflow "
+    "opens in the editor."
+)
+
+
 class RecordDialog(QDialog):
     """Where to start, what the demonstration is for, and which browser profile to use.
 
@@ -118,11 +134,11 @@ class RecordDialog(QDialog):
         self.web_choice = QRadioButton("Web — in a Chromium window")
         self.web_choice.setObjectName("record-kind-web")
         self.web_choice.setChecked(True)
-        self.desktop_choice = QRadioButton("Desktop applications (coming with desktop capture)")
+        self.desktop_choice = QRadioButton("Desktop — clicks and typing in any window")
         self.desktop_choice.setObjectName("record-kind-desktop")
-        self.desktop_choice.setEnabled(False)
         self.desktop_choice.setToolTip(
-            "Recording desktop applications is coming with desktop capture"
+            "Record what you do in other applications' windows: clicks (with a picture of the "
+            "spot), typing and shortcuts. Procedura's own windows are left out."
         )
         kinds = QVBoxLayout()
         kinds.setSpacing(2)
@@ -164,15 +180,12 @@ class RecordDialog(QDialog):
         form.addRow("What are you about to do?", self.intent)
         form.addRow("Browser profile:", self.profile)
         form.addRow("", self.profile_hint)
+        self._form = form
 
-        tip = QLabel(
-            "While you record, a small bar stays on top: <b>Pause</b> what should not be "
-            "recorded, <b>Mark field sensitive</b> for a value that must never be stored (or "
-            "press Alt+Shift+S in the field), and <b>Add note…</b> for the reviewer. Close the "
-            "browser or press <b>Stop</b> when done; a draft workflow opens in the editor."
-        )
+        tip = QLabel()
         tip.setWordWrap(True)
         tip.setObjectName("record-tip")
+        self.tip = tip
 
         buttons = QDialogButtonBox()
         self.start_button = buttons.addButton(
@@ -191,7 +204,13 @@ class RecordDialog(QDialog):
 
         self.url.textChanged.connect(lambda _text: self._validate())
         self.profile.currentTextChanged.connect(lambda _text: self._validate())
+        self.desktop_choice.toggled.connect(lambda _on: self._validate())
         self._validate()
+
+    @property
+    def desktop(self) -> bool:
+        """Whether the desktop (not a browser) is to be recorded."""
+        return self.desktop_choice.isChecked()
 
     async def load(self) -> None:
         """Fill the profiles, and start where the last recording started."""
@@ -210,6 +229,8 @@ class RecordDialog(QDialog):
 
     def request(self) -> RecordingRequest | None:
         """What the dialog asks for, or None while something is invalid."""
+        if self.desktop:
+            return RecordingRequest(url="", intent=self.intent.text().strip(), kind="desktop")
         url, _ = check_url(self.url.text())
         profile = self.profile.currentText().strip()
         if url is None or (profile and not is_profile_name(profile)):
@@ -222,6 +243,15 @@ class RecordDialog(QDialog):
         )
 
     def _validate(self) -> None:
+        desktop = self.desktop
+        for field in (self.url, self.profile):
+            self._form.setRowVisible(field, not desktop)
+        for hint in (self.url_hint, self.profile_hint):
+            self._form.setRowVisible(hint, not desktop)
+        self.tip.setText(_DESKTOP_TIP if desktop else _WEB_TIP)
+        if desktop:
+            self.start_button.setEnabled(True)
+            return
         url, problem = check_url(self.url.text())
         if url is None:
             self.url_hint.setText(problem if self.url.text().strip() else "")
@@ -486,6 +516,15 @@ class RecordingController(QObject):
         self.thumbnails = ThumbnailCache(host, _THUMBNAIL, self)
         self.steps = EventListModel(self.thumbnails, self)
         self.bar = RecordingBar(self.steps)
+        if request.kind == "desktop":
+            self.bar.mark_button.setText("&Mark window sensitive")
+            self.bar.mark_button.setToolTip(
+                "The window you last clicked or typed in becomes sensitive: from now on what is "
+                "typed there is never stored, and it is masked in every picture (Alt+M)"
+            )
+            self.bar.pause_button.setToolTip(
+                "Pause: nothing you do on the desktop is recorded until you resume (Alt+P)"
+            )
         self.bar.pause_clicked.connect(self._on_bar_pause_clicked)
         self.bar.stop_clicked.connect(self._on_bar_stop_clicked)
         self.bar.mark_sensitive_clicked.connect(self._on_bar_mark_sensitive_clicked)
@@ -526,7 +565,7 @@ class RecordingController(QObject):
         host = self._host
         backend = host.backend
         try:
-            trajectory = await backend.record_web(
+            trajectory = await backend.record(
                 self.request, on_started=self._on_started, on_event=self._on_event
             )
             self.controls = None
@@ -645,6 +684,14 @@ class RecordingController(QObject):
                 self.bar.mark_button.setEnabled(self.controls is not None and not controls.paused)
 
         def done(label: str | None) -> None:
+            if self.request.kind == "desktop":
+                self.bar.say(
+                    "Click or type in the window first, then press Mark window sensitive."
+                    if label is None
+                    else f"“{label}” is sensitive now: what is typed there is never stored, and "
+                    "it is masked in every picture."
+                )
+                return
             if label is None:
                 self.bar.say(
                     "No field has the focus: click into the field in the browser, then press "

@@ -235,7 +235,7 @@ class DesktopRecorder:
         self._last_window: Window | None = None
         # The screen as the pointer last came to rest (the mouse listener's thread only): what
         # a click's anchor is cut from, before the application redraws for the press.
-        self._resting: tuple[float, int, int, _Shot] | None = None
+        self._resting: tuple[float, int, int, _Shot, tuple[Window, ...]] | None = None
 
     # ── lifecycle ───────────────────────────────────────────────────────────────────────────
 
@@ -325,6 +325,11 @@ class DesktopRecorder:
         if text:
             self._queue.put(_Note(utcnow(), text))
 
+    @property
+    def last_window(self) -> Window | None:
+        """The window last clicked or typed in (what "Mark window sensitive" marks)."""
+        return self._last_window
+
     def mark_sensitive_window(self, title_pattern: str) -> None:
         """Treat windows matching *title_pattern* as sensitive from now on.
 
@@ -364,22 +369,25 @@ class DesktopRecorder:
         try:
             with self._capture:
                 shot = self._grab(x, y)
+                windows = tuple(self._x11.windows()) if self._x11 is not None else ()
         except Exception:  # the press grabs for itself
             return
         if shot is not None:
-            self._resting = (now, x, y, shot)
+            self._resting = (now, x, y, shot, windows)
 
-    def _before_press(self, x: int, y: int, clock: float) -> _Shot | None:
-        """The screen just before the press at (*x*, *y*): the last one the pointer's moves
-        took, if it was taken near there and lately (a press is seen by the application as
-        soon as by us: it may already have drawn its focus or pressed look)."""
+    def _before_press(
+        self, x: int, y: int, clock: float
+    ) -> tuple[_Shot, tuple[Window, ...]] | None:
+        """The screen and the windows just before the press at (*x*, *y*): what the pointer's
+        moves last took, if it was taken near there and lately (a press is seen by the
+        application as soon as by us: it may already have redrawn or retitled its window)."""
         resting = self._resting
         if resting is None:
             return None
-        taken, rx, ry, shot = resting
+        taken, rx, ry, shot, windows = resting
         if clock - taken > FRESH_S or abs(rx - x) > NEAR_PX or abs(ry - y) > NEAR_PX:
             return None
-        return shot
+        return shot, windows
 
     def _on_click(self, x: int, y: int, button: Any, pressed: bool, injected: bool) -> None:
         name = getattr(button, "name", None)
@@ -388,8 +396,12 @@ class DesktopRecorder:
         at, clock = utcnow(), time.monotonic()
         try:
             with self._capture:
-                shot = self._before_press(x, y, clock) or self._grab(x, y)
-                windows = tuple(self._x11.windows()) if self._x11 is not None else ()
+                before = self._before_press(x, y, clock)
+                if before is not None:  # the screen and the windows' titles before the press
+                    shot, windows = before
+                else:
+                    shot = self._grab(x, y)
+                    windows = tuple(self._x11.windows()) if self._x11 is not None else ()
                 self._queue.put(
                     _Press(
                         at=at,
