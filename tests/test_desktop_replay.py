@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Cli
 from desktop_support import (
     EMAIL,
     NAME,
@@ -35,12 +36,17 @@ from desktop_app.app import Services, open_services, replay
 from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models import Event, ParameterType, Trajectory
 from desktop_app.core.models.run import Resolution, RunStatus
-from desktop_app.core.models.workflow import DesktopClickStep, WorkflowVersion
+from desktop_app.core.models.workflow import (
+    DesktopClickStep,
+    HotkeyStep,
+    Workflow,
+    WorkflowVersion,
+)
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.settings import load_settings
 
-pytestmark = [pytest.mark.slow, needs_xvfb]
+pytestmark = pytest.mark.slow
 
 REPLAY_SECRET = "an0ther-Secret"
 
@@ -84,6 +90,7 @@ async def _replay(services: Services, version: WorkflowVersion, name: str, email
     return result.run
 
 
+@needs_xvfb
 def test_recorded_then_replayed_with_new_values_after_the_window_moved_and_the_layout_shifted(
     desktop: str, home: Path, tmp_path: Path
 ) -> None:
@@ -128,6 +135,7 @@ def test_recorded_then_replayed_with_new_values_after_the_window_moved_and_the_l
     assert grep(home, SECRET) == [] and grep(home, REPLAY_SECRET) == []
 
 
+@needs_xvfb
 def test_where_no_anchor_matches_a_vision_model_places_the_click(
     desktop: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,3 +203,23 @@ def _striped_png() -> bytes:
     image[::4, :, 2] = 255
     image[:, ::6, 1] = 200
     return encode_png(image)
+
+
+def test_without_a_display_a_desktop_workflow_says_so_and_runs_nothing(
+    procedura: Cli, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    workflow = Workflow(
+        name="Save the document",
+        steps=(HotkeyStep(title="Press ctrl+s", window_title="Notes", keys=("ctrl", "s")),),
+    )
+    with open_services(load_settings(), write=True) as services:
+        saved = services.workflows.save(workflow, actor="tester")
+        services.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+    result = procedura("run", workflow.id, "--non-interactive")
+    assert result.exit_code != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "DISPLAY is not set" in errors[0], result.stderr
+    with open_services(load_settings(), write=False) as services:
+        assert services.runs.runs(workflow.id) == []  # nothing was run, nothing recorded

@@ -370,6 +370,16 @@ class SettingsPage(QWidget):
             self._text("llm_model", "gpt-4o-mini (when empty)"),
             "The model name the endpoint knows, e.g. gpt-4o-mini or qwen2.5:7b-instruct.",
         )
+        vision = QCheckBox("The model reads &images")
+        vision.setObjectName("settings-llm_vision")
+        self._add(
+            form,
+            "",
+            _Field("llm_vision", vision, vision.isChecked, vision.setChecked, vision.toggled),
+            "Desktop replay may then show it a screenshot of the window to find where to click "
+            "when the recorded picture of the spot is nowhere to be seen (never once a secret "
+            "was typed in the run).",
+        )
 
         self.key_edit = QLineEdit()
         self.key_edit.setObjectName("settings-api-key")
