@@ -119,6 +119,7 @@ class _Builder:
         self.trajectory = trajectory
         self.events = list(trajectory.events)
         self.slots: list[_Slot] = []
+        self._forms_cache: tuple[int, list[tuple[str, str]]] | None = None
         self.steps: list[Step] = []
         self.notes: list[str] = []
 
@@ -194,15 +195,25 @@ class _Builder:
     def templated(self, text: str) -> str:
         """*text* as a template: every recorded value that appears in it becomes its slot."""
         out = escape(text)
-        for slot in sorted(self.slots, key=lambda s: -len(s.value or "")):
-            value = slot.value
-            if value is None or len(value) < 3:
-                continue
-            for form in dict.fromkeys((value, quote(value), quote_plus(value))):
-                escaped = escape(form)
-                if escaped in out:
-                    out = out.replace(escaped, "{" + slot.parameter.name + "}")
+        for escaped, placeholder in self._forms():
+            if escaped in out:
+                out = out.replace(escaped, placeholder)
         return out
+
+    def _forms(self) -> list[tuple[str, str]]:
+        """Every slot's recorded value as it may appear in a text (plain, URL-quoted), escaped,
+        longest value first, with its placeholder; worked out again only when slots are added
+        (slots are only ever appended)."""
+        if self._forms_cache is None or self._forms_cache[0] != len(self.slots):
+            forms = []
+            for slot in sorted(self.slots, key=lambda s: -len(s.value or "")):
+                value = slot.value
+                if value is None or len(value) < 3:
+                    continue
+                for form in dict.fromkeys((value, quote(value), quote_plus(value))):
+                    forms.append((escape(form), "{" + slot.parameter.name + "}"))
+            self._forms_cache = (len(self.slots), forms)
+        return self._forms_cache[1]
 
     def templated_target(self, target: Target) -> Target:
         """*target* with recurring values in its locator values and names made slots."""
