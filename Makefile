@@ -3,6 +3,8 @@
 #                    .venv on demand, from the [dist] extra; several minutes, ~1-2 GB of disk)
 #   make dist-smoke  check that the built app runs `procedura --help` and `procedura info`
 #   make clean-dist  remove build/ and dist/
+#   make bench       run every benchmark (bench/run_all.py, ~25 minutes): tables on the terminal,
+#                    figures in bench/results.json; `make bench-smoke` is the quick version CI runs
 #   make icons       render resources/icons/procedura-256.png, .ico and .icns from procedura.svg
 #                    (Pillow is installed into .venv on demand; the outputs are committed)
 
@@ -10,7 +12,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SPEC := installers/pyinstaller/procedura.spec
 
-.PHONY: dist dist-smoke clean-dist icons
+.PHONY: dist dist-smoke clean-dist icons bench bench-smoke
 
 $(PY):
 	bash scripts/bootstrap.sh
@@ -40,3 +42,9 @@ icons: $(PY)
 		echo "==> Installing Pillow into $(VENV) (to write .ico and .icns)"; \
 		$(PY) -m pip install --quiet "pillow>=10"; }
 	$(PY) scripts/render_icons.py
+
+bench: $(PY)
+	$(PY) bench/run_all.py
+
+bench-smoke: $(PY)
+	$(PY) bench/run_all.py --smoke

@@ -1,0 +1,44 @@
+"""The benchmarks run end to end (tiny sizes): ``make bench`` works on a fresh machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+sys.path.insert(0, str(REPO / "bench"))
+from run_all import BENCHMARKS  # noqa: E402
+
+
+@pytest.mark.timeout(600)
+def test_every_benchmark_runs_and_reports_its_figures_against_its_goals(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "run_all.py"), "--smoke", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=540,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["smoke"] is True and report["machine"]["cpus"]
+    sections = {s["key"]: s for s in report["sections"]}
+    assert list(sections) == list(BENCHMARKS)
+    for key, section in sections.items():
+        assert section["metrics"], key
+        for metric in section["metrics"]:
+            assert metric["value"] is not None, (key, metric)
+            if metric["goal"]:
+                assert metric["met"] in (True, False), (key, metric)
+        assert f"## {section['title']}" in result.stdout  # the table was printed
+    assert "goals met in" in result.stdout
