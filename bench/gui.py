@@ -18,7 +18,7 @@ Real Qt on the offscreen platform, real stores in a temporary data directory:
   CPU time the GUI thread spent between two beats: the app's own work, which a loaded machine
   does not inflate the way it inflates the wall-clock gaps.
 
-``--smoke``: 1 start (no workflows), 500 workflows, no semantic search, 1 replay.
+``--smoke``: 1 start (no workflows), 200 workflows, no semantic search, 1 replay.
 
     .venv/bin/python bench/gui.py [--smoke]
 """
@@ -500,9 +500,9 @@ def _measure_replays(app: QApplication, section: Section, url: str, runs: int) -
 
 
 def measure(smoke: bool = False) -> Section:
-    """Cold starts, the Library over 10,000 workflows, replays (smoke: 1 start, 500, 1 replay)."""
+    """Cold starts, the Library over 10,000 workflows, replays (smoke: 1 start, 200, 1 replay)."""
     starts, populated, total, indexed, runs = (
-        (1, 0, 500, 0, 1) if smoke else (7, 1000, 10_000, 200, 3)
+        (1, 0, 200, 0, 1) if smoke else (7, 1000, 10_000, 200, 3)
     )
     section = Section("gui", "GUI: cold start, Library filter, GUI-thread stalls in a replay")
     section.notes += _method_notes(starts, populated, total, indexed)
@@ -572,7 +572,7 @@ def _method_notes(starts: int, populated: int, total: int, indexed: int) -> list
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="1 start, 500 workflows, 1 replay")
+    parser.add_argument("--smoke", action="store_true", help="1 start, 200 workflows, 1 replay")
     args = parser.parse_args()
     began = time.perf_counter()
     section = measure(args.smoke)

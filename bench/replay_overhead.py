@@ -94,8 +94,8 @@ async def _measure(rounds: int) -> dict[str, float]:
 
 
 def measure(smoke: bool = False, rounds: int | None = None) -> Section:
-    """Alternated rounds of the plain script and the engine (9, or 2 for a smoke run)."""
-    rounds = rounds or (2 if smoke else 9)
+    """Alternated rounds of the plain script and the engine (9, or 1 for a smoke run)."""
+    rounds = rounds or (1 if smoke else 9)
     figures = asyncio.run(_measure(rounds))
     section = Section("replay_overhead", "Replay overhead: Procedura vs a plain Playwright script")
     section.add("plain script, per step", figures["plain"], "ms")
@@ -112,7 +112,7 @@ def measure(smoke: bool = False, rounds: int | None = None) -> Section:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="two rounds, for CI")
+    parser.add_argument("--smoke", action="store_true", help="one round, for CI")
     parser.add_argument("--rounds", type=int, default=None)
     args = parser.parse_args()
     began = time.perf_counter()

@@ -35,9 +35,10 @@ def test_every_benchmark_runs_and_reports_its_figures_against_its_goals(tmp_path
     sections = {s["key"]: s for s in report["sections"]}
     assert list(sections) == list(BENCHMARKS)
     for key, section in sections.items():
-        assert section["metrics"], key
+        measured = [m for m in section["metrics"] if m["value"] is not None]
+        assert measured, key  # a figure that could not be measured says why in its note
+        assert all(m["note"] for m in section["metrics"] if m["value"] is None), key
         for metric in section["metrics"]:
-            assert metric["value"] is not None, (key, metric)
             if metric["goal"]:
                 assert metric["met"] in (True, False), (key, metric)
         assert f"## {section['title']}" in result.stdout  # the table was printed

@@ -163,7 +163,7 @@ def test_a_session_persists_each_event_and_keeps_the_raw_stream(services: Servic
 
 def test_an_abandoned_recording_is_kept_marked_incomplete(home: Path) -> None:
     with open_services(load_settings(), write=True) as services:
-        session = services.trajectories.start_recording(Trajectory(intent="Crash"))
+        session = services.trajectories.start_recording(Trajectory(intent="Crash", started_at=T0))
         session.add(_ev(0, ActionKind.FILL, FIELD, value="Jane"))
         session.add(_ev(2000, ActionKind.CLICK, SAVE, effect=True))
         trajectory_id = session.trajectory_id
@@ -204,3 +204,15 @@ def test_marking_a_field_sensitive_late_scrubs_what_was_stored(services: Service
     )
     assert changes[0].is_secret
     assert not services.media.exists(ref)
+
+
+def test_recovery_never_ends_a_recording_before_it_began(home: Path) -> None:
+    began = T0 + timedelta(hours=1)  # events stamped by a clock behind the recorder's
+    with open_services(load_settings(), write=True) as services:
+        session = services.trajectories.start_recording(Trajectory(intent="Skew", started_at=began))
+        session.add(_ev(0, ActionKind.FILL, FIELD, value="Jane"))
+        trajectory_id = session.trajectory_id
+    with open_services(load_settings(), write=True) as services:
+        recovered = services.trajectories.get(trajectory_id)
+    assert recovered.incomplete and recovered.ended_at == began
+    assert [e.value for e in recovered.events] == ["Jane"]

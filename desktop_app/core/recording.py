@@ -342,7 +342,8 @@ def recover_abandoned(store: TrajectoryStore) -> list[str]:
             trajectory = header.model_copy(
                 update={
                     "events": tuple(clean_events(raw)),
-                    "ended_at": max(_end(e) for e in raw),
+                    # never before it began (an event's clock may be behind the header's)
+                    "ended_at": max(header.started_at, *(_end(e) for e in raw)),
                     "incomplete": True,
                 }
             )

@@ -280,12 +280,14 @@
   }
 
   function start() {
-    wireActionLog();
     wireConsent();
     wireAnnouncement();
     revealDeferred();
   }
 
+  // The action log listens from before the body is parsed (this script is not deferred): an
+  // element can be acted on as soon as it is parsed, before the document is complete.
+  wireActionLog();
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {
