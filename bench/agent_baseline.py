@@ -20,7 +20,6 @@ median wall time of each way per task and in total, and the ratios between the w
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import itertools
@@ -32,7 +31,8 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 import openai  # noqa: F401  (imported on the first LLM call otherwise: inside a timed run)
-from common import Section, isolated_home, median, print_section
+from common import Section, isolated_home, median
+from common import main as cli_main
 from fakes.openai_server import FakeOpenAIServer
 from replay_support import approved, services
 
@@ -457,13 +457,7 @@ def measure(smoke: bool = False) -> Section:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes (CI)")
-    args = parser.parse_args()
-    began = time.perf_counter()
-    section = measure(smoke=args.smoke)
-    section.seconds = time.perf_counter() - began
-    print_section(section)
+    cli_main(__doc__, measure, smoke_help="tiny sizes (CI)")
 
 
 if __name__ == "__main__":

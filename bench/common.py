@@ -11,14 +11,17 @@ table can say whether it is met; a metric without a goal is a figure to report.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,9 +37,11 @@ __all__ = [
     "Section",
     "isolated_home",
     "machine",
+    "main",
     "median",
     "percentile",
     "print_section",
+    "stop_process",
 ]
 
 
@@ -184,3 +189,35 @@ def _memory_gib() -> float | None:
             if line.startswith("MemTotal:"):
                 return round(int(line.split()[1]) / 1024 / 1024, 1)
     return None
+
+
+def main(
+    doc: str | None,
+    measure: Callable[..., Section],
+    *,
+    smoke_help: str,
+    options: Callable[[argparse.ArgumentParser], object] | None = None,
+) -> None:
+    """A benchmark's command line: ``--smoke`` (and *options*' arguments, passed to *measure*
+    by name), then its table."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help=smoke_help)
+    if options is not None:
+        options(parser)
+    arguments = vars(parser.parse_args())
+    began = time.perf_counter()
+    section = measure(**arguments)
+    section.seconds = time.perf_counter() - began
+    print_section(section)
+
+
+def stop_process(process: subprocess.Popen[Any]) -> None:
+    """End *process*: politely, then by force after ten seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -25,7 +25,6 @@ Real Qt on the offscreen platform, real stores in a temporary data directory:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import gc
@@ -38,7 +37,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from common import ROOT, Section, isolated_home, median, percentile, print_section
+from common import ROOT, Section, isolated_home, median, percentile, stop_process
+from common import main as cli_main
 from gui_support import Gui, open_gui, top_level, until
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtTest import QTest
@@ -422,12 +422,7 @@ def _demo_site_process() -> Iterator[str]:
             raise RuntimeError(f"the demo site did not start: {line!r}")
         yield found[1]
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 async def _replay(gui: Gui, workflow_id: str, url: str) -> list[Gap]:
@@ -571,13 +566,7 @@ def _method_notes(starts: int, populated: int, total: int, indexed: int) -> list
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="1 start, 200 workflows, 1 replay")
-    args = parser.parse_args()
-    began = time.perf_counter()
-    section = measure(args.smoke)
-    section.seconds = time.perf_counter() - began
-    print_section(section)
+    cli_main(__doc__, measure, smoke_help="1 start, 200 workflows, 1 replay")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ locator.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import difflib
@@ -30,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from common import Section, isolated_home, median, percentile, print_section
+from common import Section, isolated_home, median, percentile
+from common import main as cli_main
 from playwright.async_api import BrowserContext, Error, Page
 from replay_support import approved, services
 
@@ -572,13 +572,7 @@ def measure(smoke: bool = False) -> Section:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="one task, two kinds (seconds)")
-    args = parser.parse_args()
-    start = time.perf_counter()
-    section = measure(smoke=args.smoke)
-    section.seconds = time.perf_counter() - start
-    print_section(section)
+    cli_main(__doc__, measure, smoke_help="one task, two kinds (seconds)")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ checked to be non-trivial (steps and parameters), so the figures are of real wor
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -29,7 +28,8 @@ from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Any
 
-from common import ROOT, Section, median, print_section
+from common import ROOT, Section, median
+from common import main as cli_main
 
 from desktop_app.core.documents import load_trajectory
 from desktop_app.core.induction.heuristic import Induction, induce
@@ -217,13 +217,7 @@ def measure(smoke: bool = False) -> Section:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="10 and 100 events only, for CI")
-    args = parser.parse_args()
-    began = time.perf_counter()
-    section = measure(args.smoke)
-    section.seconds = time.perf_counter() - began
-    print_section(section)
+    cli_main(__doc__, measure, smoke_help="10 and 100 events only, for CI")
 
 
 if __name__ == "__main__":

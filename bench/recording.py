@@ -23,7 +23,6 @@ Everything runs in headless Chromium against the bundled demo app (Acme CRM):
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
@@ -40,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
-from common import ROOT, Section, isolated_home, median, print_section
+from common import ROOT, Section, isolated_home, median, stop_process
+from common import main as cli_main
 
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import COMPANIES, DEMO_PASSWORD, DEMO_USERNAME
@@ -501,13 +501,7 @@ def _child(url: str, seconds: float) -> Iterator[tuple[subprocess.Popen[str], IO
         try:
             yield proc, stderr
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop_process(proc)
             assert proc.stdout is not None
             proc.stdout.close()
 
@@ -667,16 +661,14 @@ def measure(smoke: bool = False, minutes: float = 10.0) -> Section:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="a few seconds, tiny sizes")
-    parser.add_argument(
-        "--minutes", type=float, default=10.0, help="how long to record (default: 10)"
+    cli_main(
+        __doc__,
+        measure,
+        smoke_help="a few seconds, tiny sizes",
+        options=lambda parser: parser.add_argument(
+            "--minutes", type=float, default=10.0, help="how long to record (default: 10)"
+        ),
     )
-    args = parser.parse_args()
-    began = time.perf_counter()
-    section = measure(smoke=args.smoke, minutes=args.minutes)
-    section.seconds = time.perf_counter() - began
-    print_section(section)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,11 @@ time per step of each, their ratio (goal <= 1.3), and Procedura's LLM calls (goa
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import time
 
-from common import Section, isolated_home, median, print_section
+from common import Section, isolated_home, median
+from common import main as cli_main
 from playwright.async_api import Page
 from replay_support import approved, services
 
@@ -111,14 +111,12 @@ def measure(smoke: bool = False, rounds: int | None = None) -> Section:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="one round, for CI")
-    parser.add_argument("--rounds", type=int, default=None)
-    args = parser.parse_args()
-    began = time.perf_counter()
-    section = measure(args.smoke, args.rounds)
-    section.seconds = time.perf_counter() - began
-    print_section(section)
+    cli_main(
+        __doc__,
+        measure,
+        smoke_help="one round, for CI",
+        options=lambda parser: parser.add_argument("--rounds", type=int, default=None),
+    )
 
 
 if __name__ == "__main__":

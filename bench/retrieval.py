@@ -29,7 +29,6 @@ embeddings:
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -40,7 +39,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from common import ROOT, Section, isolated_home, median, percentile, print_section
+from common import ROOT, Section, isolated_home, median, percentile
+from common import main as cli_main
 
 from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
 from desktop_app.adapters.search.embeddings import make_embedding_function
@@ -411,13 +411,7 @@ def _section(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="200 distractors, 10 queries, for CI")
-    args = parser.parse_args()
-    began = time.perf_counter()
-    section = measure(args.smoke)
-    section.seconds = time.perf_counter() - began
-    print_section(section)
+    cli_main(__doc__, measure, smoke_help="200 distractors, 10 queries, for CI")
 
 
 if __name__ == "__main__":

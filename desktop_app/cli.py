@@ -11,7 +11,7 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TypeVar, cast
@@ -27,6 +27,7 @@ from desktop_app.core.errors import (
     ProceduraError,
     TransitionError,
 )
+from desktop_app.core.models.trajectory import Trajectory
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.recording import PROFILE_NAME_RULE, is_profile_name
 from desktop_app.core.replay.parameters import ParameterError
@@ -796,13 +797,10 @@ def record_web_command(
             err=True,
         )
 
-    async def run(services: Any) -> Any:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, stop.set)
-        return await record_web(
+    _record_until_stopped(
+        ctx,
+        out,
+        lambda services, stop: record_web(
             services,
             url=url,
             intent=intent,
@@ -811,7 +809,25 @@ def record_web_command(
             headless=headless,
             stop=stop,
             on_started=started,
-        )
+        ),
+    )
+
+
+def _record_until_stopped(
+    ctx: click.Context,
+    out: str | None,
+    record: Callable[[Any, asyncio.Event], Awaitable[Trajectory]],
+) -> None:
+    """Run *record* until it ends or Ctrl+C/SIGTERM stops it; then say what was recorded (and
+    write it to *out*)."""
+
+    async def run(services: Any) -> Trajectory:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        return await record(services, stop)
 
     with _services(ctx, write=True) as services:
         trajectory = asyncio.run(run(services))
@@ -820,7 +836,8 @@ def record_web_command(
         _write_output(text, out, force=True)
     click.echo(
         f"recorded {len(trajectory.events)} events as trajectory {trajectory.id}\n"
-        f"see it with: procedura trajectories show {trajectory.id[:8]}"
+        f"see it with: procedura trajectories show {trajectory.id[:8]}\n"
+        f"induce a workflow from it with: procedura induce {trajectory.id[:8]}"
     )
 
 
@@ -863,30 +880,17 @@ def record_desktop_command(
             err=True,
         )
 
-    async def run(services: Any) -> Any:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, stop.set)
-        return await record_desktop(
+    _record_until_stopped(
+        ctx,
+        out,
+        lambda services, stop: record_desktop(
             services,
             intent=intent,
             stop=stop,
             on_started=started,
             sensitive_windows=sensitive_windows,
             exclude_terminal=True,
-        )
-
-    with _services(ctx, write=True) as services:
-        trajectory = asyncio.run(run(services))
-        text = services.trajectories.export_json(trajectory.id) if out else None
-    if text is not None:
-        _write_output(text, out, force=True)
-    click.echo(
-        f"recorded {len(trajectory.events)} events as trajectory {trajectory.id}\n"
-        f"see it with: procedura trajectories show {trajectory.id[:8]}\n"
-        f"induce a workflow from it with: procedura induce {trajectory.id[:8]}"
+        ),
     )
 
 

@@ -19,12 +19,10 @@ pytestmark = pytest.mark.slow
 
 _OVERLAY_KEYS = ("consent", "announcement")
 
+# Each variant alone where no combination below has it; bench/healing.py mutates every target
+# element of every task, one way at a time, outside the test suite.
 CASES = [
     ("create-contact", ("renamed-ids",)),
-    ("create-contact", ("relabeled",)),
-    ("create-contact", ("reordered",)),
-    ("create-contact", ("consent-banner",)),
-    ("create-contact", ("announcement",)),
     ("create-contact", ("slow",)),
     ("create-contact", ("list-layout",)),
     ("create-contact", ("similar-sibling",)),

@@ -25,17 +25,12 @@ __all__ = [
 ]
 
 
-class WebRecordingControls:
-    """What the control bar drives: a :class:`~desktop_app.ui.backend.RecordingControls`
-    over the web recorder.
+class _Controls:
+    """What the two recorders' controls share: pause, resume, notes, stop."""
 
-    ``page`` is the first page of the recording (tests act as the user through it).
-    """
-
-    def __init__(self, recorder: WebRecorder, page: Page, stop: asyncio.Event) -> None:
+    def __init__(self, recorder: WebRecorder | DesktopRecorder, stop: asyncio.Event) -> None:
         self._recorder = recorder
         self._stop = stop
-        self.page = page
 
     @property
     def trajectory_id(self) -> str:
@@ -44,28 +39,41 @@ class WebRecordingControls:
 
     @property
     def paused(self) -> bool:
-        """Whether events are being dropped for now."""
+        """Whether what happens is being left out for now."""
         return self._recorder.paused
 
     def pause(self) -> None:
-        """Drop what happens from now on until :meth:`resume`."""
+        """Leave out what happens from now on until :meth:`resume`."""
         self._recorder.pause()
 
     def resume(self) -> None:
         """Record again."""
         self._recorder.resume()
 
-    async def mark_sensitive(self) -> str | None:
-        """Mark the focused field of the active page sensitive; its label, or None if none."""
-        return await self._recorder.mark_sensitive()
-
     def add_note(self, text: str) -> None:
         """Record a note at this point of the recording."""
         self._recorder.add_note(text)
 
     def stop(self) -> None:
-        """End the recording (as if the browser was closed)."""
+        """End the recording (for the browser: as if it was closed)."""
         self._stop.set()
+
+
+class WebRecordingControls(_Controls):
+    """What the control bar drives: a :class:`~desktop_app.ui.backend.RecordingControls`
+    over the web recorder.
+
+    ``page`` is the first page of the recording (tests act as the user through it).
+    """
+
+    def __init__(self, recorder: WebRecorder, page: Page, stop: asyncio.Event) -> None:
+        super().__init__(recorder, stop)
+        self._web = recorder
+        self.page = page
+
+    async def mark_sensitive(self) -> str | None:
+        """Mark the focused field of the active page sensitive; its label, or None if none."""
+        return await self._web.mark_sensitive()
 
 
 async def record_with_controls(
@@ -106,47 +114,21 @@ async def record_with_controls(
     )
 
 
-class DesktopRecordingControls:
+class DesktopRecordingControls(_Controls):
     """What the control bar drives: a :class:`~desktop_app.ui.backend.RecordingControls`
     over the desktop recorder. "Mark sensitive" marks the window last clicked or typed in."""
 
     def __init__(self, recorder: DesktopRecorder, stop: asyncio.Event) -> None:
-        self._recorder = recorder
-        self._stop = stop
-
-    @property
-    def trajectory_id(self) -> str:
-        """The recording's id."""
-        return self._recorder.trajectory_id
-
-    @property
-    def paused(self) -> bool:
-        """Whether input is being left out for now."""
-        return self._recorder.paused
-
-    def pause(self) -> None:
-        """Leave out what happens from now on until :meth:`resume`."""
-        self._recorder.pause()
-
-    def resume(self) -> None:
-        """Record again."""
-        self._recorder.resume()
+        super().__init__(recorder, stop)
+        self._desktop = recorder
 
     async def mark_sensitive(self) -> str | None:
         """Make the window last used sensitive from now on; its title, or None if none yet."""
-        window = self._recorder.last_window
+        window = self._desktop.last_window
         if window is None or not window.title:
             return None
-        self._recorder.mark_sensitive_window(window.title)
+        self._desktop.mark_sensitive_window(window.title)
         return window.title
-
-    def add_note(self, text: str) -> None:
-        """Record a note at this point of the recording."""
-        self._recorder.add_note(text)
-
-    def stop(self) -> None:
-        """End the recording."""
-        self._stop.set()
 
 
 async def record_desktop_with_controls(
