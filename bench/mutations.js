@@ -85,142 +85,6 @@
     return element.tagName.toLowerCase() + ":" + squeeze(element.textContent, 80).slice(0, 300);
   }
 
-  // ── the action log until app.js takes over ──
-  // app.js is deferred: it logs actions only once it has run, and a replay may act on a page
-  // before that (the DOM is there before its scripts). Until then this script logs in its
-  // place, in the same format, so the log misses nothing. The script element's load event
-  // fires right after app.js has run.
-  const INTERACTIVE = [
-    "a",
-    "button",
-    "input",
-    "select",
-    "textarea",
-    "label",
-    "summary",
-    '[role="button"]',
-    '[role="link"]',
-    '[role="checkbox"]',
-    '[role="radio"]',
-    '[role="switch"]',
-    '[role="tab"]',
-    '[role="menuitem"]',
-    '[role="menuitemcheckbox"]',
-    '[role="menuitemradio"]',
-    '[role="option"]',
-    '[role="combobox"]',
-  ].join(", ");
-  let appLogs = false;
-  let sequence = 0;
-  const edited = new Set();
-
-  function watchApp() {
-    const script = document.querySelector('script[src="/static/app.js"]');
-    if (script) {
-      script.addEventListener("load", function () {
-        appLogs = true;
-      });
-    } else {
-      appLogs = true;
-    }
-  }
-
-  function isDecoy(element) {
-    return Boolean(element && element.closest("[data-decoy]"));
-  }
-
-  function send(kind, element, value, decoy) {
-    sequence += 1;
-    const record = {
-      kind: kind,
-      element: keyOf(element).slice(0, 300),
-      decoy: decoy,
-      path: location.pathname,
-      value: value,
-      seq: sequence,
-      page: performance.timeOrigin,
-      t: performance.timeOrigin + performance.now(),
-    };
-    navigator.sendBeacon("/__actions", JSON.stringify(record));
-  }
-
-  function valueOf(field) {
-    const type = typeOf(field);
-    if (type === "password") {
-      return null;
-    }
-    if (type === "checkbox" || type === "radio") {
-      return field.checked;
-    }
-    return String(field.value).slice(0, 1000);
-  }
-
-  function early(handler) {
-    return function (event) {
-      if (!appLogs) {
-        handler(event);
-      }
-    };
-  }
-
-  window.addEventListener(
-    "click",
-    early(function (event) {
-      const target = event.target instanceof Element ? event.target.closest(INTERACTIVE) : null;
-      if (target && !(target.tagName === "LABEL" && target.control)) {
-        send("click", target, null, isDecoy(target));
-      }
-    }),
-    true,
-  );
-  // A field typed into before app.js ran and left unchanged is reported on leaving the page,
-  // as app.js does for its own; once app.js sees it being edited, it is app.js's.
-  window.addEventListener(
-    "input",
-    function (event) {
-      if (event.target instanceof Element && event.target.matches(FIELDS)) {
-        if (appLogs) {
-          edited.delete(event.target);
-        } else {
-          edited.add(event.target);
-        }
-      }
-    },
-    true,
-  );
-  window.addEventListener(
-    "change",
-    function (event) {
-      const field = event.target;
-      edited.delete(field);
-      if (!appLogs && field instanceof Element && field.matches(FIELDS)) {
-        send("change", field, valueOf(field), isDecoy(field));
-      }
-    },
-    true,
-  );
-  window.addEventListener(
-    "submit",
-    early(function (event) {
-      const submitter = event.submitter || null;
-      const value = submitter ? keyOf(submitter) : null;
-      send("submit", event.target, value, isDecoy(event.target) || isDecoy(submitter));
-    }),
-    true,
-  );
-  window.addEventListener(
-    "pagehide",
-    function () {
-      edited.forEach(function (field) {
-        if (field.isConnected) {
-          send("change", field, valueOf(field), isDecoy(field));
-        }
-      });
-      edited.clear();
-    },
-    true,
-  );
-
   // ── what an element is, for the benchmark ──
 
   function sameKey(key) {
@@ -444,17 +308,9 @@
     },
   };
 
-  function onReady() {
-    if (document.readyState === "interactive") {
-      watchApp();
-    }
-    apply();
-  }
-
   if (document.readyState === "loading") {
-    document.addEventListener("readystatechange", onReady);
+    document.addEventListener("readystatechange", apply);
   } else {
-    appLogs = true; // the page's scripts have run
     apply();
   }
 })();
