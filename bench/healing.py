@@ -529,8 +529,8 @@ def _method_notes(results: list[Result], smoke: bool) -> list[str]:
         f"Chromium; {WORKERS} cases at a time, each on its own demo app, reset before each case.",
         "Judge: the demo app's action log against the unmutated reference run (kind, element key, "
         "page, value; the mutated element's new key mapped back), plus which element the engine "
-        "acted on in each step; any action on another element is wrong, even if the run recovers. "
-        "Actions before app.js runs are logged by the page script in its place.",
+        "acted on in each step; any action on another element is wrong, even if the run "
+        "recovers.",
         "Attributes removed: all but name, value, type, href, checked, selected, disabled (the "
         "server reads name/value: removing them would break the app, not test healing); removing "
         "id also unlinks a field's <label for>, so the field loses its accessible name.",
