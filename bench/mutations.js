@@ -11,7 +11,7 @@
   const spec = window.__healingSpec || null;
   const state = { target: null, applied: false, reason: "" };
 
-  // ── keyOf, as resources/demo_site/static/app.js computes it for the action log ──
+  // ── the action log's element keys: app.js's own (it runs before the page is parsed) ──
   const FIELDS = "input, select, textarea";
   const CANDIDATES = "a, button, input, select, textarea, label, summary, [role], [data-testid]";
 
@@ -19,70 +19,8 @@
     return (text || "").replace(/\s+/g, " ").trim().slice(0, limit);
   }
 
-  function typeOf(element) {
-    return (element.getAttribute("type") || "").toLowerCase();
-  }
-
-  function isSubmitter(element) {
-    const type = typeOf(element);
-    if (element.tagName === "BUTTON") {
-      return type === "" || type === "submit";
-    }
-    return element.tagName === "INPUT" && (type === "submit" || type === "image");
-  }
-
-  function namesakes(element, name) {
-    const scope = element.form || document;
-    return Array.prototype.filter.call(scope.querySelectorAll("[name]"), function (other) {
-      return other.getAttribute("name") === name && other.tagName === element.tagName;
-    });
-  }
-
-  function nameKey(element, name) {
-    const type = typeOf(element);
-    const value = element.getAttribute("value") || "";
-    if (isSubmitter(element) || type === "radio") {
-      return "name:" + name + "=" + value;
-    }
-    const same = namesakes(element, name);
-    if (same.length < 2) {
-      return "name:" + name;
-    }
-    if (type === "checkbox") {
-      return "name:" + name + "=" + value;
-    }
-    return "name:" + name + "[" + same.indexOf(element) + "]";
-  }
-
-  function addressKey(raw) {
-    const url = new URL(raw, location.href);
-    url.hash = "";
-    return url.origin === location.origin ? url.pathname + url.search : url.href;
-  }
-
-  function isJump(raw) {
-    const url = new URL(raw, location.href);
-    const here = location.origin + location.pathname + location.search;
-    return url.hash !== "" && url.origin + url.pathname + url.search === here;
-  }
-
   function keyOf(element) {
-    const testId = element.getAttribute("data-testid");
-    if (testId) {
-      return "testid:" + testId;
-    }
-    const name = element.getAttribute("name");
-    if (name && element.matches(FIELDS + ", button")) {
-      return nameKey(element, name);
-    }
-    const href = element.tagName === "A" ? element.getAttribute("href") : null;
-    if (href !== null && !isJump(href)) {
-      return "link:" + addressKey(href);
-    }
-    if (element.tagName === "FORM") {
-      return "form:" + addressKey(element.getAttribute("action") || location.href);
-    }
-    return element.tagName.toLowerCase() + ":" + squeeze(element.textContent, 80).slice(0, 300);
+    return window.__acmeActionKey(element);
   }
 
   // ── what an element is, for the benchmark ──

@@ -170,11 +170,6 @@ class DesktopSteps:
         self._options = options
         self.secret_typed = False
 
-    @property
-    def available(self) -> bool:
-        """Whether a desktop is there to drive."""
-        return self._desktop is not None
-
     def _port(self) -> DesktopPort:
         if self._desktop is None:
             raise StepFailed(

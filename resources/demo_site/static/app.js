@@ -286,8 +286,10 @@
   }
 
   // The action log listens from before the body is parsed (this script is not deferred): an
-  // element can be acted on as soon as it is parsed, before the document is complete.
+  // element can be acted on as soon as it is parsed, before the document is complete. Its keys
+  // are shared with test and benchmark scripts that must name elements the same way.
   wireActionLog();
+  window.__acmeActionKey = keyOf;
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {
