@@ -398,6 +398,7 @@ async def run_suite(smoke: bool, workers: int = WORKERS) -> list[Result]:
     turn, each its own, all in one browser.
     """
     tasks = (SMOKE_TASK,) if smoke else TASKS
+    workers = 1 if smoke else workers  # two cases: one demo app is enough
     with contextlib.ExitStack() as stack:
         sites = [stack.enter_context(DemoSite()) for _ in range(workers)]
         sv = stack.enter_context(services())
@@ -526,7 +527,8 @@ def _method_notes(results: list[Result], smoke: bool) -> list[str]:
         "Engine: the real Replayer with ReplayOptions(use_llm=False, assume_yes=True), default "
         f"patience {OPTIONS.patience_s:g} s; memory=None (no experience rung, nothing learned: "
         "no case can reuse another's repair); a fresh browser context per case in one headless "
-        f"Chromium; {WORKERS} cases at a time, each on its own demo app, reset before each case.",
+        f"Chromium; {1 if smoke else WORKERS} case(s) at a time, each on its own demo app, reset "
+        "before each case.",
         "Judge: the demo app's action log against the unmutated reference run (kind, element key, "
         "page, value; the mutated element's new key mapped back), plus which element the engine "
         "acted on in each step; any action on another element is wrong, even if the run "

@@ -649,7 +649,7 @@ def measure(smoke: bool = False, minutes: float = 10.0) -> Section:
         overhead = pool.submit(asyncio.run, _overhead(site.url, rounds, clicks, fields))
         if not smoke:
             overhead.result()  # the recording then runs alone; a smoke run overlaps them
-        seconds, every = (3.0, 0.5) if smoke else (minutes * 60, 2.0)
+        seconds, every = (2.0, 0.5) if smoke else (minutes * 60, 2.0)
         recording = _record_in_child(home, site.url, seconds, every)
         pairs = overhead.result()
     _add_overhead(section, pairs)

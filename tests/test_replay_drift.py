@@ -24,14 +24,11 @@ _OVERLAY_KEYS = ("consent", "announcement")
 CASES = [
     ("create-contact", ("renamed-ids",)),
     ("create-contact", ("slow",)),
-    ("create-contact", ("list-layout",)),
-    ("create-contact", ("similar-sibling",)),
     ("create-contact", ("hostile",)),
     ("create-contact", ("relabeled", "renamed-ids")),
     ("create-contact", ("similar-sibling", "relabeled", "reordered")),
     ("expense-report", ("relabeled",)),
     ("expense-report", ("renamed-ids", "consent-banner", "announcement")),
-    ("expense-report", ("similar-sibling", "reordered")),
     ("filter-orders", ("similar-sibling", "relabeled")),
     ("open-contact", ("list-layout", "relabeled", "consent-banner")),
 ]
