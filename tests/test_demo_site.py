@@ -910,6 +910,9 @@ def test_combined_variants() -> None:
     async def scenario(page: Page) -> None:
         await page.goto("/login")
         await page.get_by_role("button", name="Allow cookies").click()
+        # Clicked before the slow page wired its script, the consent is a form post: let it
+        # land (the overlay gone) before signing in navigates away from it.
+        await expect(page.get_by_test_id("consent-overlay")).to_have_count(0)
         await sign_in(page)
         await page.get_by_role("button", name="Close").click()
         await page.get_by_role("link", name="Add contact").first.click()
