@@ -19,7 +19,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar, cast
 import click
 
 from desktop_app import __version__
-from desktop_app.core.describe import describe_expectation
+from desktop_app.core.describe import describe_effects, describe_expectation
 from desktop_app.core.errors import (
     ConfirmationRequired,
     DocumentError,
@@ -610,11 +610,11 @@ def trajectories_show(ctx: click.Context, ref: str, as_json: bool, raw: bool) ->
             chord = "+".join([*(m.value for m in e.modifiers), e.key])
             what = f"{chord} in {what}" if what else chord
         value = "" if e.value is None else (" = [secret]" if e.is_secret else f" = {e.value!r}")
-        effect = (
-            ""
-            if not raw or e.effect is None
-            else ("  (changed the page)" if e.effect else "  (no effect)")
-        )
+        effect = ""
+        if raw and e.effects is not None:
+            effect = f"  ({describe_effects(e.effects)})"
+        elif raw and e.effect is not None:
+            effect = "  (changed the page)" if e.effect else "  (no effect)"
         click.echo(f"  {i:>3}. {e.action.value:<12} {_short(what, 60)}{_short(value, 40)}{effect}")
 
 

@@ -13,11 +13,13 @@ import contextlib
 import functools
 import json
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
 
 from browser_support import BrowserLoop
 from playwright.async_api import (
@@ -33,6 +35,7 @@ from desktop_app.core.models.target import Locator as RecordedLocator
 
 REPO = Path(__file__).resolve().parents[1]
 CAPTURE_SCRIPT = REPO / "resources" / "recorder" / "capture.js"
+EFFECTS_SCRIPT = REPO / "resources" / "recorder" / "effects.js"
 PAGES = Path(__file__).resolve().parent / "pages"
 TEST_ID_ATTRIBUTES = ("data-testid", "data-test", "data-qa")
 
@@ -43,6 +46,20 @@ T = TypeVar("T")
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
+    """Static files; ``?delay=MS`` answers that much later (a slow server, for late effects)."""
+
+    def do_GET(self) -> None:
+        query = parse_qs(urlsplit(self.path).query)
+        delay = query.get("delay", ["0"])[0]
+        if delay.isdigit():
+            time.sleep(min(int(delay), 5000) / 1000)
+        super().do_GET()
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        self.do_GET()
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
@@ -105,7 +122,9 @@ class Reports:
     def of(self, *types: str) -> list[dict[str, Any]]:
         return [c.payload for c in self.items if c.type in types]
 
-    def types(self, *, ignore: tuple[str, ...] = ("dom_changed",)) -> list[str]:
+    def types(self, *, ignore: tuple[str, ...] = ("effects", "loaded")) -> list[str]:
+        """The types reported, in order; by default those of the person's actions only (not
+        the page's observations)."""
         return [c.type for c in self.items if c.type not in ignore]
 
     def mark(self) -> int:
@@ -223,7 +242,8 @@ class CaptureHarness(BrowserLoop):
         reports = Reports()
         if bind:
             await context.expose_binding("__proceduraEmit", reports.on_binding)
-        if inject:
+        if inject:  # as the recorder does: what the page does observed first, then the person
+            await context.add_init_script(path=str(EFFECTS_SCRIPT))
             await context.add_init_script(path=str(CAPTURE_SCRIPT))
         session = Session(self.server, context, reports)
         context.on("page", session.watch_page)
@@ -259,7 +279,10 @@ class Session:
         return page
 
     async def internal_errors(self, scope: Page | Frame) -> list[str]:
-        errors: list[str] = await scope.evaluate("() => window.__procedura.errors()")
+        errors: list[str] = await scope.evaluate(
+            "() => [...window.__procedura.errors(),"
+            " ...(window.__proceduraEffects ? window.__proceduraEffects.errors() : [])]"
+        )
         return errors
 
 

@@ -13,7 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from capture_harness import CAPTURE_SCRIPT, CaptureHarness, Session, harness_for_module
+from capture_harness import (
+    CAPTURE_SCRIPT,
+    EFFECTS_SCRIPT,
+    CaptureHarness,
+    Session,
+    harness_for_module,
+)
 from playwright.async_api import Page
 
 pytestmark = pytest.mark.slow
@@ -152,6 +158,7 @@ def test_the_spies_see_what_recording_installs(harness: CaptureHarness) -> None:
     async def body(session: Session) -> None:
         page = await session.open("candidates.html", wait_for_script=False)
         await page.evaluate(SPIES)
+        await page.evaluate(EFFECTS_SCRIPT.read_text(encoding="utf-8"))
         await page.evaluate(CAPTURE_SCRIPT.read_text(encoding="utf-8"))
         assert await page.evaluate("() => window.__procedura.describeOnly") is False
         await act_like_a_person(page)

@@ -9,6 +9,7 @@ locator it recorded finds exactly the element acted on.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -28,22 +29,39 @@ from playwright.async_api import Frame, Page
 pytestmark = pytest.mark.slow
 
 COMMON_FIELDS = {"id", "type", "t", "url", "title", "frame"}
+#: What every action payload says of its beginning.
+BEGINNING = {"action", "t_start", "ready", "shown", "masks", "scroll"}
 FIELDS_BY_TYPE = {
-    "pointerdown": {"target"},
-    "click": {"target", "button", "modifiers", "effect_ref"},
-    "double_click": {"target"},
-    "effect": {"ref", "effect"},
-    "fill": {"target", "value", "t_start"},
-    "select": {"target", "value", "option_value"},
-    "check": {"target"},
-    "uncheck": {"target"},
-    "upload": {"target", "files"},
-    "press": {"target", "key", "modifiers"},
+    "click": {"target", "button", "modifiers"} | BEGINNING,
+    "double_click": {"target"} | BEGINNING,
+    "fill": {"target", "value"} | BEGINNING,
+    "select": {"target", "value", "option_value", "options"} | BEGINNING,
+    "check": {"target"} | BEGINNING,
+    "uncheck": {"target"} | BEGINNING,
+    "upload": {"target", "files"} | BEGINNING,
+    "press": {"target", "key", "modifiers"} | BEGINNING,
     "submit": {"target", "submitter"},
     "scroll": {"dx", "dy"},
-    "dom_changed": set(),
     "sensitive_marked": {"target"},
+    "effects": {
+        "ref",
+        "settled",
+        "dom_changed",
+        "texts_known",
+        "texts_added",
+        "texts_removed",
+        "items_added",
+        "items_removed",
+        "dialogs_opened",
+        "dialogs_closed",
+        "values_changed",
+        "requests",
+        "left_page",
+    },
+    "loaded": {"masks", "shown"},
 }
+#: Reports of what the page did (effects.js), not of what the person did.
+OBSERVATIONS = ("effects", "loaded")
 PASSWORD = "hunter2-Correct-Horse"
 API_TOKEN = "tok_live_5ecr3tVa1ue"
 
@@ -61,6 +79,32 @@ def harness() -> Iterator[CaptureHarness]:
 
 def css(payload: dict[str, Any]) -> str | None:
     return (payload.get("target") or {}).get("css")
+
+
+def actions(reports: Reports) -> list[dict[str, Any]]:
+    """What the person did: every payload but the page's observations."""
+    return [p for p in reports.payloads if p["type"] not in OBSERVATIONS]
+
+
+def effects_of(reports: Reports, action: dict[str, Any]) -> dict[str, Any] | None:
+    """The newest effects report about *action*, if any."""
+    found = [p for p in reports.of("effects") if p["ref"] == action["action"]]
+    return found[-1] if found else None
+
+
+async def settled_effects(reports: Reports, action: dict[str, Any]) -> dict[str, Any]:
+    """The effects report about *action* once the page settled after it."""
+    await reports.wait_for(
+        lambda r: any(p["ref"] == action["action"] and p["settled"] for p in r.of("effects")),
+        what=f"the effects of {action['type']} to settle",
+    )
+    effects = effects_of(reports, action)
+    assert effects is not None
+    return effects
+
+
+def added(effects: dict[str, Any]) -> list[str]:
+    return [t["text"] for t in effects["texts_added"]]
 
 
 def strategies(target: dict[str, Any]) -> list[str]:
@@ -123,32 +167,25 @@ def test_contact_form_flow(harness: CaptureHarness) -> None:
         )
         await page.get_by_role("button", name="Save contact").click()
         await reports.wait_for_type("submit")
-        await reports.wait_for(lambda r: r.types()[-1] == "effect", what="the click's effect")
+        save_click = reports.of("click")[-1]
+        save_effects = await settled_effects(reports, save_click)
 
         payloads = reports.payloads
         assert_well_formed(reports)
-        kept = [p for p in collapse_fills(payloads) if p["type"] not in ("effect", "dom_changed")]
+        kept = collapse_fills(actions(reports))
         assert [(p["type"], css(p)) for p in kept] == [
-            ("pointerdown", "#full-name"),
             ("click", "#full-name"),
             ("fill", "#full-name"),
-            ("pointerdown", "#password"),
             ("click", "#password"),
             ("fill", "#password"),
-            ("pointerdown", "#token"),
             ("click", "#token"),
             ("fill", "#token"),
-            ("pointerdown", 'input[name="newsletter"]'),
             ("check", 'input[name="newsletter"]'),
-            ("pointerdown", 'label[for="terms"]'),
             ("check", "#terms"),
-            ("pointerdown", 'input[name="newsletter"]'),
             ("uncheck", 'input[name="newsletter"]'),
-            ("pointerdown", "#new-contact label:nth-of-type(2)"),
             ("check", 'input[type="radio"][name="preferred"][value="phone"]'),
             ("select", "#company"),
             ("upload", "#cv"),
-            ("pointerdown", 'button[data-testid="save-contact"]'),
             ("click", 'button[data-testid="save-contact"]'),
             ("submit", "#new-contact"),
         ]
@@ -159,6 +196,7 @@ def test_contact_form_flow(harness: CaptureHarness) -> None:
         assert values[0] == "Jane" and values[-1] == "Jane Doe"  # provisional, then final
         assert all("Jane Doe".startswith(value) for value in values)
         assert len({p["t_start"] for p in name_fills}) == 1
+        assert len({p["action"] for p in name_fills}) == 1  # one action, reported as it goes
         final_name = next(p for p in kept if p["type"] == "fill" and css(p) == "#full-name")
         assert final_name["value"] == "Jane Doe"
         assert final_name["t_start"] <= final_name["t"]
@@ -179,17 +217,22 @@ def test_contact_form_flow(harness: CaptureHarness) -> None:
 
         select = reports.of("select")[0]
         assert (select["value"], select["option_value"]) == ("Globex Corporation", "globex")
+        assert "Globex Corporation" in select["options"] and len(select["options"]) >= 3
         assert reports.of("upload")[0]["files"] == ["cv.pdf"]
         submit = reports.of("submit")[0]
         assert submit["submitter"]["css"] == 'button[data-testid="save-contact"]'
-        save_click = reports.of("click")[-1]
-        assert save_click["effect_ref"] == save_click["id"]
         assert save_click["button"] == "left" and save_click["modifiers"] == []
-        effect = next(p for p in reports.of("effect") if p["ref"] == save_click["id"])
-        assert effect["effect"] is True  # the page showed "Contact Jane Doe created"
-        pointer = reports.of("pointerdown")[-1]
+        # What the save did, as the page saw it: its status message, in the status role.
+        assert {"text": "Contact Jane Doe created", "role": "status", "gone": False} in (
+            save_effects["texts_added"]
+        )
+        assert save_effects["dom_changed"] is True and save_effects["left_page"] is False
+        # A check's beginning is its pointerdown: the label pressed, before the change event.
+        terms = next(p for p in reports.of("check") if css(p) == "#terms")
+        assert terms["t_start"] <= terms["t"]
         assert await page.locator("[data-procedura-target]").count() == 1
-        assert css(pointer) == 'button[data-testid="save-contact"]'
+        marked = await page.locator("[data-procedura-target]").get_attribute("data-testid")
+        assert marked == "save-contact"
         await assert_clean(session, page)
 
     harness.scenario(body)
@@ -254,7 +297,7 @@ def test_a_secret_typed_in_an_editor_never_leaves_the_page(harness: CaptureHarne
         await page.get_by_label("Secret answer").click()
         await page.keyboard.type("blue whale")
         await page.get_by_role("button", name="Save answer").click()
-        await reports.wait_for_type("effect")
+        await settled_effects(reports, reports.of("click")[-1])
         fill = reports.of("fill")[0]
         assert fill["value"] is None and fill["target"]["sensitive"] is True
         row_text = reports.of("click")[-1]["target"]["fingerprint"]["nearby_text"]
@@ -278,9 +321,9 @@ def test_enter_in_a_search_box_gives_fill_then_press(harness: CaptureHarness) ->
             await box.press("Enter")
         await reports.wait_for_type("submit")
 
-        actions = [p for p in reports.payloads if p["type"] in ("fill", "press", "submit")]
-        assert [p["type"] for p in actions] == ["fill", "press", "submit"]
-        fill, press, submit = actions
+        done = [p for p in reports.payloads if p["type"] in ("fill", "press", "submit")]
+        assert [p["type"] for p in done] == ["fill", "press", "submit"]
+        fill, press, submit = done
         assert fill["value"] == "acme 2024"
         assert (press["key"], press["modifiers"]) == ("Enter", [])
         assert css(press) == css(fill) == 'input[name="q"]'
@@ -309,8 +352,8 @@ def test_keys_and_double_click(harness: CaptureHarness) -> None:
 
         presses = [(p["key"], p["modifiers"]) for p in reports.of("press")]
         assert presses == [("s", ["Control"]), ("Tab", ["Shift"]), ("Escape", []), ("F2", [])]
-        actions = [p for p in reports.payloads if p["type"] not in ("effect", "dom_changed")]
-        flushed = actions[[p["type"] for p in actions].index("press") - 1]
+        done = actions(reports)
+        flushed = done[[p["type"] for p in done].index("press") - 1]
         assert (flushed["type"], flushed["value"]) == ("fill", "Ann")  # flushed before the press
         assert css(reports.of("press")[0]) == "#full-name"
         notes_fill = [p for p in reports.of("fill") if css(p) == "#notes"]
@@ -323,58 +366,144 @@ def test_keys_and_double_click(harness: CaptureHarness) -> None:
     harness.scenario(body)
 
 
-# ── effects and DOM changes ────────────────────────────────────────────────────────────────
+# ── what the page did: effects ─────────────────────────────────────────────────────────────
 
 
-async def effect_of(reports: Reports, click: dict[str, Any]) -> bool:
-    await reports.wait_for(
-        lambda r: any(p["ref"] == click["id"] for p in r.of("effect")), what="effect"
-    )
-    effect = next(p for p in reports.of("effect") if p["ref"] == click["id"])
-    return bool(effect["effect"])
-
-
-def test_click_effects_and_dom_changes(harness: CaptureHarness) -> None:
+def test_what_each_action_made_the_page_do(harness: CaptureHarness) -> None:
     async def body(session: Session) -> None:
         page = await session.open("effects.html")
         reports = session.reports
 
         await page.get_by_text("This paragraph is plain text").click()
-        assert await effect_of(reports, reports.of("click")[-1]) is False
-
-        # The recorder screenshots between pointerdown and click (a style, masks, no caret):
-        # what Playwright changes in the DOM for that is not the click's effect.
-        await page.get_by_text("Acme Corporation").hover()
-        await page.mouse.down()
-        await page.screenshot(
-            style="[data-procedura-target] { outline: 3px solid red; }", mask=[page.locator("h1")]
-        )
-        await page.mouse.up()
-        await reports.wait_for(lambda r: len(r.of("click")) == 2, what="second click")
-        assert await effect_of(reports, reports.of("click")[-1]) is False
+        plain = await settled_effects(reports, reports.of("click")[-1])
+        assert plain["texts_added"] == [] and plain["texts_removed"] == []
+        assert plain["dom_changed"] is False  # the recorder's own marking is not the page's
 
         await page.get_by_role("button", name="Show details").click()
-        assert await effect_of(reports, reports.of("click")[-1]) is True
-        await reports.settle(0.7)
-        assert reports.of("dom_changed") == []  # a toggled section is not significant
+        details = await settled_effects(reports, reports.of("click")[-1])
+        assert added(details) == ["Founded 1999, 120 employees."]  # one line, nothing re-split
+        assert details["texts_removed"] == [] and details["items_added"] == 0
 
         await page.get_by_role("button", name="Load more").click()
-        await reports.wait_for_type("dom_changed")
-        assert await effect_of(reports, reports.of("click")[-1]) is True
-        assert reports.of("dom_changed")[0]["type"] == "dom_changed"
+        more = await settled_effects(reports, reports.of("click")[-1])
+        assert more["items_added"] == 8
+        assert added(more)[:2] == ["Company 3", "Company 4"]
+        assert {t["role"] for t in more["texts_added"]} == {"item"}
 
-        mark = reports.mark()
         await page.get_by_role("button", name="Open dialog").click()
-        await reports.wait_for(lambda r: bool(r.since(mark).of("dom_changed")), what="dialog")
+        opened = await settled_effects(reports, reports.of("click")[-1])
+        assert opened["dialogs_opened"] == 1
+        assert {"text": "Confirm", "role": "heading", "gone": False} in opened["texts_added"]
         await page.get_by_role("button", name="Close").click()
-        await reports.wait_for(lambda r: len(r.since(mark).of("dom_changed")) >= 2, what="close")
+        closed = await settled_effects(reports, reports.of("click")[-1])
+        assert closed["dialogs_closed"] == 1 and closed["texts_added"] == []
+        assert [t["text"] for t in closed["texts_removed"]] == ["Confirm", "Close"]
 
         async with page.expect_navigation():
             await page.get_by_role("link", name="Go to search").click()
         link_click = next(p for p in reports.of("click") if css(p) == "#to-search")
-        assert await effect_of(reports, link_click) is True
+        await reports.wait_for(
+            lambda r: bool((effects_of(r, link_click) or {}).get("left_page")), what="left_page"
+        )
         assert_well_formed(reports)
         assert session.page_errors == []
+
+    harness.scenario(body)
+
+
+def test_late_effects_go_to_the_action_that_caused_them(harness: CaptureHarness) -> None:
+    """At machine speed the next action begins before the page answers the last one: what a
+    request, a timer or a slow server led to still belongs to the action that started it."""
+
+    async def body(session: Session) -> None:
+        page = await session.open("causes.html")
+        reports = session.reports
+        other = page.get_by_role("button", name="Something else")
+        for name, message in (
+            ("Save with fetch", "Order saved by fetch"),
+            ("Save with XHR", "Order saved by XHR"),
+        ):
+            mark = reports.mark()
+            await page.get_by_role("button", name=name).click()
+            await other.click()  # at once: the answer comes 400 ms later
+            save, then = reports.since(mark).of("click")[:2]
+            saved = await settled_effects(reports, save)
+            assert message in added(saved), (name, saved)
+            assert [r["status"] for r in saved["requests"]] == [200]
+            assert saved["requests"][0]["path"] == "/data.json"
+            assert saved["requests"][0]["method"] == ("GET" if "fetch" in name else "POST")
+            other_effects = await settled_effects(reports, then)
+            assert message not in added(other_effects)
+            assert other_effects["requests"] == []
+
+        search = page.get_by_label("Search orders")
+        await search.click()
+        await search.press_sequentially("acme")
+        await other.click()  # before the debounced search answered
+        typing = next(p for p in reports.of("fill") if css(p) == "#search")
+        results = await settled_effects(reports, typing)
+        assert {"text": "Order for acme", "role": "item", "gone": False} in results["texts_added"]
+        after = await settled_effects(reports, reports.of("click")[-1])
+        assert "Order for acme" not in added(after)
+        await assert_clean(session, page)
+
+    harness.scenario(body)
+
+
+def test_values_the_page_sets_and_the_element_pressed(harness: CaptureHarness) -> None:
+    async def body(session: Session) -> None:
+        page = await session.open("causes.html")
+        reports = session.reports
+        await page.get_by_label("Quantity").fill("3")
+        await page.get_by_role("button", name="Recalculate").click()
+        recalculated = await settled_effects(reports, reports.of("click")[-1])
+        assert recalculated["values_changed"] == [{"field": "Total", "value": "30.00"}]
+
+        # The press replaces the button (the browser sends no click at all), or covers it (the
+        # click goes to <body>): either way the recording keeps the button pressed, described
+        # before the page changed it.
+        for name, selector in (("Press me", "#swap"), ("Cover me", "#cover")):
+            count = len(reports.of("click"))
+            await page.get_by_role("button", name=name).click()
+            await reports.wait_for(lambda r, n=count: len(r.of("click")) > n, what=name)
+            pressed = reports.of("click")[-1]
+            assert css(pressed) == selector
+            assert pressed["target"]["fingerprint"]["name"] == name
+            assert pressed["t_start"] <= pressed["t"] and pressed["button"] == "left"
+        await reports.settle(0.3)
+        assert len(reports.of("click")) == 3  # one click each, none for <body>
+        await assert_clean(session, page)
+
+    harness.scenario(body)
+
+
+def test_typing_is_reported_while_it_goes_on_and_secrets_show_as_dots(
+    harness: CaptureHarness,
+) -> None:
+    async def body(session: Session) -> None:
+        page = await session.open("causes.html")
+        reports = session.reports
+        search = page.get_by_label("Search orders")
+        await search.click()
+        await search.press_sequentially("a long search typed without a pause", delay=60)
+        fills = [p for p in reports.of("fill") if css(p) == "#search"]
+        assert len(fills) >= 3  # reported while typing went on, not only once it stopped
+        gaps = [b["t"] - a["t"] for a, b in itertools.pairwise(fills)]
+        assert max(gaps) < 900, gaps
+        assert len({p["action"] for p in fills}) == 1
+
+        # Fields whose name says they are secret are drawn as dots; one only its label says
+        # is secret gets them as soon as it has the focus.
+        security = "(el) => getComputedStyle(el).webkitTextSecurity"
+        assert await page.get_by_label("API token").evaluate(security) == "disc"
+        assert await page.get_by_label("Your PIN").evaluate(security) == "none"
+        await page.get_by_label("Your PIN").click()
+        assert await page.get_by_label("Your PIN").evaluate(security) == "disc"
+        assert await search.evaluate(security) == "none"
+        await page.get_by_role("button", name="Something else").click()
+        masks = reports.of("click")[-1]["masks"]
+        assert len(masks) == 2  # both secret fields' boxes, to paint over in its picture
+        await assert_clean(session, page)
 
     harness.scenario(body)
 
@@ -394,7 +523,7 @@ def test_scroll_reported_only_before_an_action_off_screen(harness: CaptureHarnes
         await reports.wait_for(lambda r: bool(r.since(mark).of("click")), what="click")
 
         after = reports.since(mark)
-        assert after.types()[:3] == ["scroll", "pointerdown", "click"]
+        assert after.types()[:2] == ["scroll", "click"]
         scroll = after.of("scroll")[0]
         assert scroll["dx"] == 0
         assert scroll["dy"] == expected
@@ -481,12 +610,12 @@ def test_injected_input_is_not_reported(harness: CaptureHarness) -> None:
         await page.select_option("#company", "acme")
         await page.keyboard.press("Control+s")
         await page.get_by_role("button", name="Cancel").click()
-        await asyncio.sleep(1.0)  # past the idle-fill delay
-        assert reports.payloads == []
+        await asyncio.sleep(1.0)  # past the time typing is reported
+        assert actions(reports) == [] and reports.of("effects") == []
         await page.evaluate("() => { window.__proceduraInjecting = false; }")
         await page.get_by_role("button", name="Cancel").click()
-        await reports.wait_for_type("effect")
-        assert reports.types() == ["pointerdown", "click", "effect"]
+        await settled_effects(reports, reports.of("click")[-1])
+        assert reports.types() == ["click"]
         assert not any("Injected" in item.raw for item in reports.items)
 
     harness.scenario(body)
@@ -504,15 +633,8 @@ def test_reports_wait_for_the_binding_and_injection_is_idempotent(
         await asyncio.sleep(0.8)
         assert session.reports.payloads == []  # no binding yet: queued in the page
         await session.context.expose_binding("__proceduraEmit", session.reports.on_binding)
-        await session.reports.wait_for(lambda r: len(r.of("effect")) == 2, what="queued reports")
-        assert session.reports.types() == [
-            "pointerdown",
-            "click",
-            "effect",
-            "pointerdown",
-            "click",
-            "effect",
-        ]
+        await session.reports.wait_for(lambda r: len(r.of("click")) == 2, what="queued reports")
+        assert session.reports.types() == ["click", "click"]
         assert [css(p) for p in session.reports.of("click")] == ["#cancel", "#full-name"]
         counters = [int(p["id"].split("-")[1]) for p in session.reports.payloads]
         assert counters == sorted(counters)

@@ -289,7 +289,8 @@ def test_finalize_gives_a_document_the_loader_accepts(contact: Workflow) -> None
 def test_summaries_start_url_and_uses_read_the_draft(contact: Workflow) -> None:
     assert editing.start_url(contact) == "http://127.0.0.1:8765/login"
     assert editing.step_summary(contact.steps[1]) == 'role=textbox[name="Username"]  ← {username}'
-    assert editing.parameter_uses(contact, "full_name") == 3  # intent, value, expectation
+    # the intent, the value, the saved message and the new record's page showing it
+    assert editing.parameter_uses(contact, "full_name") == 4
     waiting = editing.update_step(
         editing.insert_step(contact, 0, editing.blank_step("wait_for")),
         0,

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.trajectory import ActionKind, Event, Trajectory
+from desktop_app.core.models.trajectory import ActionKind, Effects, Event, Modifier, Trajectory
 from desktop_app.core.ports import MediaStore, TrajectoryStore
 from desktop_app.core.redaction import redact_field
 
@@ -82,6 +83,25 @@ _ACTIONS_ON_A_FIELD: Final = frozenset({ActionKind.FILL, ActionKind.SELECT, Acti
 _REPEAT: Final = timedelta(milliseconds=400)
 _DOUBLE_CLICK: Final = timedelta(milliseconds=700)
 _CONSEQUENCE: Final = timedelta(seconds=3)
+#: With no record of who started a navigation: one this soon after the last, with no action
+#: between, is the page redirecting (nobody types two addresses within a second and a half).
+_REDIRECT: Final = timedelta(milliseconds=1500)
+#: Navigations the page started (a link followed, a form sent, its code or a refresh).
+_PAGE_STARTED: Final = frozenset({"link", "form", "script", "refresh"})
+_USER_ACTIONS: Final = frozenset(
+    {
+        ActionKind.CLICK,
+        ActionKind.DOUBLE_CLICK,
+        ActionKind.FILL,
+        ActionKind.SELECT,
+        ActionKind.CHECK,
+        ActionKind.UNCHECK,
+        ActionKind.PRESS,
+        ActionKind.SUBMIT,
+        ActionKind.UPLOAD,
+        ActionKind.SCROLL,
+    }
+)
 
 
 def _key(event: Event) -> tuple[str, ...] | None:
@@ -125,16 +145,48 @@ def _end(event: Event) -> datetime:
     return event.ended_at or event.at
 
 
+def _quiet(event: Event) -> bool:
+    """Whether the page showed no response to *event* beyond focus and styling (a click that
+    only put the caret in a field, a Tab that only moved the focus)."""
+    if event.effects is not None:
+        return not event.effects.visible and not event.effects.requests
+    return event.effect is False
+
+
+def _moves_focus_only(event: Event) -> bool:
+    """A Tab or Shift+Tab press that did nothing but move the focus."""
+    return (
+        event.action is ActionKind.PRESS
+        and event.key == "Tab"
+        and set(event.modifiers) <= {Modifier.SHIFT}
+        and (event.effects is None or _quiet(event))
+    )
+
+
+@dataclass
+class _TabNavigation:
+    """Where a tab is, for cleaning: the clean event its last navigation belongs to (a goto, or
+    the action that led there), when that was, and the last action made there since."""
+
+    url: str | None = None
+    owner: int | None = None
+    at: datetime | None = None
+    acted: int | None = None
+
+
 def clean_events(raw: Sequence[Event]) -> list[Event]:
     """The events a workflow should be induced from: *raw* without noise, typing coalesced.
 
     Dropped: input Procedura injected; repeated fills of one field (the last value wins, the first
     keystroke's time is kept); the earlier states of a desktop typing burst (the last holds the
-    whole text); clicks that only focused a field; clicks with no visible effect on
-    something not interactive; accidental repeats of a click; the clicks a double click is made
-    of; navigations that an action caused (its ``after`` observation shows the new page) and
-    navigations to where the page already was; form submits caused by the click or key that
-    precedes them. Notes stay, after what was cleaned from the actions before them.
+    whole text); clicks that only focused a field; Tab and Shift+Tab presses that only moved the
+    focus; clicks with no visible effect on something not interactive; accidental repeats of a
+    click; the clicks a double click is made of; navigations to where the tab already was; form
+    submits caused by the click or key that precedes them. Navigations that an action led to
+    fold into that action (its ``after`` observation shows the new page), and those the page
+    made by itself with no action between (an HTTP or client-side redirect, a router rewriting
+    ``/`` to ``/#/``) fold into whatever led to the page before: the navigation the person
+    made, or the action. Notes stay, after what was cleaned from the actions before them.
     """
     kept = [e for e in raw if not e.injected]
     actions = [e for e in kept if e.action is not ActionKind.NOTE]
@@ -155,11 +207,13 @@ def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
     """The clean events, and how many there were after each of *events* was taken in."""
     out: list[Event] = []
     before: list[int] = []  # how many clean events there were before each one was taken in
+    tabs: dict[str | None, _TabNavigation] = {}
     for i, event in enumerate(events):
         before.append(len(out))
         nxt = events[i + 1] if i + 1 < len(events) else None
         prev = out[-1] if out else None
         action = event.action
+        tab = tabs.setdefault(event.tab, _TabNavigation())
 
         if (
             action is ActionKind.FILL
@@ -174,6 +228,9 @@ def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
             out[-1] = event  # the desktop recorder stores a burst's text so far at each key
             continue
 
+        if _moves_focus_only(event):
+            continue
+
         if action is ActionKind.CLICK:
             if (
                 nxt is not None
@@ -182,8 +239,10 @@ def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
                 and _same_element(event, nxt)
             ):
                 continue  # a click that only focused the field typed into next
-            if event.effect is False and (_is_field(event) or not _is_interactive(event)):
-                continue  # focus only, or a click on plain content that changed nothing
+            if _is_field(event) and _quiet(event):
+                continue  # a click that only put the caret in a field
+            if event.effect is False and not _is_interactive(event):
+                continue  # a click on plain content that changed nothing
             if (
                 prev is not None
                 and prev.action is ActionKind.CLICK
@@ -199,13 +258,17 @@ def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
             ):
                 continue  # one of the clicks the double click that follows is made of
 
-        if action is ActionKind.NAVIGATE and prev is not None and event.url is not None:
-            if prev.action is ActionKind.NAVIGATE and prev.url == event.url:
-                continue
-            caused = prev.action in _CAUSES_NAVIGATION and event.at - _end(prev) <= _CONSEQUENCE
-            if event.typed is not True and caused:
-                out[-1] = _with_after_url(prev, event)  # what the action led to
-                continue
+        if action is ActionKind.NAVIGATE and event.url is not None:
+            if tab.url == event.url and tab.acted is None:
+                continue  # the tab shows that page already (a navigation seen twice)
+            owner = _navigation_owner(event, tab, out)
+            if owner is not None:
+                out[owner] = _with_after_url(out[owner], event)
+            else:
+                out.append(event)
+                owner = len(out) - 1
+            tab.url, tab.owner, tab.at, tab.acted = event.url, owner, event.at, None
+            continue
 
         if (
             action is ActionKind.SUBMIT
@@ -216,11 +279,56 @@ def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
             continue
 
         out.append(event)
+        if action in _USER_ACTIONS:
+            tab.acted = len(out) - 1
     return out, [*before[1:], len(out)]
 
 
+def _navigation_owner(event: Event, tab: _TabNavigation, out: list[Event]) -> int | None:
+    """The clean event *event* (a navigation) folds into, or None when it is a step of its own.
+
+    A navigation the page started belongs to the last action made in its tab since the tab's
+    previous navigation; with none, to whatever led to the page it left (the page moved on by
+    itself). One the person started in the browser itself (the address bar, a bookmark) is a
+    step. Without a record of who started it, the old rules hold: an action just before it led
+    there unless the address was typed, and a navigation right after the last, with no action
+    between, is a redirect.
+    """
+    started = event.initiated_by
+    if started in _PAGE_STARTED:
+        if tab.acted is not None:
+            return tab.acted
+        if tab.owner is not None:
+            return tab.owner
+        return _popup_opener(event, out)  # a tab the page opened: its first page
+    if started == "browser":
+        return None
+    quick = tab.at is not None and event.at - tab.at <= _REDIRECT
+    if tab.acted is None and tab.owner is not None and quick:
+        return tab.owner
+    prev = out[-1] if out else None
+    if event.typed is not True and prev is not None:
+        caused = prev.action in _CAUSES_NAVIGATION and event.at - _end(prev) <= _CONSEQUENCE
+        if caused:
+            return len(out) - 1
+    return None
+
+
+def _popup_opener(event: Event, out: list[Event]) -> int | None:
+    """The action in another tab that opened *event*'s tab just before, if it is the last one."""
+    prev = out[-1] if out else None
+    if prev is None or prev.action not in _CAUSES_NAVIGATION or prev.tab == event.tab:
+        return None
+    return len(out) - 1 if event.at - _end(prev) <= _CONSEQUENCE else None
+
+
 def _with_after_url(event: Event, navigation: Event) -> Event:
-    """*event* whose ``after`` observation shows the page *navigation* led to."""
+    """*event* whose ``after`` observation shows the page *navigation* led to, and whose
+    effects include what that page showed as it loaded (the message a saved form leads to)."""
+    if navigation.effects is not None:
+        event = event.model_copy(
+            update={"effects": _merged(event.effects, navigation.effects)}
+        )
     after = navigation.after or navigation.before
     if after is None:
         return event
@@ -234,6 +342,23 @@ def _with_after_url(event: Event, navigation: Event) -> Event:
         )
         return event.model_copy(update={"after": merged})
     return event.model_copy(update={"after": after})
+
+
+def _merged(own: Effects | None, loaded: Effects) -> Effects:
+    """What an action did, with what the page it led to showed as it loaded: the texts it made
+    appear first, then the new page's, each once. Counts and requests stay the action's own."""
+    own = own if own is not None else Effects()
+    texts = list(own.texts_added)
+    seen = {t.text for t in texts}
+    texts += [t for t in loaded.texts_added if t.text not in seen]
+    return own.model_copy(
+        update={
+            "texts_added": tuple(texts),
+            "left_page": True,  # only a new document reports what it showed as it loaded
+            "texts_known": own.texts_known and loaded.texts_known,
+            "settled": loaded.settled,
+        }
+    )
 
 
 class RecordingSession:
@@ -275,8 +400,8 @@ class RecordingSession:
         self._store.begin(self._header)
         self._started = True
 
-    def add(self, event: Event) -> None:
-        """Persist one observed event now."""
+    def add(self, event: Event) -> int:
+        """Persist one observed event now; returns its position in the raw stream."""
         if not self._started:
             raise RuntimeError("start() the session first")
         if self._finished is not None:
@@ -284,29 +409,41 @@ class RecordingSession:
         self._store.append_raw_events(self._header.id, [event])
         self._count += 1
         self._tell(event)
+        return self._count - 1
 
-    def redact_field(
-        self, css: str, media: MediaStore | None = None, pending: Sequence[Event] = ()
-    ) -> dict[int, Event]:
+    def update(self, index: int, event: Event) -> None:
+        """Store what was observed of the event at *index* since it was added (its effects, the
+        page it led to, its picture): *event* replaces it. It must be the same event (same
+        ``at``, ``action`` and ``tab``) with more known about it: listeners tell them apart so.
+
+        Raises:
+            ValueError: there is no event at *index*.
+        """
+        if self._finished is not None:
+            raise RuntimeError("the session is finished")
+        if not 0 <= index < self._count:
+            raise ValueError(f"no raw event {index} in this recording")
+        self._store.replace_raw_events(self._header.id, {index: event})
+        self._tell(event)
+
+    def redact_field(self, css: str, media: MediaStore | None = None) -> dict[int, Event]:
         """Scrub what was typed into the field *css*, for a field marked sensitive late.
 
-        Its values become secret placeholders in the events stored so far and in *pending* (the
-        recorder's events not yet added), ARIA snapshots are masked, and screenshots taken since
-        the first value are deleted from *media*. Returns the replacements for *pending*, by
-        position.
+        Its values become secret placeholders in the events stored so far, text that showed
+        them is masked (ARIA snapshots, the page's reported effects), and screenshots taken
+        since the first value are deleted from *media*. Returns the events rewritten, by their
+        position in the raw stream.
         """
         stored = self._store.raw_events(self._header.id)
-        redaction = redact_field([*stored, *pending], css)
-        count = len(stored)
-        changed = {i: e for i, e in redaction.events.items() if i < count}
-        if changed:
-            self._store.replace_raw_events(self._header.id, changed)
-            for index in sorted(changed):
-                self._tell(changed[index])
+        redaction = redact_field(stored, css)
+        if redaction.events:
+            self._store.replace_raw_events(self._header.id, redaction.events)
+            for index in sorted(redaction.events):
+                self._tell(redaction.events[index])
         if media is not None:
             for ref in redaction.dropped_media:
                 media.delete(ref)
-        return {i - count: e for i, e in redaction.events.items() if i >= count}
+        return dict(redaction.events)
 
     def finish(self, *, intent: str | None = None) -> Trajectory:
         """Clean the raw stream, store the clean events and mark the trajectory complete."""

@@ -7,9 +7,15 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from desktop_app.core.models.target import LocatorStrategy
-from desktop_app.core.models.trajectory import Event, Observation, SecretPlaceholder
+from desktop_app.core.models.trajectory import (
+    Effects,
+    Event,
+    Observation,
+    SecretPlaceholder,
+    TextChange,
+)
 
-__all__ = ["REDACTED", "FieldRedaction", "redact_field", "redact_snapshot"]
+__all__ = ["REDACTED", "FieldRedaction", "redact_effects", "redact_field", "redact_snapshot"]
 
 #: What replaces a secret inside stored text.
 REDACTED: Final = "[secret]"
@@ -41,6 +47,33 @@ def redact_snapshot(snapshot: str, secrets: Iterable[str]) -> str:
     return redacted
 
 
+def redact_effects(effects: Effects, secrets: Iterable[str]) -> Effects:
+    """*effects* with every secret masked in the texts and values it reports."""
+    hidden = [s for s in secrets if s]
+    if not hidden:
+        return effects
+
+    def texts(changes: tuple[TextChange, ...]) -> tuple[TextChange, ...]:
+        return tuple(
+            c.model_copy(update={"text": redact_snapshot(c.text, hidden)}) for c in changes
+        )
+
+    return effects.model_copy(
+        update={
+            "texts_added": texts(effects.texts_added),
+            "texts_removed": texts(effects.texts_removed),
+            "values_changed": tuple(
+                v.model_copy(
+                    update={
+                        "value": REDACTED if v.value in hidden else redact_snapshot(v.value, hidden)
+                    }
+                )
+                for v in effects.values_changed
+            ),
+        }
+    )
+
+
 def _css(event: Event) -> str | None:
     if event.target is None:
         return None
@@ -66,7 +99,8 @@ def redact_field(events: Sequence[Event], css: str) -> FieldRedaction:
     """Scrub the values typed into the field *css* from *events*, as if it had been secret.
 
     Its fills and selects get a secret placeholder; from the first of them on, screenshots are
-    dropped (they may show the value) and ARIA snapshots have the values masked.
+    dropped (they may show the value), and ARIA snapshots and the texts of reported effects have
+    the values masked.
     """
     result = FieldRedaction()
     values = {e.value for e in events if _css(e) == css and isinstance(e.value, str) and e.value}
@@ -97,6 +131,10 @@ def redact_field(events: Sequence[Event], css: str) -> FieldRedaction:
                     changes["aria_snapshot"] = scrubbed
             if changes:
                 update[side] = observation.model_copy(update=changes)
+        if event.effects is not None:
+            scrubbed_effects = redact_effects(event.effects, values)
+            if scrubbed_effects != event.effects:
+                update["effects"] = scrubbed_effects
         if update:
             result.events[index] = event.model_copy(update=update)
     return result

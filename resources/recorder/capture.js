@@ -10,8 +10,14 @@
  * The script never changes what the page does: listeners run in the capture phase, are passive,
  * swallow their own errors, and prevent no default except our own hotkey (Alt+Shift+S). The
  * only DOM changes it makes are the attributes `data-procedura-target` (on the element last
- * pressed) and `data-procedura-sensitive` (on fields the user marked). Nothing is reported
- * while `window.__proceduraInjecting === true` (Procedura's own actions).
+ * pressed), `data-procedura-sensitive` (on fields the user marked) and `data-procedura-masked`
+ * (on a field found sensitive by its label, when it gets the focus), and one adopted style
+ * sheet that draws sensitive fields as dots (as password fields are) while recording. Nothing
+ * is reported while `window.__proceduraInjecting === true` (Procedura's own actions).
+ *
+ * What the page does in response to each action is observed by `effects.js`, injected just
+ * before this script: this script tells it where each action begins (`begin`) and sends its
+ * reports (`effects`, `loaded`, described there) through the same binding.
  *
  * PAYLOAD PROTOCOL (the contract with the Python recorder). Every payload is a JSON object:
  *
@@ -22,30 +28,45 @@
  *   title   string   document.title
  *   frame   string|null  null in the top frame; otherwise the frame's name, else its URL
  *
+ * Every action payload (click, double_click, fill, select, check, uncheck, upload, press)
+ * also carries its beginning, taken before the page saw the event that began it (the
+ * pointerdown of a click, check or select made with the pointer; the first keystroke of a
+ * fill; the keydown of a press):
+ *
+ *   action   string   the action's id: the same in every payload about it (the fills of one
+ *                     typing burst) and in the `effects` reports about what it did
+ *   t_start  number   when it began (ms since the epoch)
+ *   url, title        where it began (these replace the common fields above)
+ *   ready    number|null  when its element was last inserted or changed (see effects.js)
+ *   shown    number|null  when its document first painted (see effects.js)
+ *   masks    [{x, y, width, height}]  the visible sensitive fields then (viewport pixels)
+ *   scroll   {x, y}   the window's scroll offset then (the boxes above are measured at it)
+ *
  * plus, per type:
  *
- *   pointerdown       {target}          on pointerdown, before the click takes effect; the
- *                                       element also gets data-procedura-target=""
- *   click             {target, button: "left"|"middle"|"right", modifiers, effect_ref}
- *                                       effect_ref = this payload's own id (what `effect.ref`
- *                                       will name). Not sent for checkbox/radio/file inputs,
- *                                       labels of those, <select>/<option> (they report
- *                                       check/uncheck/upload/select), for the extra clicks of
- *                                       a double click (detail > 1), nor for the click a
- *                                       browser makes right after an Enter press (the press
- *                                       says it all). A pointer click targets the closest
- *                                       control, link or label around the element hit.
+ *   click             {target, button: "left"|"middle"|"right", modifiers}   the element
+ *                                       pressed (at pointerdown, before the page reacted),
+ *                                       also when the release lands on another element
+ *                                       because the press changed or covered it. Not sent
+ *                                       for checkbox/radio/file inputs, labels of those,
+ *                                       <select>/<option> (they report check/uncheck/upload/
+ *                                       select), for the extra clicks of a double click
+ *                                       (detail > 1), nor for the click a browser makes
+ *                                       right after an Enter press (the press says it all).
+ *                                       A pointer click targets the closest control, link or
+ *                                       label around the element hit; that element also
+ *                                       gets data-procedura-target="". A press whose element
+ *                                       the page removed gets no click from the browser: it
+ *                                       is reported as a click all the same.
  *   double_click      {target}
- *   effect            {ref, effect: bool}   for each click: true as soon as the DOM mutates
- *                                       (also from the pointerdown on), the URL changes or the
- *                                       page starts unloading; false after 600 ms without, or
- *                                       when the next action begins
- *   fill              {target, value: string|null, t_start}   typing coalesced per field
- *                                       (input, textarea, contenteditable); also sent
- *                                       provisionally after 800 ms idle, so consecutive fills
- *                                       of one field mean "keep the last"
- *   select            {target, value: visible option text(s), option_value}   (multiple
- *                                       selections joined with "\n")
+ *   fill              {target, value: string|null}   typing coalesced per field (input,
+ *                                       textarea, contenteditable); sent at the latest 500 ms
+ *                                       after the first keystroke not yet sent, so
+ *                                       consecutive fills of one field mean "keep the last"
+ *   select            {target, value: visible option text(s), option_value, options: the
+ *                                       visible texts of all its options (at most 200)}
+ *                                       (multiple selections joined with "\n"; nothing of a
+ *                                       sensitive select)
  *   check / uncheck   {target}
  *   upload            {target, files: [file names]}
  *   press             {target|null, key, modifiers}   Enter, Tab, Escape, F1–F24 and shortcuts
@@ -54,21 +75,17 @@
  *                                       are listed apart. target null when focus is on <body>.
  *                                       Enter in a textarea/editor is typing, not a press.
  *   submit            {target: the form, submitter: target|null}
- *   scroll            {dx, dy}           only just before an action (sent before its
- *                                       pointerdown for clicks) on an element that was outside
- *                                       the viewport at the previous action, after the window
- *                                       scrolled more than 100 px
- *   dom_changed       {}                 500 ms (at most 2 s) after >= 5 elements were
- *                                       added/removed or a dialog appeared/disappeared
+ *   scroll            {dx, dy}           only just before an action (sent before it) on an
+ *                                       element that was outside the viewport at the previous
+ *                                       action, after the window scrolled more than 100 px
  *   sensitive_marked  {target}           Alt+Shift+S toggled data-procedura-sensitive
  *
  *   modifiers: a sorted subset of ["Alt", "Control", "Meta", "Shift"].
  *
- * Order around an action: the previous click's `effect`, then a pending `fill` (of another
- * field; of any field before a press), then `scroll`, then the action (pointerdown, click…).
- * A pending fill is also sent before submit, double_click and sensitive_marked, on blur, on
- * change, on pagehide/visibilitychange and by `__procedura.flush()`; never before `effect` or
- * `dom_changed`, which are observations rather than actions.
+ * Order around an action: a pending `fill` (of another field; of any field before a press,
+ * select or check) is sent, then `scroll`, then the action. A pending fill is also sent before
+ * submit, double_click and sensitive_marked, on blur, on change, on pagehide/visibilitychange
+ * and by `__procedura.flush()` (which also has effects.js report what it holds).
  *
  * TARGET: {locators, fingerprint, sensitive, css}
  *   locators     ranked [{strategy, value[, name]}]: role (value = ARIA role, name =
@@ -118,11 +135,11 @@
   // ── settings ─────────────────────────────────────────────────────────────────────────────
 
   const EMIT_RETRY_MS = 50;
-  const FILL_IDLE_MS = 800;
-  const EFFECT_WINDOW_MS = 600;
-  const DOM_DEBOUNCE_MS = 500;
-  const DOM_MAX_WAIT_MS = 2000;
-  const DOM_MIN_ELEMENTS = 5;
+  /** Typing is reported at most this long after its first keystroke not yet reported. */
+  const FILL_REPORT_MS = 500;
+  /** A click, check or select this soon after its pointerdown is that pointerdown's action. */
+  const PRESS_CLAIM_MS = 2000;
+  const MAX_OPTIONS = 200;
   const SCROLL_MIN_PX = 100;
   const ENTER_CLICK_WINDOW_MS = 500;
   const MAX_TEXT = 200;
@@ -134,11 +151,25 @@
   /** A role locator with `nth` is emitted only among this many same-named elements. */
   const MAX_NTH = 5;
   const SENSITIVE_ATTR = "data-procedura-sensitive";
+  /** Set on a field found sensitive by its label when it gets the focus (see onFocusIn). */
+  const MASKED_ATTR = "data-procedura-masked";
   const OWN_ATTR_PREFIX = "data-procedura-";
   const XHTML_NS = "http://www.w3.org/1999/xhtml";
 
   const SENSITIVE_PATTERN = /pass(word)?|passcode|secret|token|\bpin\b|ssn|iban|cvv|cvc|otp/i;
   const SENSITIVE_AUTOCOMPLETE = new Set(["one-time-code", "current-password", "new-password"]);
+  /**
+   * Sensitive fields a selector can name (the recorder's SENSITIVE_CSS is the same list):
+   * drawn as dots while recording. Those found by their label only get MASKED_ATTR on focus.
+   */
+  const SENSITIVE_SELECTOR = [
+    "input[type=password i]", "input[autocomplete^=cc- i]",
+    "input[autocomplete=one-time-code i]", "input[autocomplete=current-password i]",
+    "input[autocomplete=new-password i]",
+    ...["name", "id"].flatMap((attr) => ["pass", "secret", "token", "ssn", "iban", "cvv", "cvc",
+      "otp"].map((word) => `input[${attr}*=${word} i]`)),
+    "input[name=pin i]", "input[id=pin i]",
+  ].join(", ");
   const FILL_INPUT_TYPES = new Set([
     "text", "email", "tel", "url", "search", "password", "number",
     "date", "time", "datetime-local", "month", "week", "color", "range",
@@ -176,10 +207,6 @@
   ].join(", ");
   /** An element inside (or being) one of these is never a candidate. */
   const UNAVAILABLE_SELECTOR = "[hidden], [inert], [aria-hidden='true' i]";
-  const DIALOG_SELECTOR = "dialog, [role='dialog'], [role='alertdialog'], [aria-modal='true']";
-  const DIALOG_ATTRIBUTES = new Set([
-    "open", "hidden", "style", "class", "aria-hidden", "aria-modal", "role",
-  ]);
   const ROW_SELECTOR = "tr, li, [role='row'], [role='listitem']";
   const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
   const TEXT_SKIP_TAGS = new Set(["script", "noscript", "style"]);
@@ -302,7 +329,8 @@
     candidates: guarded(() => candidates()),
     flush: guarded(() => {
       flushFill();
-      settleEffect(false); // the recording ends: what the last click did so far is its effect
+      const observer = window.__proceduraEffects;
+      if (observer) observer.flush(); // the recording ends: what each action did so far
       return true;
     }),
     errors: () => internalErrors.slice(),
@@ -1456,9 +1484,44 @@
     if (wasOffScreen) emit("scroll", { dx: Math.round(dx), dy: Math.round(dy) });
   }
 
+  // ── actions: what the person did, and what it began ──────────────────────────────────────
+
+  /** The page's effects observer (effects.js), when the recorder injected it. */
+  const effects = window.__proceduraEffects || null;
+  let actionCounter = 0;
+
+  /**
+   * The moment an action begins, before the page sees its event: {action, t, url, title,
+   * ready, masks}. `action` names the action in every payload about it (and in the effects
+   * reports); `ready` is when its element was last changed (see effects.js).
+   */
+  function openAction(element) {
+    actionCounter += 1;
+    const action = `${pageToken}-a${actionCounter}`;
+    const begun = effects ? effects.begin(action, isElement(element) ? element : null) : null;
+    return {
+      action,
+      t: now(),
+      url: location.href,
+      title: document.title,
+      ready: begun ? begun.ready : null,
+      shown: begun ? begun.shown : null,
+      masks: effects ? effects.masks() : [],
+      scroll: { x: window.scrollX, y: window.scrollY },
+    };
+  }
+
+  /** The fields an action's payload carries about its beginning. */
+  function actionFields(opened) {
+    return {
+      action: opened.action, t_start: opened.t, url: opened.url, title: opened.title,
+      ready: opened.ready, shown: opened.shown, masks: opened.masks, scroll: opened.scroll,
+    };
+  }
+
   // ── fill: keystrokes coalesced per field ─────────────────────────────────────────────────
 
-  /** {element, target, tStart, dirty, timer} of the field being typed in, or null. */
+  /** {element, target, opened, dirty, timer} of the field being typed in, or null. */
   let pendingFill = null;
 
   function editingHost(element) {
@@ -1489,7 +1552,9 @@
     const element = record.element;
     const target = element.isConnected ? describe(element) : record.target;
     record.target = target;
-    emit("fill", { target, value: fieldValue(element), t_start: record.tStart });
+    send(makePayload("fill", {
+      ...actionFields(record.opened), target, value: fieldValue(element),
+    }));
     record.dirty = false;
     return true;
   }
@@ -1506,8 +1571,9 @@
   const sendProvisionalFill = guarded(() => {
     const record = pendingFill;
     if (!record) return;
+    record.timer = null;
     if (record.dirty && !sendFill(record)) {
-      record.timer = setTimer(sendProvisionalFill, FILL_IDLE_MS);
+      record.timer = setTimer(sendProvisionalFill, FILL_REPORT_MS);
     }
   });
 
@@ -1515,139 +1581,19 @@
     if (!pendingFill || pendingFill.element !== element) {
       beginAction(element);
       pendingFill = {
-        element, target: describe(element), tStart: now(), dirty: true, timer: null,
+        element, target: describe(element), opened: openAction(element), dirty: true, timer: null,
       };
     }
     pendingFill.dirty = true;
-    clearTimer(pendingFill.timer);
-    pendingFill.timer = setTimer(sendProvisionalFill, FILL_IDLE_MS);
+    // At most FILL_REPORT_MS after the first keystroke not yet reported: typing that goes on
+    // is sent while it goes on, so a crash loses no more than that.
+    if (pendingFill.timer === null) {
+      pendingFill.timer = setTimer(sendProvisionalFill, FILL_REPORT_MS);
+    }
   }
 
   function flushFillUnless(element) {
     if (pendingFill && pendingFill.element !== element) flushFill();
-  }
-
-  // ── effect of a click ────────────────────────────────────────────────────────────────────
-
-  /** {ref, url, timer} of the click whose effect is being watched, or null. */
-  let effectWatch = null;
-  /** Whether the DOM changed since the last pointerdown (a mousedown handler may act first). */
-  let changedSincePointerDown = false;
-
-  function watchEffect(ref) {
-    settleEffect(false);
-    const timer = setTimer(guarded(() => settleEffect(false)), EFFECT_WINDOW_MS);
-    effectWatch = { ref, url: location.href, timer };
-    if (changedSincePointerDown) settleEffect(true);
-  }
-
-  function settleEffect(observed) {
-    const watch = effectWatch;
-    if (!watch) return;
-    effectWatch = null;
-    clearTimer(watch.timer);
-    emit("effect", { ref: watch.ref, effect: observed || location.href !== watch.url });
-  }
-
-  // ── DOM changes: effects and dom_changed ─────────────────────────────────────────────────
-
-  const domChange = { elements: 0, dialog: false, timer: null, since: 0 };
-
-  function countElements(node) {
-    if (!isElement(node)) return 0;
-    return 1 + Math.min(node.getElementsByTagName("*").length, 1000);
-  }
-
-  function involvesDialog(node) {
-    if (!isElement(node)) return false;
-    return node.matches(DIALOG_SELECTOR) || !!node.querySelector(DIALOG_SELECTOR);
-  }
-
-  function isOwnMutation(record) {
-    return record.type === "attributes" &&
-      (record.attributeName || "").startsWith(OWN_ATTR_PREFIX);
-  }
-
-  /**
-   * What Playwright changes while the recorder takes a screenshot: <style> tags on <html>
-   * (its `style` option), its animation-sync style in <head>, x-pw-* mask overlays and the
-   * caret-color it sets on fields. None of it is the page reacting to the user.
-   */
-  function isScreenshotMutation(record) {
-    if (record.type === "attributes") {
-      if (record.attributeName !== "style") return false;
-      const withoutCaret = (css) => (css || "").replace(/caret-color\s*:[^;]*;?/gi, "").trim();
-      return withoutCaret(record.oldValue) === withoutCaret(record.target.getAttribute("style"));
-    }
-    if (record.type !== "childList") return false;
-    const nodes = [...record.addedNodes, ...record.removedNodes];
-    return nodes.length > 0 && nodes.every((node) => isScreenshotNode(node, record.target));
-  }
-
-  function isScreenshotNode(node, parent) {
-    if (!isElement(node)) return false;
-    const tag = tagOf(node);
-    if (tag.startsWith("x-pw-")) return true;
-    if (tag !== "style") return false;
-    return parent === document.documentElement || node.textContent === "body {}";
-  }
-
-  function isIgnored(record) {
-    return isOwnMutation(record) || isScreenshotMutation(record);
-  }
-
-  function onMutations(records) {
-    const relevant = records.filter((record) => !isIgnored(record));
-    if (relevant.length === 0 || isInjecting()) return;
-    changedSincePointerDown = true;
-    if (effectWatch) settleEffect(true);
-    if (document.readyState === "loading") return; // the parser building the page
-    let elements = 0;
-    let dialog = false;
-    for (const record of relevant) {
-      if (record.type === "childList") {
-        for (const node of record.addedNodes) {
-          elements += countElements(node);
-          dialog = dialog || involvesDialog(node);
-        }
-        for (const node of record.removedNodes) {
-          elements += countElements(node);
-          dialog = dialog || involvesDialog(node);
-        }
-      } else if (record.type === "attributes" && DIALOG_ATTRIBUTES.has(record.attributeName)) {
-        dialog = dialog || (isElement(record.target) && record.target.matches(DIALOG_SELECTOR));
-      }
-    }
-    if (elements === 0 && !dialog) return;
-    noteDomChange(elements, dialog);
-  }
-
-  function noteDomChange(elements, dialog) {
-    const first = domChange.timer === null;
-    domChange.elements += elements;
-    domChange.dialog = domChange.dialog || dialog;
-    if (first) domChange.since = now();
-    else if (now() - domChange.since >= DOM_MAX_WAIT_MS) return; // keep the timer: it fires soon
-    clearTimer(domChange.timer);
-    const wait = Math.min(DOM_DEBOUNCE_MS, Math.max(0, domChange.since + DOM_MAX_WAIT_MS - now()));
-    domChange.timer = setTimer(reportDomChange, wait);
-  }
-
-  const reportDomChange = guarded(() => {
-    const significant = domChange.elements >= DOM_MIN_ELEMENTS || domChange.dialog;
-    domChange.elements = 0;
-    domChange.dialog = false;
-    domChange.timer = null;
-    if (significant) emit("dom_changed", {});
-  });
-
-  function observeDom() {
-    if (!NativeMutationObserver) return;
-    const observer = new NativeMutationObserver(guarded(onMutations));
-    observer.observe(document, {
-      childList: true, subtree: true, attributes: true, attributeOldValue: true,
-      characterData: true,
-    });
   }
 
   // ── what was acted on ────────────────────────────────────────────────────────────────────
@@ -1696,6 +1642,28 @@
     if (!element.hasAttribute(TARGET_ATTR)) element.setAttribute(TARGET_ATTR, "");
   }
 
+  // ── sensitive fields: never readable in a picture ────────────────────────────────────────
+
+  /**
+   * Sensitive fields are drawn as dots while recording (as password fields are), so no frame
+   * of the page can show what is typed there, wherever it is on the screen.
+   */
+  function hideSensitiveText() {
+    if (typeof CSSStyleSheet !== "function" || !("adoptedStyleSheets" in document)) return;
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(
+      `${SENSITIVE_SELECTOR}, [${SENSITIVE_ATTR}="true"], [${MASKED_ATTR}] ` +
+      "{ -webkit-text-security: disc !important; }");
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  }
+
+  /** A field found sensitive by its label only gets dots too, as soon as it has the focus. */
+  function onFocusIn(event) {
+    const element = event.target;
+    if (!isElement(element) || element.hasAttribute(MASKED_ATTR)) return;
+    if (isValueField(element) && isSensitive(element)) element.setAttribute(MASKED_ATTR, "");
+  }
+
   // ── keys ─────────────────────────────────────────────────────────────────────────────────
 
   function isSensitiveHotkey(event) {
@@ -1740,17 +1708,34 @@
   // ── event handlers ───────────────────────────────────────────────────────────────────────
 
   let lastEnterPress = 0;
+  /**
+   * The last pointerdown: {element, target, opened, t}. The click, check, select or double
+   * click it begins is reported with this element and this beginning, described before the
+   * page reacted: a press that changes or covers the element makes the browser send the
+   * click to an ancestor (often <body>).
+   */
+  let pressed = null;
 
   /**
-   * What precedes an action's payload, in this order: the previous click's effect is settled,
-   * a pending fill (of another field, unless `flushAll`) is sent, and a scroll that brought
-   * `element` into view is reported.
+   * What precedes an action's payload, in this order: a pending fill (of another field,
+   * unless `flushAll`) is sent, and a scroll that brought `element` into view is reported.
    */
   function beginAction(element, flushAll) {
-    settleEffect(false);
     if (flushAll) flushFill();
     else flushFillUnless(element);
     noteScrollBefore(element);
+  }
+
+  /** The pointerdown this action on `element` comes from, if any (and forgets it). */
+  function claimPress(element) {
+    const press = pressed;
+    if (!press || now() - press.t > PRESS_CLAIM_MS) return null;
+    const same = press.element === element || !press.element.isConnected ||
+      (isElement(element) && (element.contains(press.element) || press.element.contains(element))) ||
+      (tagOf(press.element) === "label" && press.element.control === element);
+    if (!same) return null;
+    pressed = null;
+    return press;
   }
 
   function onPointerDown(event) {
@@ -1758,9 +1743,32 @@
     const element = actionTarget(event.target);
     if (!element) return;
     beginAction(element);
-    changedSincePointerDown = false;
     markTarget(element);
-    emit("pointerdown", { target: describe(element) });
+    const target = describe(element);
+    pressed = {
+      element, target, opened: openAction(element), t: now(),
+      button: ["left", "middle", "right"][event.button] || "left", modifiers: modifiersOf(event),
+    };
+  }
+
+  /**
+   * A press whose element the page removed before the release gets no click from the browser
+   * at all; the page acted on the press (a menu, a button that works on mousedown), so it is
+   * reported as the click it was, unless a click or change claims it meanwhile.
+   */
+  function onPointerUp(event) {
+    if (!event.isTrusted || isInjecting()) return;
+    const press = pressed;
+    if (!press || press.element.isConnected) return;
+    setTimer(guarded(() => {
+      if (pressed !== press) return; // a click, check or select took it
+      pressed = null;
+      if (reportedByChange(press.element)) return;
+      send(makePayload("click", {
+        ...actionFields(press.opened), target: press.target, button: press.button,
+        modifiers: press.modifiers,
+      }));
+    }), 0);
   }
 
   function onClick(event) {
@@ -1769,15 +1777,28 @@
     // detail 0: a click made by the keyboard; after Enter, the press already tells it.
     if (event.detail === 0 && now() - lastEnterPress < ENTER_CLICK_WINDOW_MS) return;
     const element = actionTarget(event.target);
-    if (!element || reportedByChange(element)) return;
-    beginAction(element);
-    const payload = makePayload("click", {
-      target: describe(element),
-      button: ["left", "middle", "right"][event.button] || "left",
-      modifiers: modifiersOf(event),
-    });
-    payload.effect_ref = payload.id;
-    if (send(payload)) watchEffect(payload.id);
+    if (!element) return;
+    const press = claimPress(element);
+    if (reportedByChange(press ? press.element : element)) {
+      if (press) pressed = press; // the change event that follows claims it
+      return;
+    }
+    let target;
+    let opened;
+    if (press) {
+      target = press.target; // the element pressed, as it was before the page reacted
+      opened = press.opened;
+    } else {
+      beginAction(element);
+      target = describe(element);
+      opened = openAction(element);
+    }
+    send(makePayload("click", {
+      ...actionFields(opened),
+      target,
+      button: press ? press.button : ["left", "middle", "right"][event.button] || "left",
+      modifiers: press ? press.modifiers : modifiersOf(event),
+    }));
   }
 
   function onDoubleClick(event) {
@@ -1785,7 +1806,11 @@
     const element = actionTarget(event.target);
     if (!element || reportedByChange(element)) return;
     flushFillUnless(element);
-    emit("double_click", { target: describe(element) });
+    const press = claimPress(element);
+    const opened = press ? press.opened : openAction(element);
+    send(makePayload("double_click", {
+      ...actionFields(opened), target: press ? press.target : describe(element),
+    }));
   }
 
   function onInput(event) {
@@ -1794,21 +1819,32 @@
     if (field) noteTyping(field);
   }
 
+  /** The beginning of a change-driven action: its pointerdown's, or now. */
+  function changeOpened(element) {
+    const press = claimPress(element);
+    if (press) return press.opened;
+    beginAction(element, true);
+    return openAction(element);
+  }
+
   function onChange(event) {
     if (isInjecting()) return;
     const element = event.target;
     if (!isElement(element)) return;
     const tag = tagOf(element);
     if (tag === "select") {
-      beginAction(element, true);
-      emit("select", selectFields(element));
+      flushFill();
+      const opened = changeOpened(element);
+      send(makePayload("select", { ...actionFields(opened), ...selectFields(element) }));
     } else if (isChangeDrivenInput(element)) {
-      beginAction(element, true);
+      flushFill();
+      const opened = changeOpened(element);
+      const fields = { ...actionFields(opened), target: describe(element) };
       if (element.type === "file") {
-        const files = isSensitive(element) ? [] : Array.from(element.files || [], (f) => f.name);
-        emit("upload", { target: describe(element), files });
+        fields.files = isSensitive(element) ? [] : Array.from(element.files || [], (f) => f.name);
+        send(makePayload("upload", fields));
       } else {
-        emit(element.checked ? "check" : "uncheck", { target: describe(element) });
+        send(makePayload(element.checked ? "check" : "uncheck", fields));
       }
     } else if (pendingFill && pendingFill.element === fillField(element)) {
       flushFill();
@@ -1816,12 +1852,14 @@
   }
 
   function selectFields(select) {
-    const options = Array.from(select.selectedOptions || []);
+    const chosen = Array.from(select.selectedOptions || []);
     const sensitive = isSensitive(select);
+    const label = (o) => normalizeSpace(o.label || o.text);
     return {
       target: describe(select),
-      value: sensitive ? null : options.map((o) => normalizeSpace(o.label || o.text)).join("\n"),
-      option_value: sensitive ? null : options.map((o) => o.value).join("\n"),
+      value: sensitive ? null : chosen.map(label).join("\n"),
+      option_value: sensitive ? null : chosen.map((o) => o.value).join("\n"),
+      options: sensitive ? [] : Array.from(select.options || []).slice(0, MAX_OPTIONS).map(label),
     };
   }
 
@@ -1840,7 +1878,10 @@
     beginAction(element, true);
     if (key === "Enter") lastEnterPress = now();
     const target = element ? describe(element) : null;
-    emit("press", { target, key, modifiers: modifiersOf(event) });
+    const opened = openAction(element);
+    send(makePayload("press", {
+      ...actionFields(opened), target, key, modifiers: modifiersOf(event),
+    }));
   }
 
   function onFocusOut(event) {
@@ -1857,15 +1898,10 @@
 
   function onPageLeaving() {
     flushFill();
-    settleEffect(true);
   }
 
   function onVisibilityChange() {
     if (document.visibilityState === "hidden") flushFill();
-  }
-
-  function onUrlChange() {
-    if (effectWatch && location.href !== effectWatch.url) settleEffect(true);
   }
 
   // ── installation ─────────────────────────────────────────────────────────────────────────
@@ -1878,18 +1914,27 @@
 
   if (DESCRIBE_ONLY) return; // an api for replay: no listener, no observer, no timer
 
+  if (effects) {
+    effects.attach({
+      emit: (type, fields) => emit(type, fields),
+      isSensitive: (element) => attempt(() => isSensitive(element), true),
+      fieldLabel: (element) => attempt(() => clip(controlLabelText(element) ||
+        element.getAttribute("aria-label") || element.getAttribute("placeholder") ||
+        element.getAttribute("name") || element.id || "", MAX_TEXT), ""),
+    });
+  }
+  attempt(hideSensitiveText, undefined);
   listen(window, "pointerdown", onPointerDown);
+  listen(window, "pointerup", onPointerUp);
   listen(window, "click", onClick);
   listen(window, "dblclick", onDoubleClick);
   listen(window, "input", onInput);
   listen(window, "change", onChange);
   listen(window, "keydown", onKeyDown, { capture: true, passive: false });
+  listen(window, "focusin", onFocusIn);
   listen(window, "focusout", onFocusOut);
   listen(window, "submit", onSubmit);
   listen(window, "pagehide", onPageLeaving);
   listen(window, "beforeunload", onPageLeaving);
-  listen(window, "hashchange", onUrlChange);
-  listen(window, "popstate", onUrlChange);
   listen(document, "visibilitychange", onVisibilityChange);
-  attempt(observeDom, undefined);
 })();

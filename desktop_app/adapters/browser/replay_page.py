@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fnmatch
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -37,6 +35,7 @@ from desktop_app.core.replay.browser import (
     Probe,
 )
 from desktop_app.core.replay.render import domain_allowed
+from desktop_app.core.urls import url_matches
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Page, Request, Route
@@ -475,11 +474,7 @@ class PlaywrightPage:
 
 
 def _url_matches(url: str, expectation: UrlMatches) -> bool:
-    if expectation.match == "exact":
-        return url == expectation.pattern
-    if expectation.match == "regex":
-        return re.search(expectation.pattern, url) is not None
-    return fnmatch.fnmatchcase(url, expectation.pattern)
+    return url_matches(url, expectation.pattern, expectation.match)
 
 
 def _first_line(exc: BaseException) -> str:

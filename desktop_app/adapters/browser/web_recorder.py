@@ -1,13 +1,20 @@
-"""Recording a demonstration in Chromium: the injected capture script reports, we persist.
+"""Recording a demonstration in Chromium: the page's scripts report, we persist at once.
 
-The capture script (``resources/recorder/capture.js``) runs in every page and frame and reports
-each user action through the ``__proceduraEmit`` binding. Here each report becomes an
-:class:`~desktop_app.core.models.Event`: its target, a screenshot taken before the action took
-effect (the target outlined, sensitive fields masked), the URL and title before and after, and an
-ARIA snapshot after navigations and significant DOM changes (values of sensitive fields redacted).
-Events are handed to a :class:`~desktop_app.core.recording.RecordingSession`, which writes each
-one at once. An event is held back at most ``_SETTLE_S`` to learn what it did (its ``after``
-observation and whether it had a visible effect), so a crash loses at most about a second.
+Two scripts run in every page and frame: ``resources/recorder/effects.js`` observes what the
+page does and ``resources/recorder/capture.js`` what the person does; both report through the
+``__proceduraEmit`` binding. Every observation of an action is made by the page at the moment of
+the action (the element pressed, described before the page reacted; the address and title;
+when the element was last changed) and every change the page made is attributed by the page to
+the action that caused it. So the order reports arrive in, and how late the recorder handles
+them, never decides what belongs to which action.
+
+Here each action report becomes an :class:`~desktop_app.core.models.Event`, stored at once
+(so a crash loses no more than the last half second of typing), and what is learnt about it
+later is written into the same stored event as it arrives: its effects and the page it led to
+(``effects`` reports), its picture (a frame Chromium painted before the action began, from the
+tab's screencast: see :mod:`~desktop_app.adapters.browser.tab_watch`), the title of a page
+opened (``loaded``), who started a navigation, and an ARIA snapshot of where it led, kept only
+when no other action began while it was taken.
 
 While the recording runs, the person can pause it (what they do meanwhile is dropped, typing
 included, even when the page reports it only after they resume), mark the focused field
@@ -23,15 +30,16 @@ import json
 import logging
 import math
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import ValidationError
 
+from desktop_app.adapters.browser.effects import effects_from_payload
+from desktop_app.adapters.browser.frames import Box, picture_of
+from desktop_app.adapters.browser.tab_watch import TabWatch
 from desktop_app.adapters.browser.targets import target_from_payload
 from desktop_app.core.errors import BrowserError
 from desktop_app.core.induction.naming import label_of
@@ -49,7 +57,7 @@ from desktop_app.core.recording import RecordingSession
 from desktop_app.core.redaction import redact_snapshot
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, CDPSession, Frame, Page
+    from playwright.async_api import BrowserContext, Frame, Page
 
     from desktop_app.adapters.browser.launch import BrowserSession
 
@@ -57,7 +65,8 @@ __all__ = ["SENSITIVE_CSS", "WebRecorder"]
 
 log = logging.getLogger(__name__)
 
-#: Fields whose values are secret by their semantics; masked in every screenshot.
+#: Fields whose values are secret by their semantics (capture.js draws them as dots; it also
+#: finds the ones only their label says are secret).
 SENSITIVE_CSS: Final = ", ".join(
     [
         "input[type=password i]",
@@ -76,13 +85,7 @@ SENSITIVE_CSS: Final = ", ".join(
     ]
 )
 
-#: How a screenshot outlines the element acted on (the capture script marks it).
-_HIGHLIGHT_CSS: Final = (
-    "[data-procedura-target] "
-    "{ outline: 3px solid #e8112d !important; outline-offset: 2px !important; }"
-)
-
-#: The values of sensitive fields, in every frame, to redact from ARIA snapshots. They stay in
+#: The values of sensitive fields, in every frame, to redact from what is stored. They stay in
 #: memory for the moment of the redaction and are never stored.
 _SENSITIVE_VALUES_JS: Final = (
     f"() => Array.from(document.querySelectorAll({json.dumps(SENSITIVE_CSS)}))"
@@ -95,42 +98,23 @@ _FIELD_VALUE_JS: Final = """(css) => {
   if (!el) return "";
   return typeof el.value === "string" ? el.value : (el.innerText || "");
 }"""
+#: How many actions began in this document (a snapshot taken meanwhile is of no one action).
+_ACTION_COUNT_JS: Final = "() => window.__proceduraEffects ? window.__proceduraEffects.count() : -1"
+#: The visible sensitive fields of a frame (viewport pixels), to paint over in a picture.
+_MASKS_JS: Final = "() => window.__proceduraEffects ? window.__proceduraEffects.masks() : []"
+_FLUSH_JS: Final = "() => window.__procedura && window.__procedura.flush()"
 
-_MARK_TARGET_JS: Final = """(css) => {
-  for (const el of document.querySelectorAll('[data-procedura-target]')) {
-    el.removeAttribute('data-procedura-target');
-  }
-  const el = css ? document.querySelector(css) : null;
-  if (el) el.setAttribute('data-procedura-target', '');
-}"""
-
-_SETTLE_S: Final = 0.8
-#: How long storing an event waits for its ARIA snapshot (taken in the background meanwhile).
-_ARIA_WAIT_S: Final = 1.0
-#: Reports whose screenshot is taken the moment they arrive (clicks use their pointerdown's).
-_SHOT_AT_REPORT: Final = frozenset(
-    {"pointerdown", "fill", "select", "check", "uncheck", "press", "upload"}
-)
-_SCREENSHOT_QUALITY: Final = 40
-#: Reports dropped while the recording is paused (observations such as ``effect`` are kept).
+#: How long after a page loaded its picture is taken (unless an action begins first).
+_LOADED_SHOT_DELAY_S: Final = 0.3
+#: How long stopping waits for pictures and late observations still being made.
+_FINISH_WAIT_S: Final = 3.0
+#: Reports dropped while the recording is paused (observations such as ``effects`` are kept).
 _PAUSABLE: Final = frozenset(
-    {
-        "pointerdown",
-        "click",
-        "double_click",
-        "fill",
-        "select",
-        "check",
-        "uncheck",
-        "press",
-        "submit",
-        "upload",
-        "scroll",
-    }
+    {"click", "double_click", "fill", "select", "check", "uncheck", "press", "submit", "upload"}
+    | {"scroll"}
 )
 #: A fill begun before a pause and sent this soon after it is what the pause flushed: kept.
 _PAUSE_FLUSH_GRACE_MS: Final = 1500.0
-_FLUSH_JS: Final = "() => window.__procedura && window.__procedura.flush()"
 #: The focused value field of a document: its description, and whether it is marked already.
 #: ``{"frame": true}`` when the focus is inside a child frame.
 _FOCUSED_FIELD_JS: Final = """() => {
@@ -151,7 +135,6 @@ _FOCUSED_FIELD_JS: Final = """() => {
   };
 }"""
 _MARK_TIMEOUT_S: Final = 5.0
-_PRE_SHOT_MAX_AGE_S: Final = 3.0
 
 _ACTIONS: Final[dict[str, ActionKind]] = {
     "click": ActionKind.CLICK,
@@ -175,39 +158,33 @@ def _when(ms: Any) -> datetime:
         return utcnow()
 
 
-async def _result(task: asyncio.Task[str | None] | None) -> str | None:
-    if task is None:
+def _ms(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def _box(raw: Any) -> Box | None:
+    if not isinstance(raw, dict):
         return None
     try:
-        return await task
-    except Exception:
+        return Box(float(raw["x"]), float(raw["y"]), float(raw["width"]), float(raw["height"]))
+    except (KeyError, TypeError, ValueError):
         return None
 
 
-@dataclass
+def _boxes(raw: Any) -> list[Box]:
+    return [b for b in (_box(r) for r in raw if isinstance(raw, list)) if b is not None]
+
+
 class _Tab:
-    page: Page
-    id: str
-    cdp: asyncio.Task[CDPSession] | None = None
-    # The screenshot started at the last pointerdown (before the click took effect): when it was
-    # asked for, and the task taking it.
-    pre_shot: tuple[float, asyncio.Task[str | None]] | None = None
-    last_shot: tuple[str, str] | None = None  # (url, media ref) of the newest shot of this tab
-    # Outlining the target and taking the shot happen as one, in the order actions were reported.
-    shooting: asyncio.Lock = field(default_factory=asyncio.Lock)
-    expect_typed: bool = False
+    """One page being recorded: its id, what Chromium tells about it, its newest action."""
 
-
-@dataclass
-class _Held:
-    """An event waiting to learn what it did: its effect and what the page showed next."""
-
-    event: Event
-    tab: _Tab
-    payload_id: str | None
-    due: float
-    after: Observation | None = None
-    aria: asyncio.Task[str | None] | None = None
+    def __init__(self, page: Page, tab_id: str) -> None:
+        self.page = page
+        self.id = tab_id
+        self.watch: asyncio.Task[TabWatch | None] | None = None
+        self.expect_typed = False
+        self.last_action_ms: float | None = None  # when the newest action here began
+        self.last_ref: str | None = None  # and its id
 
 
 class WebRecorder:
@@ -217,7 +194,7 @@ class WebRecorder:
         browser: the launched or attached browser.
         session: where events go (started by the caller).
         media: where screenshots go; None to take none.
-        capture_script: the path of ``capture.js``.
+        capture_script: the path of ``capture.js`` (``effects.js`` is the one beside it).
         on_scrubbed: called after a field marked sensitive late was scrubbed from the store
             (to purge what the database may still hold of the old values, such as its log).
     """
@@ -235,22 +212,29 @@ class WebRecorder:
         self._context: BrowserContext = browser.context
         self._session = session
         self._media = media
-        self._script = capture_script
+        self._scripts = (capture_script.with_name("effects.js"), capture_script)
         self._on_scrubbed = on_scrubbed
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._tabs: dict[Page, _Tab] = {}
         self._active: _Tab | None = None
-        self._held: deque[_Held] = deque()
         self._closed = asyncio.Event()
         self._consumer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._tab_count = 0
+        # What is stored, to write later observations into: index → event, and each action's
+        # id (as the page names it) → the index of its newest event.
+        self._stored: dict[int, Event] = {}
+        self._by_ref: dict[str, int] = {}
+        self._early_effects: dict[str, dict[str, Any]] = {}
+        self._dropped_refs: set[str] = set()
+        self._last_navigation: dict[str, int] = {}  # tab id → index of its newest navigation
+        self._scrubs = 0  # fields marked sensitive late so far (pictures begun before: dropped)
         # Pauses as [begin, end) in ms since the epoch (the page's clock: Date.now()).
         self._pauses: list[tuple[float, float | None]] = []
         self._paused_url: tuple[_Tab, str] | None = None
         self._marks: list[asyncio.Future[str | None]] = []
-        # Values typed into sensitive fields, in memory only: masked in every later ARIA
-        # snapshot, also where a page shows them back (a saved record's details).
+        # Values typed into sensitive fields, in memory only: masked in everything stored
+        # later, also where a page shows them back (a saved record's details).
         self._secrets: set[str] = set()
 
     # ── lifecycle ───────────────────────────────────────────────────────────────────────────
@@ -275,6 +259,95 @@ class WebRecorder:
         """The page the person acted on last (or the first one)."""
         tab = self._active
         return tab.page if tab is not None and not tab.page.is_closed() else None
+
+    async def start(self, url: str | None) -> Page:
+        """Inject the scripts everywhere, open (or adopt) a page and go to *url*."""
+        await self._context.expose_binding("__proceduraEmit", self._on_binding)
+        for script in self._scripts:
+            await self._context.add_init_script(path=str(script))
+        self._context.on("page", self._on_new_page)
+        self._context.on("close", lambda _ctx: self._closed.set())
+        if self._browser.browser is not None:
+            self._browser.browser.on("disconnected", lambda _b: self._closed.set())
+        self._consumer = asyncio.create_task(self._consume(), name="web-recorder")
+        existing = list(self._context.pages)
+        for page in existing:  # an attached browser's open tabs get the scripts now
+            self._track(page)
+            for script in self._scripts:
+                with contextlib.suppress(Exception):
+                    await page.evaluate(script.read_text(encoding="utf-8"))
+        page = existing[0] if existing else await self._context.new_page()
+        tab = self._track(page)
+        await _result(tab.watch)  # painting is watched before the first page opens
+        if url:
+            tab.expect_typed = True
+            await page.goto(url)
+        return page
+
+    async def stop(self) -> None:
+        """Flush what the pages still hold and what is being observed; stop listening."""
+        for tab in list(self._tabs.values()):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(tab.page.evaluate(_FLUSH_JS), timeout=2)
+        await self._drain()
+        if self._consumer is not None:
+            self._consumer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._consumer
+        for tab in list(self._tabs.values()):
+            await self._observe_the_end(tab)
+        if self._tasks:  # pictures and late observations on their way
+            await asyncio.wait(list(self._tasks), timeout=_FINISH_WAIT_S)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for tab in list(self._tabs.values()):
+            watch = await _result(tab.watch)
+            if watch is not None:
+                await watch.stop()
+
+    async def _observe_the_end(self, tab: _Tab) -> None:
+        """What the tab shows as the recording ends is what its last action led to: its title
+        and ARIA snapshot, where they were not observed yet (the page loaded just now)."""
+        if tab.page.is_closed():
+            return
+        last = max((i for i, e in self._stored.items() if e.tab == tab.id), default=None)
+        navigation = self._last_navigation.get(tab.id)
+        if navigation is not None and navigation == last:
+            event = self._stored[navigation]
+            if event.after is None or event.after.title is None:
+                with contextlib.suppress(Exception):
+                    title = await asyncio.wait_for(tab.page.title(), timeout=2)
+                    self._update(navigation, after={"title": title})
+        if last is None:
+            return
+        event = self._stored[last]
+        if event.action is ActionKind.NOTE or (event.after and event.after.aria_snapshot):
+            return
+        snapshot = await self._aria_snapshot_of_one_moment(tab.page)
+        if snapshot is not None:
+            self._update(last, after={"aria_snapshot": snapshot})
+
+    async def inject(self, page: Page, action: Callable[[], Awaitable[object]]) -> None:
+        """Run Procedura's own *action* on *page* without it being recorded as the user's."""
+        await page.evaluate("() => { window.__proceduraInjecting = true; }")
+        try:
+            await action()
+        finally:
+            with contextlib.suppress(Exception):
+                await page.evaluate("() => { window.__proceduraInjecting = false; }")
+
+    async def _drain(self) -> None:
+        """Wait until the queue is processed (bounded: the page may keep talking)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._queue.join(), timeout=5)
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Run *coro* in the background, owned by the recorder (cancelled when it stops)."""
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     # ── controls ────────────────────────────────────────────────────────────────────────────
 
@@ -403,77 +476,23 @@ class WebRecorder:
                 return True
         return False
 
-    async def start(self, url: str | None) -> Page:
-        """Inject the capture script everywhere, open (or adopt) a page and go to *url*."""
-        await self._context.expose_binding("__proceduraEmit", self._on_binding)
-        await self._context.add_init_script(path=str(self._script))
-        self._context.on("page", self._track)
-        self._context.on("close", lambda _ctx: self._closed.set())
-        if self._browser.browser is not None:
-            self._browser.browser.on("disconnected", lambda _b: self._closed.set())
-        self._consumer = asyncio.create_task(self._consume(), name="web-recorder")
-        existing = list(self._context.pages)
-        for page in existing:  # an attached browser's open tabs get the script now
-            self._track(page)
-            with contextlib.suppress(Exception):
-                await page.evaluate(self._script.read_text(encoding="utf-8"))
-        page = existing[0] if existing else await self._context.new_page()
-        tab = self._track(page)
-        if url:
-            tab.expect_typed = True
-            await page.goto(url)
-        return page
-
-    async def stop(self) -> None:
-        """Flush what the page still holds and what is pending; stop listening."""
-        for tab in list(self._tabs.values()):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    tab.page.evaluate("() => window.__procedura && window.__procedura.flush()"),
-                    timeout=2,
-                )
-        await self._drain()
-        if self._consumer is not None:
-            self._consumer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._consumer
-        await self._flush_all()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-
-    async def inject(self, page: Page, action: Callable[[], Awaitable[object]]) -> None:
-        """Run Procedura's own *action* on *page* without it being recorded as the user's."""
-        await page.evaluate("() => { window.__proceduraInjecting = true; }")
-        try:
-            await action()
-        finally:
-            with contextlib.suppress(Exception):
-                await page.evaluate("() => { window.__proceduraInjecting = false; }")
-
-    async def _drain(self) -> None:
-        """Wait until the queue is processed (bounded: the page may keep talking)."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._queue.join(), timeout=5)
-
     # ── intake ──────────────────────────────────────────────────────────────────────────────
 
     def _on_binding(self, source: dict[str, Any], payload: str) -> None:
         page = source.get("page")
-        tab = self._tabs.get(page) if page is not None else None
         data: Any = None
         with contextlib.suppress(ValueError, TypeError):
             data = json.loads(payload)
-        if isinstance(data, dict) and self._dropped_while_paused(data):
-            return  # done while paused: not recorded, no screenshot taken
-        shot: asyncio.Task[str | None] | None = None
-        if tab is not None and isinstance(data, dict) and data.get("type") in _SHOT_AT_REPORT:
-            # Screenshot now, as the page reports the action: handling the report may lag
-            # behind the page, which by then can show something else.
-            shot = asyncio.create_task(
-                self._screenshot(tab, data.get("target"), expect_url=data.get("url"))
-            )
-        self._queue.put_nowait(("payload", (page, source.get("frame"), payload, shot)))
+        if not isinstance(data, dict):
+            return
+        if self._dropped_while_paused(data):
+            if isinstance(data.get("action"), str):
+                self._dropped_refs.add(data["action"])
+            return  # done while paused: not recorded
+        self._queue.put_nowait(("payload", (page, source.get("frame"), data)))
+
+    def _on_new_page(self, page: Page) -> None:
+        self._track(page)
 
     def _track(self, page: Page) -> _Tab:
         """Start following *page* (synchronously, so none of its first navigations is missed)."""
@@ -481,14 +500,23 @@ class WebRecorder:
         if tab is not None:
             return tab
         self._tab_count += 1
-        tab = _Tab(page=page, id=f"tab-{self._tab_count}")
+        tab = _Tab(page, f"tab-{self._tab_count}")
         self._tabs[page] = tab
         page.on("framenavigated", lambda frame: self._on_navigated(page, frame))
         page.on("close", lambda _p: self._queue.put_nowait(("close", page)))
-        tab.cdp = self._spawn(self._context.new_cdp_session(page))
+        tab.watch = self._spawn(self._watch(page))
         if self._active is None:
             self._active = tab
         return tab
+
+    async def _watch(self, page: Page) -> TabWatch | None:
+        try:
+            watch = TabWatch(await self._context.new_cdp_session(page))
+            await watch.start(screencast=self._media is not None)
+        except Exception as exc:
+            log.debug("no CDP session for a tab: %s", type(exc).__name__)
+            return None
+        return watch
 
     def _on_navigated(self, page: Page, frame: Frame) -> None:
         if frame.parent_frame is None and not self.paused:
@@ -509,84 +537,85 @@ class WebRecorder:
             await self._on_page_closed(item)
         elif kind == "navigated":
             page, url, at = item
-            await self._on_navigation(page, url, at)
+            self._on_navigation(page, url, at)
         elif kind == "payload":
-            page, frame, text, shot = item
-            await self._on_payload(page, frame, text, shot)
-        elif kind == "settle":
-            await self._flush_due()
+            page, frame, data = item
+            await self._on_payload(page, frame, data)
         elif kind == "note":
             text, at = item
-            await self._on_note(text, at)
+            self._on_note(text, at)
+
+    # ── storing, and writing later observations in ──────────────────────────────────────────
+
+    def _add(self, event: Event, ref: str | None = None) -> int:
+        index = self._session.add(event)
+        self._stored[index] = event
+        if ref is not None:
+            self._by_ref[ref] = index
+            early = self._early_effects.pop(ref, None)
+            if early is not None:
+                self._apply_effects(index, early)
+        return index
+
+    def _update(self, index: int, **changes: Any) -> None:
+        """Write *changes* into the stored event at *index* (fields of the event; ``before``
+        and ``after`` changes are dicts of Observation fields, merged)."""
+        event = self._stored.get(index)
+        if event is None:
+            return
+        update: dict[str, Any] = {}
+        for name, value in changes.items():
+            if name in ("before", "after") and isinstance(value, dict):
+                current = getattr(event, name) or Observation()
+                update[name] = current.model_copy(update=value)
+            else:
+                update[name] = value
+        event = event.model_copy(update=update)
+        self._stored[index] = event
+        with contextlib.suppress(RuntimeError):  # the session finished meanwhile
+            self._session.update(index, event)
 
     # ── reports ─────────────────────────────────────────────────────────────────────────────
 
     async def _on_payload(
-        self,
-        page: Page | None,
-        frame: Frame | None,
-        text: str,
-        shot: asyncio.Task[str | None] | None,
+        self, page: Page | None, frame: Frame | None, data: dict[str, Any]
     ) -> None:
         if page is None:
             return
         tab = self._track(page)
-        data = json.loads(text)
         kind = data.get("type")
-        if kind == "pointerdown":  # handled in order, so the click that follows gets this shot
-            tab.pre_shot = (asyncio.get_running_loop().time(), shot) if shot else None
-            ref = await self._peek_pre_shot(tab)
-            if ref is not None:
-                self._give_screenshot_to_held(tab, ref, data.get("url"))
+        if kind == "effects":
+            self._on_effects(tab, data)
             return
-        if kind == "effect":
-            for held in self._held:
-                if held.payload_id is not None and held.payload_id == data.get("ref"):
-                    held.event = held.event.model_copy(update={"effect": bool(data.get("effect"))})
+        if kind == "loaded":
+            if data.get("frame") is None:
+                self._on_loaded(tab, data)
             return
         if kind == "sensitive_marked":
-            target = data.get("target")
-            css = target.get("css") if isinstance(target, dict) else None
-            if css and target.get("sensitive"):
-                await self._remember_secret(frame or page.main_frame, css)
-                await self._scrub_field(tab, css)
-            if isinstance(target, dict) and target.get("sensitive"):
-                label = label_of(target_from_payload(target)) or ""
-                for marked in self._marks:
-                    if not marked.done():
-                        marked.set_result(label)
-            return
-        if kind == "dom_changed":
-            if self._held and self._held[-1].tab is tab and self._held[-1].aria is None:
-                self._held[-1].aria = self._spawn(self._aria_snapshot(tab.page))
+            await self._on_sensitive_marked(tab, frame or page.main_frame, data)
             return
         action = _ACTIONS.get(str(kind))
         if action is None:
-            return  # sensitive_marked and anything newer: nothing to record
-        if data.get("frame") is None and action is not ActionKind.SUBMIT:
-            # What the page showed when this action began is what the previous ones led to
-            # (a submit is the consequence of the click or key before it, not a new action).
-            self._saw(
-                tab,
-                Observation(at=_when(data.get("t")), url=data.get("url"), title=data.get("title")),
-            )
-        await self._switch_to(tab, _when(data.get("t")))
-        event = await self._event(tab, data, action, shot)
-        if event is not None and event.is_secret:
+            return  # anything newer: nothing to record
+        self._switch_to(tab, _when(data.get("t_start") or data.get("t")))
+        event = self._event(tab, data, action)
+        if event is None:
+            return
+        if event.is_secret:
             target = data.get("target")
             css = target.get("css") if isinstance(target, dict) else None
             if isinstance(css, str):
                 await self._remember_secret(frame or page.main_frame, css)
-        if event is not None:
-            await self._hold(event, tab, data.get("id"))
+        ref = data.get("action") if isinstance(data.get("action"), str) else None
+        index = self._add(event, ref)
+        began = _ms(data.get("t_start"))
+        newest = tab.last_action_ms is None or (began is not None and began >= tab.last_action_ms)
+        if ref is not None and began is not None and data.get("frame") is None and newest:
+            tab.last_action_ms, tab.last_ref = began, ref
+        if began is not None and action is not ActionKind.SCROLL and self._media is not None:
+            self._spawn(self._picture(tab, frame, index, data, began))
 
-    async def _event(
-        self,
-        tab: _Tab,
-        data: dict[str, Any],
-        action: ActionKind,
-        shot: asyncio.Task[str | None] | None,
-    ) -> Event | None:
+    def _event(self, tab: _Tab, data: dict[str, Any], action: ActionKind) -> Event | None:
         target = target_from_payload(data.get("target"))
         if (
             action in {ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.FILL}
@@ -602,16 +631,11 @@ class WebRecorder:
             else:
                 raw = data.get("value")
                 value = str(raw) if raw is not None else ""
-        clicked = action in {ActionKind.CLICK, ActionKind.DOUBLE_CLICK}
-        screenshot = await self._take_pre_shot(tab) if clicked else await _result(shot)
-        if screenshot is None and action is not ActionKind.SCROLL:
-            # Nothing could be taken in time (the action navigated at once): the newest shot of
-            # the page it happened on shows it as it was.
-            screenshot = self._last_shot_of(tab, data.get("url"))
         modifiers = tuple(_MODIFIERS[m] for m in data.get("modifiers") or () if m in _MODIFIERS)
         scroll = None
         if action is ActionKind.SCROLL:
             scroll = ScrollDelta(dx=float(data.get("dx") or 0), dy=float(data.get("dy") or 0))
+        options = data.get("options") if action is ActionKind.SELECT else None
         at = _when(data.get("t_start") or data.get("t"))
         ended = _when(data.get("t")) if data.get("t_start") else None
         try:
@@ -625,14 +649,10 @@ class WebRecorder:
                 modifiers=modifiers,
                 scroll=scroll,
                 files=tuple(str(f) for f in data.get("files") or ()),
+                options=tuple(str(o) for o in options or () if isinstance(o, str)),
                 tab=tab.id,
                 frame=data.get("frame"),
-                before=Observation(
-                    at=at,
-                    url=data.get("url"),
-                    title=data.get("title"),
-                    screenshot=screenshot,
-                ),
+                before=Observation(at=at, url=data.get("url"), title=data.get("title")),
             )
         except ValidationError as exc:
             log.warning(
@@ -640,181 +660,236 @@ class WebRecorder:
             )
             return None
 
-    async def _on_note(self, text: str, at: datetime) -> None:
+    def _on_effects(self, tab: _Tab, data: dict[str, Any]) -> None:
+        ref = data.get("ref")
+        if not isinstance(ref, str) or ref in self._dropped_refs:
+            return
+        index = self._by_ref.get(ref)
+        if index is None:  # a typing burst not reported yet: applied once it is
+            self._early_effects[ref] = data
+            return
+        self._apply_effects(index, data)
+        if (
+            data.get("settled")
+            and ref == tab.last_ref
+            and data.get("frame") is None
+            and (data.get("texts_added") or data.get("dialogs_opened") or data.get("items_added"))
+        ):
+            self._spawn(self._snapshot_after(tab, index, ref))
+
+    def _apply_effects(self, index: int, data: dict[str, Any]) -> None:
+        effects = effects_from_payload(data, self._secrets)
+        stored = self._stored.get(index)
+        url = data.get("url")
+        changed_url = stored is not None and stored.before is not None and stored.before.url != url
+        self._update(
+            index,
+            effects=effects,
+            effect=effects.dom_changed or effects.left_page or changed_url,
+            after={"at": _when(data.get("t")), "url": url, "title": data.get("title")},
+        )
+
+    async def _snapshot_after(self, tab: _Tab, index: int, ref: str) -> None:
+        """An ARIA snapshot of what the action at *index* led to, if no other began meanwhile."""
+        url = tab.page.url
+        snapshot = await self._aria_snapshot_of_one_moment(tab.page)
+        if snapshot is not None and tab.last_ref == ref and tab.page.url == url:
+            self._update(index, after={"aria_snapshot": snapshot})
+
+    def _on_note(self, text: str, at: datetime) -> None:
         tab = (
             self._active if self._active is not None and not self._active.page.is_closed() else None
         )
-        event = Event(
-            action=ActionKind.NOTE,
-            at=at,
-            value=text,
-            tab=tab.id if tab is not None else None,
-            before=Observation(at=at, url=tab.page.url if tab is not None else None),
+        self._add(
+            Event(
+                action=ActionKind.NOTE,
+                at=at,
+                value=text,
+                tab=tab.id if tab is not None else None,
+                before=Observation(at=at, url=tab.page.url if tab is not None else None),
+            )
         )
-        if tab is None:
-            await self._flush_all()
-            self._session.add(event)
-        else:
-            await self._hold(event, tab, None)
 
-    async def _scrub_field(self, tab: _Tab, css: str) -> None:
+    async def _on_sensitive_marked(self, tab: _Tab, frame: Frame, data: dict[str, Any]) -> None:
+        target = data.get("target")
+        css = target.get("css") if isinstance(target, dict) else None
+        if css and isinstance(target, dict) and target.get("sensitive"):
+            await self._remember_secret(frame, css)
+            self._scrub_field(tab, css)
+        if isinstance(target, dict) and target.get("sensitive"):
+            label = label_of(target_from_payload(target)) or ""
+            for marked in self._marks:
+                if not marked.done():
+                    marked.set_result(label)
+
+    def _scrub_field(self, tab: _Tab, css: str) -> None:
         """The person marked a field sensitive, perhaps after typing: scrub what it held."""
-        held = list(self._held)
-        changes = self._session.redact_field(css, self._media, [h.event for h in held])
-        for index, event in changes.items():
-            held[index].event = event
+        self._stored.update(self._session.redact_field(css, self._media))
+        self._scrubs += 1  # pictures being made now may show the value: dropped
+        watch = tab.watch.result() if tab.watch is not None and tab.watch.done() else None
+        if watch is not None:
+            watch.forget_frames()
         if self._on_scrubbed is not None:
             self._on_scrubbed()
-        tab.pre_shot = None  # shots taken since may show the value
-        tab.last_shot = None
 
-    async def _on_navigation(self, page: Page, url: str, at: datetime) -> None:
+    # ── navigations ─────────────────────────────────────────────────────────────────────────
+
+    def _on_navigation(self, page: Page, url: str, at: datetime) -> None:
         tab = self._track(page)
         if url in ("about:blank", "") or url.startswith("chrome-error://"):
             return
-        typed: bool | None = True if tab.expect_typed else await self._typed(tab)
+        typed = True if tab.expect_typed else None
         tab.expect_typed = False
-        self._saw(tab, Observation(at=at, url=url))
-        await self._switch_to(tab, at)
-        event = Event(
-            action=ActionKind.NAVIGATE,
-            at=at,
-            url=url,
-            typed=typed,
-            tab=tab.id,
-            before=Observation(at=at, url=url),
+        self._switch_to(tab, at)
+        index = self._add(
+            Event(
+                action=ActionKind.NAVIGATE,
+                at=at,
+                url=url,
+                typed=typed,
+                tab=tab.id,
+                before=Observation(at=at, url=url),
+                after=Observation(at=at, url=url),
+            )
         )
-        held = await self._hold(event, tab, None)
-        held.aria = self._spawn(self._when_loaded(tab, url))
+        self._last_navigation[tab.id] = index
+        self._spawn(self._classify(tab, index, url, typed))
 
-    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
-        """Run *coro* in the background, owned by the recorder (cancelled when it stops)."""
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _when_loaded(self, tab: _Tab, url: str) -> str | None:
-        """Once a page loaded: its screenshot (the navigation's, and the "before" of the next
-        action there should that action's own shot be impossible) and its ARIA snapshot."""
-        with contextlib.suppress(Exception):
-            await tab.page.wait_for_load_state("load", timeout=5000)
-        if tab.page.url != url:
-            return None
-        ref = await self._screenshot(tab, None, expect_url=url)
-        if ref is not None:
-            self._give_screenshot_to_held(tab, ref, url)
-        return await self._aria_snapshot(tab.page)
+    async def _classify(self, tab: _Tab, index: int, url: str, typed: bool | None) -> None:
+        """Who started the navigation at *index*, and whether its address was typed."""
+        watch = await _result(tab.watch)
+        initiated_by = await watch.initiator(url) if watch is not None else None
+        if typed is None:
+            if initiated_by is not None and initiated_by != "browser":
+                typed = False  # the page's doing, whatever the history entry says
+            else:
+                typed = await self._typed(tab)
+        self._update(index, initiated_by=initiated_by, typed=typed)
 
     async def _typed(self, tab: _Tab) -> bool | None:
         """Whether the current navigation was typed by the user (Chromium's transition type)."""
-        if tab.cdp is None:
+        watch = await _result(tab.watch)
+        if watch is None:
             return None
-        try:
-            cdp = await asyncio.wait_for(asyncio.shield(tab.cdp), timeout=5)
-            history = await cdp.send("Page.getNavigationHistory")
-        except Exception:
-            return None
-        entries = history.get("entries") or []
-        index = history.get("currentIndex", -1)
-        if not 0 <= index < len(entries):
-            return None
-        transition = entries[index].get("transitionType")
+        transition = await watch.transition()
         return transition in {"typed", "auto_bookmark", "generated"} if transition else None
 
-    async def _switch_to(self, tab: _Tab, at: datetime) -> None:
+    def _on_loaded(self, tab: _Tab, data: dict[str, Any]) -> None:
+        """The page of the tab's newest navigation loaded: its title, picture and snapshot."""
+        index = self._last_navigation.get(tab.id)
+        if index is None or index not in self._stored:
+            return
+        self._update(index, after={"title": data.get("title")})
+        ref = data.get("ref")
+        if isinstance(ref, str):  # the page's load, reported like an action's effects
+            self._by_ref[ref] = index
+            early = self._early_effects.pop(ref, None)
+            if early is not None:
+                self._apply_effects(index, early)
+        loaded = _ms(data.get("t"))
+        if loaded is not None and self._media is not None:
+            self._spawn(self._loaded_picture(tab, index, data, loaded))
+        self._spawn(self._snapshot_loaded(tab, index, str(data.get("url"))))
+
+    async def _snapshot_loaded(self, tab: _Tab, index: int, url: str) -> None:
+        began = tab.last_action_ms
+        snapshot = await self._aria_snapshot_of_one_moment(tab.page)
+        if snapshot is not None and tab.last_action_ms == began and tab.page.url == url:
+            self._update(index, after={"aria_snapshot": snapshot})
+
+    def _switch_to(self, tab: _Tab, at: datetime) -> None:
         if self._active is tab:
             return
         previous, self._active = self._active, tab
         if previous is None:
             return
-        await self._hold(
+        self._add(
             Event(
                 action=ActionKind.SWITCH_TAB,
                 at=at,
                 tab=tab.id,
                 before=Observation(at=at, url=tab.page.url),
-            ),
-            tab,
-            None,
+            )
         )
 
     async def _on_page_closed(self, page: Page) -> None:
         tab = self._tabs.pop(page, None)
-        if tab is not None and any(h.tab is tab for h in self._held):
-            await self._flush_all()
+        if tab is not None:
+            watch = await _result(tab.watch)
+            if watch is not None:
+                await watch.stop()
         if self._active is tab:
             self._active = next(iter(self._tabs.values()), None)
         if not self._tabs:
             self._closed.set()
 
-    # ── holding an event until we know what it did ──────────────────────────────────────────
+    # ── pictures ────────────────────────────────────────────────────────────────────────────
 
-    async def _hold(self, event: Event, tab: _Tab, payload_id: str | None) -> _Held:
-        loop = asyncio.get_running_loop()
-        held = _Held(event, tab, payload_id, loop.time() + _SETTLE_S)
-        self._held.append(held)
-        self._spawn(self._settle_later(held.due))
-        await self._flush_due()
-        return held
+    async def _picture(
+        self, tab: _Tab, frame: Frame | None, index: int, data: dict[str, Any], began: float
+    ) -> None:
+        """The picture of an action: the frame painted just before it began."""
+        scrubs = self._scrubs
+        watch = await _result(tab.watch)
+        if watch is None:
+            return
+        painted, _ready = await watch.frame_before(
+            began, ready_ms=_ms(data.get("ready")), shown_ms=_ms(data.get("shown"))
+        )
+        if painted is None:
+            return
+        target = data.get("target")
+        fingerprint = target.get("fingerprint") if isinstance(target, dict) else None
+        outline = _box(fingerprint.get("bbox")) if isinstance(fingerprint, dict) else None
+        masks = _boxes(data.get("masks"))  # where the acting frame's fields were then
+        offset = await _frame_offset(frame)
+        if offset is not None:  # an action in a child frame: its boxes are in its viewport
+            outline = _moved(outline, offset)
+            masks = [_moved(m, offset) or m for m in masks]
+        masks += await _live_masks(tab.page)
+        await self._store_picture(index, painted, outline, masks, _scroll_of(data), scrubs)
 
-    async def _settle_later(self, due: float) -> None:
-        loop = asyncio.get_running_loop()
-        # Timers may fire a little early (Qt's coarse timers under qasync by up to 5%): wait
-        # until the event really is due, or it would wait for the next report to be stored.
-        while (left := due - loop.time()) > 0:
-            await asyncio.sleep(left + 0.005)
-        self._queue.put_nowait(("settle", None))
+    async def _loaded_picture(
+        self, tab: _Tab, index: int, data: dict[str, Any], loaded: float
+    ) -> None:
+        """The picture of a page opened: shortly after it loaded, before anything was done."""
+        scrubs = self._scrubs
+        watch = await _result(tab.watch)
+        if watch is None:
+            return
+        await asyncio.sleep(max(0.0, loaded / 1000 + _LOADED_SHOT_DELAY_S - time.time()))
+        until = loaded + _LOADED_SHOT_DELAY_S * 1000
+        if tab.last_action_ms is not None and tab.last_action_ms > loaded:
+            until = min(until, tab.last_action_ms)
+        painted, _ = await watch.frame_before(until, ready_ms=None, shown_ms=_ms(data.get("shown")))
+        if painted is None:
+            return
+        masks = _boxes(data.get("masks")) + await _live_masks(tab.page)
+        await self._store_picture(index, painted, None, masks, None, scrubs)
 
-    def _saw(self, tab: _Tab, observation: Observation) -> None:
-        """The page of *tab* showed *observation* as something new began: the "after" of the
-        newest held event (processing lags behind the page, so this is the faithful moment)."""
-        for held in self._held:
-            if held.tab is tab and held.after is None:
-                held.after = observation
+    async def _store_picture(
+        self,
+        index: int,
+        painted: Any,
+        outline: Box | None,
+        masks: list[Box],
+        scroll: tuple[float, float] | None,
+        scrubs: int,
+    ) -> None:
+        media = self._media
+        if media is None:
+            return
+        jpeg = await asyncio.to_thread(
+            picture_of, painted, outline=outline, masks=masks, scroll=scroll
+        )
+        if jpeg is None or scrubs != self._scrubs:
+            return  # a field was marked sensitive meanwhile: this frame may show its value
+        ref = await asyncio.to_thread(media.put, jpeg, "jpg")
+        if scrubs != self._scrubs:
+            return
+        self._update(index, before={"screenshot": ref})
 
-    async def _flush_due(self) -> None:
-        now = asyncio.get_running_loop().time()
-        while self._held and self._held[0].due <= now:
-            await self._store(self._held.popleft())
-
-    async def _flush_all(self) -> None:
-        while self._held:
-            await self._store(self._held.popleft())
-
-    async def _store(self, held: _Held) -> None:
-        """Persist a held event with what it led to."""
-        event = held.event
-        after = held.after
-        open_page = not held.tab.page.is_closed()
-        if after is None and open_page:
-            after = await self._observe(held.tab)
-        aria = None
-        if held.aria is not None:
-            with contextlib.suppress(Exception):
-                aria = await asyncio.wait_for(asyncio.shield(held.aria), timeout=_ARIA_WAIT_S)
-        if after is not None:
-            event = event.model_copy(
-                update={"after": after.model_copy(update={"aria_snapshot": aria})}
-                if aria
-                else {"after": after}
-            )
-        before = event.before or Observation()
-        if before.screenshot is None and event.action is not ActionKind.NAVIGATE and open_page:
-            ref = self._last_shot_of(held.tab, before.url)
-            if ref is not None:
-                event = event.model_copy(
-                    update={"before": before.model_copy(update={"screenshot": ref})}
-                )
-        self._session.add(event)
-
-    async def _observe(self, tab: _Tab) -> Observation:
-        page = tab.page
-        try:
-            title = await asyncio.wait_for(page.title(), timeout=2)
-        except Exception:
-            title = None
-        return Observation(at=utcnow(), url=page.url, title=title)
+    # ── snapshots and secrets ───────────────────────────────────────────────────────────────
 
     async def _remember_secret(self, frame: Frame, css: str) -> None:
         """Keep (in memory) what the sensitive field *css* holds, to mask it wherever it shows."""
@@ -824,82 +899,68 @@ class WebRecorder:
                 self._secrets.add(value)
                 self._secrets.add(value.strip())
 
-    async def _aria_snapshot(self, page: Page) -> str | None:
+    async def _aria_snapshot_of_one_moment(self, page: Page) -> str | None:
+        """The page's ARIA snapshot (sensitive values masked), or None when an action began
+        while it was taken (it would mix what two actions led to)."""
         try:
-            await page.wait_for_load_state("domcontentloaded", timeout=3000)
+            count = await asyncio.wait_for(page.evaluate(_ACTION_COUNT_JS), timeout=2)
             text = await asyncio.wait_for(page.aria_snapshot(mode="ai"), timeout=5)
             for frame in page.frames:
                 with contextlib.suppress(Exception):
                     self._secrets.update(await frame.evaluate(_SENSITIVE_VALUES_JS))
+            if await asyncio.wait_for(page.evaluate(_ACTION_COUNT_JS), timeout=2) != count:
+                return None
             return redact_snapshot(text, self._secrets)
         except Exception:
             return None
 
-    # ── screenshots ─────────────────────────────────────────────────────────────────────────
 
-    def _give_screenshot_to_held(self, tab: _Tab, ref: str, url: str | None) -> None:
-        """Held events on *tab* whose own screenshot failed get the next one of their page."""
-        for held in self._held:
-            before = held.event.before or Observation()
-            if held.tab is tab and before.screenshot is None and before.url == url:
-                held.event = held.event.model_copy(
-                    update={"before": before.model_copy(update={"screenshot": ref})}
-                )
-
-    async def _peek_pre_shot(self, tab: _Tab) -> str | None:
-        """The last pointerdown's screenshot, if recent (it stays for the click to take)."""
-        shot = tab.pre_shot
-        if shot is None:
-            return None
-        asked_at, task = shot
-        if asyncio.get_running_loop().time() - asked_at > _PRE_SHOT_MAX_AGE_S:
-            return None
-        return await _result(task)
-
-    async def _take_pre_shot(self, tab: _Tab) -> str | None:
-        ref = await self._peek_pre_shot(tab)
-        tab.pre_shot = None
-        return ref
-
-    async def _screenshot(
-        self, tab: _Tab, target: Any, *, expect_url: str | None = None
-    ) -> str | None:
-        """A JPEG of the page with the target outlined and sensitive fields masked.
-
-        With *expect_url*, no shot is taken once the page shows another URL. A shot begun on the
-        right page is kept even if a navigation committed while it was taken: the frame was
-        captured before the new page painted.
-        """
-        if self._media is None or tab.page.is_closed():
-            return None
-        page = tab.page
-        if expect_url is not None and page.url != expect_url:
-            return None
-        css = target.get("css") if isinstance(target, dict) else None
-        async with tab.shooting:
-            with contextlib.suppress(Exception):  # the outline is a nicety; the shot matters
-                await page.evaluate(_MARK_TARGET_JS, css)
-            try:
-                data = await page.screenshot(
-                    type="jpeg",
-                    quality=_SCREENSHOT_QUALITY,
-                    mask=[page.locator(SENSITIVE_CSS)],
-                    style=_HIGHLIGHT_CSS,
-                    timeout=5000,
-                )
-            except Exception as exc:  # the page moved on: this action gets no shot of its own
-                log.debug("no screenshot: %s", str(exc).splitlines()[0] if str(exc) else exc)
-                return None
-        ref = self._media.put(data, "jpg")
-        tab.last_shot = (expect_url or page.url, ref)
-        return ref
-
-    @staticmethod
-    def _last_shot_of(tab: _Tab, url: str | None) -> str | None:
-        """The newest screenshot of *tab* while it showed *url* (the page just before)."""
-        if tab.last_shot is not None and url is not None and tab.last_shot[0] == url:
-            return tab.last_shot[1]
+async def _result(task: asyncio.Task[TabWatch | None] | None) -> TabWatch | None:
+    if task is None:
         return None
+    try:
+        return await asyncio.shield(task)
+    except Exception:
+        return None
+
+
+async def _frame_offset(frame: Frame | None) -> tuple[float, float] | None:
+    """Where a child frame's viewport sits in the page's (None for the top frame)."""
+    if frame is None or frame.parent_frame is None:
+        return None
+    with contextlib.suppress(Exception):
+        element = await frame.frame_element()
+        box = await element.bounding_box()
+        if box is not None:
+            return box["x"], box["y"]
+    return None
+
+
+async def _live_masks(page: Page) -> list[Box]:
+    """The sensitive fields every frame of *page* shows now (painted over as well: a picture
+    is of a moment ago, and a field rarely moves)."""
+    masks: list[Box] = []
+    for frame in list(page.frames):
+        with contextlib.suppress(Exception):
+            boxes = _boxes(await asyncio.wait_for(frame.evaluate(_MASKS_JS), timeout=1))
+            offset = await _frame_offset(frame)
+            masks += [_moved(b, offset) or b for b in boxes] if offset else boxes
+    return masks
+
+
+def _moved(box: Box | None, offset: tuple[float, float]) -> Box | None:
+    if box is None:
+        return None
+    return Box(box.x + offset[0], box.y + offset[1], box.width, box.height)
+
+
+def _scroll_of(data: dict[str, Any]) -> tuple[float, float] | None:
+    scroll = data.get("scroll")
+    if isinstance(scroll, dict):
+        x, y = _ms(scroll.get("x")), _ms(scroll.get("y"))
+        if x is not None and y is not None:
+            return x, y
+    return None
 
 
 def _now_ms() -> float:

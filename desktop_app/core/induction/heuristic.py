@@ -2,8 +2,10 @@
 
 Every entered or chosen value becomes a typed parameter named after its field; a value that recurs
 later (in a locator, a URL, an expectation) becomes that parameter there too; expectations come
-from what the recording observed after each step; irreversible steps are flagged; the stated
-intent becomes an intent template. Nothing is invented: targets are the recorded ones.
+from what the recording observed each step do (the message the page showed, the page it led to)
+and the last step that changed the page also checks the outcome (the new item that holds an
+entered value); irreversible steps are flagged; the stated intent becomes an intent template.
+Nothing is invented: targets are the recorded ones.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from urllib.parse import quote, quote_plus, urlsplit
 from desktop_app.core.induction.intent import make_intent_template
 from desktop_app.core.induction.naming import label_of, snake_case, unique_name
 from desktop_app.core.models.target import LocatorStrategy, Target
-from desktop_app.core.models.trajectory import ActionKind, Event, SecretPlaceholder, Trajectory
+from desktop_app.core.models.trajectory import (
+    ActionKind,
+    Event,
+    SecretPlaceholder,
+    TextChange,
+    Trajectory,
+)
 from desktop_app.core.models.workflow import (
     CheckStep,
     ClickStep,
@@ -40,6 +48,7 @@ from desktop_app.core.models.workflow import (
     Workflow,
 )
 from desktop_app.core.templating import escape
+from desktop_app.core.urls import normal_url
 
 __all__ = ["Induction", "induce"]
 
@@ -54,6 +63,10 @@ _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_LINE = re.compile(r'^\s*- (?:status|alert)\b[^:\n]*:\s*"?(.+?)"?\s*$', re.MULTILINE)
 _ID_SEGMENT = re.compile(r"/(\d+|[0-9a-f]{8,}|[0-9a-f-]{36})(?=/|$)")
+_PLACEHOLDER = re.compile(r"\{[a-z_][a-z0-9_]*\}")
+_DIGITS = re.compile(r"\d+")
+#: A message part shorter than this, once the numbers that vary are cut out, checks nothing.
+_MIN_MESSAGE: Final = 8
 _DESKTOP_ACTIONS: Final = frozenset(
     {ActionKind.DESKTOP_CLICK, ActionKind.DESKTOP_TYPE, ActionKind.HOTKEY}
 )
@@ -80,7 +93,11 @@ def _input_type(target: Target | None) -> str:
 
 
 def _options(events: list[Event], index: int, label: str | None) -> tuple[str, ...]:
-    """The options of the select called *label*, from the newest ARIA snapshot before *index*."""
+    """The options of the select *events[index]*: as it reported them, or (in recordings made
+    before selects reported them) those of the select called *label* in the newest ARIA
+    snapshot before it."""
+    if events[index].options:
+        return events[index].options
     if not label:
         return ()
     for event in reversed(events[: index + 1]):
@@ -228,23 +245,77 @@ class _Builder:
     # ── steps ───────────────────────────────────────────────────────────────────────────────
 
     def expectations(self, event: Event, navigated: bool) -> tuple[Expectation, ...]:
+        """What shows the step did its work: the message the page showed, the page it led to
+        (or, for a navigation, its title when the address did not change)."""
         after = event.after
         if after is None:
             return ()
         found: list[Expectation] = []
+        message = self._message(event)
+        if message is not None:
+            found.append(TextPresent(text=message))
         before_url = event.before.url if event.before else None
-        if after.aria_snapshot:
-            before_text = event.before.aria_snapshot if event.before else None
-            for message in _STATUS_LINE.findall(after.aria_snapshot):
-                if before_text and message in before_text:
-                    continue
-                found.append(TextPresent(text=self.templated(message.strip())))
-                break
-        if after.url and (navigated or (before_url and after.url != before_url)):
+        if after.url and (
+            navigated or (before_url and normal_url(after.url) != normal_url(before_url))
+        ):
             found.append(UrlMatches(pattern=_url_pattern(self.templated(after.url))))
         elif navigated and after.title:
             found.append(TitleMatches(text=self.templated(after.title)))
         return tuple(found)
+
+    def _message(self, event: Event) -> str | None:
+        """The status or alert message the step made appear, templated: from what the page
+        reported (recordings before it did: the newest status line of the ARIA snapshot)."""
+        effects = event.effects
+        if effects is not None:
+            for change in effects.texts_added:
+                if change.role in {"status", "alert"}:
+                    text = self._checkable(change.text)
+                    if text is not None:
+                        return text
+            return None
+        after = event.after
+        if after is None or not after.aria_snapshot:
+            return None
+        before_text = event.before.aria_snapshot if event.before else None
+        for message in _STATUS_LINE.findall(after.aria_snapshot):
+            if before_text and message in before_text:
+                continue
+            return self.templated(message.strip())
+        return None
+
+    def _checkable(self, text: str) -> str | None:
+        """*text* templated, as a check that holds next time: numbers that are no entered
+        value (a new record's number: "Ticket #12 created") are cut out, keeping the longest
+        part between them; None when too little is left to check anything."""
+        templated = self.templated(text.strip())
+        if not _DIGITS.search(_PLACEHOLDER.sub("", templated)):
+            return templated
+        parts = [""]  # the text between numbers, placeholders kept whole
+        for piece in re.split(f"({_PLACEHOLDER.pattern})", templated):
+            if _PLACEHOLDER.fullmatch(piece):
+                parts[-1] += piece
+                continue
+            literal = _DIGITS.split(piece)
+            parts[-1] += literal[0]
+            parts.extend(literal[1:])
+        best = max((p.strip(" #:.,;-") for p in parts), key=len)
+        return best if len(_PLACEHOLDER.sub("", best)) >= _MIN_MESSAGE else None
+
+    def outcome(self, event: Event, already: tuple[Expectation, ...]) -> tuple[Expectation, ...]:
+        """The workflow's success check, on the last step that changed the page: besides its
+        own checks, the new item the step made appear that holds an entered value (the contact
+        in the list, the task added), as the person saw it."""
+        effects = event.effects
+        if effects is None:
+            return ()
+        shown = {e.text for e in already if isinstance(e, TextPresent)}
+        for change in _lasting_first(effects.texts_added):
+            text = self._checkable(change.text)
+            if text is None or text in shown or not _PLACEHOLDER.search(text):
+                continue
+            return (TextPresent(text=text),)
+        return ()
 
     def desktop_expectations(self, index: int) -> tuple[Expectation, ...]:
         """A desktop action's check: the window the next action happens in, when the title
@@ -378,6 +449,24 @@ class _Builder:
             return
         self.steps.append(step.model_copy(update=common))
 
+    def add_outcome(self) -> None:
+        """Give the last step that changed the page the workflow's success check."""
+        for position in range(len(self.steps) - 1, -1, -1):
+            step = self.steps[position]
+            event = self.events[step.source_events[0]] if step.source_events else None
+            if event is None or event.effects is None or not event.effects.visible:
+                continue
+            extra = self.outcome(event, step.expectations)
+            if extra:
+                expectations = (*step.expectations, *extra)
+                self.steps[position] = step.model_copy(update={"expectations": expectations})
+            return
+
+
+def _lasting_first(changes: tuple[TextChange, ...]) -> list[TextChange]:
+    """Texts that appeared, those still shown first, items of a list or table before others."""
+    return sorted(changes, key=lambda c: (c.gone, c.role != "item"))
+
 
 def _irreversible(event: Event) -> bool:
     target = event.target
@@ -438,6 +527,7 @@ def induce(trajectory: Trajectory, *, name: str | None = None) -> Induction:
             builder.add(index, event)
         except ValueError as exc:  # a value that does not fit its guessed type
             builder.notes.append(f"event {index}: {exc}; kept as text")
+    builder.add_outcome()
     values = {s.parameter.name: s.value for s in builder.slots if s.value}
     template = make_intent_template(trajectory.intent, values) if trajectory.intent else None
     titles = list(

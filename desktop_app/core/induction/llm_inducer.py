@@ -23,7 +23,7 @@ from desktop_app.core.induction.heuristic import Induction
 from desktop_app.core.induction.naming import label_of
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM, assert_no_secrets
 from desktop_app.core.models.common import Identifier
-from desktop_app.core.models.trajectory import Trajectory
+from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.models.workflow import TextPresent, Workflow
 from desktop_app.core.templating import placeholders
 
@@ -119,7 +119,7 @@ def _event_lines(trajectory: Trajectory, draft: Workflow) -> list[str]:
         if after is not None:
             if after.title:
                 parts.append(f"then page '{_clip(after.title)}'")
-            messages = _messages(after.aria_snapshot or "")
+            messages = _messages(event)
             if messages:
                 parts.append("showing " + "; ".join(f"'{_clip(m)}'" for m in messages[:2]))
         lines.append(" ".join(parts))
@@ -129,16 +129,22 @@ def _event_lines(trajectory: Trajectory, draft: Workflow) -> list[str]:
 _MESSAGE = re.compile(r'^\s*- (?:status|alert|heading)\b[^:\n]*:\s*"?(.+?)"?\s*$', re.MULTILINE)
 
 
-def _messages(snapshot: str) -> list[str]:
-    return _MESSAGE.findall(snapshot)
+def _messages(event: Event) -> list[str]:
+    """The messages and headings the event made appear (what the page reported; in older
+    recordings, the status, alert and heading lines of the ARIA snapshot after it)."""
+    if event.effects is not None:
+        shown = [t for t in event.effects.texts_added if t.role in {"status", "alert", "heading"}]
+        return [t.text for t in sorted(shown, key=lambda t: t.role == "heading")]
+    return _MESSAGE.findall(event.after.aria_snapshot or "") if event.after else []
 
 
 def _observed_texts(trajectory: Trajectory, index: int) -> str:
     event = trajectory.events[index]
+    texts = [t.text for t in event.effects.texts_added] if event.effects is not None else []
     after = event.after
-    if after is None:
-        return ""
-    return "\n".join(t for t in (after.title, after.aria_snapshot) if t)
+    if after is not None:
+        texts += [t for t in (after.title, after.aria_snapshot) if t]
+    return "\n".join(texts)
 
 
 class _Rejected(Exception):

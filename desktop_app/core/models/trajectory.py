@@ -19,11 +19,17 @@ from desktop_app.core.models.target import Target
 
 __all__ = [
     "ActionKind",
+    "Effects",
     "Event",
+    "FieldChange",
     "Modifier",
+    "NavigationInitiator",
     "Observation",
+    "RequestSeen",
     "ScrollDelta",
     "SecretPlaceholder",
+    "TextChange",
+    "TextRole",
     "Trajectory",
     "TrajectoryKind",
 ]
@@ -85,6 +91,83 @@ class Observation(FrozenModel):
     app: str | None = None
 
 
+#: What showed a line of text: a status or alert message, a dialog, a heading, an item of a
+#: list or table; None for anything else.
+TextRole = Literal["status", "alert", "dialog", "heading", "item"]
+
+#: Who started a navigation, as the browser tells: ``browser`` (the address bar, a bookmark,
+#: back or forward, a reload: the person, outside the page), ``link`` (a link was followed),
+#: ``form`` (a form was submitted), ``script`` (the page's code: ``location`` changes, history
+#: API calls), ``refresh`` (a meta or HTTP refresh).
+NavigationInitiator = Literal["browser", "link", "form", "script", "refresh"]
+
+
+class TextChange(FrozenModel):
+    """A line of visible text that appeared on (or disappeared from) the page.
+
+    ``gone``: it appeared and disappeared again before the page settled (a toast, a spinner).
+    """
+
+    text: str = Field(min_length=1, max_length=500)
+    role: TextRole | None = None
+    gone: bool = False
+
+
+class FieldChange(FrozenModel):
+    """A field whose value the page itself changed (never one acted on, never a secret)."""
+
+    field: str = Field(max_length=500)
+    value: str = Field(max_length=5000)
+
+
+class RequestSeen(FrozenModel):
+    """A request an action caused: its method (``WS`` for a socket message) and path."""
+
+    method: str = Field(min_length=1, max_length=16)
+    path: str = Field(max_length=2000)
+    status: int | None = None
+
+
+class Effects(FrozenModel):
+    """What the page did in response to an action, as the page itself saw it.
+
+    Changes are attributed to the action that caused them: by time (what happened after it
+    began and before the next action) and by cause (what a request, a timer or a socket message
+    it started led to, even after the next action began). ``settled``: the page was quiet for a
+    moment after it; False when the next action or the end of the recording came first (more
+    may have followed). ``texts_known`` False: the page was too large to read its text cheaply,
+    so no text change is known (not: none happened).
+    """
+
+    dom_changed: bool = False
+    texts_known: bool = True
+    texts_added: tuple[TextChange, ...] = ()
+    texts_removed: tuple[TextChange, ...] = ()
+    items_added: int = Field(default=0, ge=0)
+    items_removed: int = Field(default=0, ge=0)
+    dialogs_opened: int = Field(default=0, ge=0)
+    dialogs_closed: int = Field(default=0, ge=0)
+    values_changed: tuple[FieldChange, ...] = ()
+    requests: tuple[RequestSeen, ...] = ()
+    left_page: bool = False
+    settled: bool = False
+
+    @property
+    def visible(self) -> bool:
+        """Whether the person could see the page respond (text, items, dialogs, values, a new
+        page): more than a change of focus or style."""
+        return bool(
+            self.texts_added
+            or self.texts_removed
+            or self.items_added
+            or self.items_removed
+            or self.dialogs_opened
+            or self.dialogs_closed
+            or self.values_changed
+            or self.left_page
+        )
+
+
 class ScrollDelta(FrozenModel):
     """How far a scroll moved, in pixels."""
 
@@ -95,8 +178,10 @@ class ScrollDelta(FrozenModel):
 class Event(FrozenModel):
     """One observed action with what was seen before and after it.
 
-    ``effect`` says whether the action visibly changed the page (the DOM or the URL) shortly
-    after it; ``None`` when that was not observed. ``injected`` marks input Procedura itself sent.
+    ``effect`` says whether the action changed the page (the DOM or the URL) after it; ``None``
+    when that was not observed. ``effects`` says what it changed (``None``: not observed).
+    ``options`` are the choices a select offered. ``initiated_by`` says who started a
+    navigation. ``injected`` marks input Procedura itself sent.
     """
 
     action: ActionKind
@@ -115,6 +200,9 @@ class Event(FrozenModel):
     frame: str | None = None
     injected: bool = False
     effect: bool | None = None
+    effects: Effects | None = None
+    options: tuple[str, ...] = ()
+    initiated_by: NavigationInitiator | None = None
     before: Observation | None = None
     after: Observation | None = None
 
