@@ -49,7 +49,9 @@ class Demonstrator:
             await asyncio.sleep(self.pace.think_ms / 1000)
 
     async def click(self, target: Locator) -> None:
+        """Bring *target* into view (a person sees what they click), then click it."""
         await self._think()
+        await target.scroll_into_view_if_needed()
         await target.click(delay=self.pace.hold_ms)
 
     async def type_into(self, field: Locator, text: str) -> None:
@@ -152,7 +154,9 @@ async def flask_admin_create(do: Demonstrator) -> None:
     await page.wait_for_url("**/new/**")
     await do.type_into(page.get_by_label("Name"), "Jane Doe")
     await do.type_into(page.get_by_label("Email"), "jane@example.test")
-    await do.select(page.get_by_label("Status"), "Customer")
+    # The status is a Select2 widget: open it, pick the option from its list.
+    await do.click(page.get_by_role("link", name="lead", exact=True))
+    await do.click(page.get_by_role("option", name="customer", exact=True))
     await do.check(page.get_by_label("Vip"))
     await do.type_into(page.get_by_label("Notes"), "Met at the fair")
     await do.click(page.get_by_role("button", name="Save", exact=True))
@@ -162,7 +166,7 @@ async def flask_admin_create(do: Demonstrator) -> None:
 async def flask_admin_search(do: Demonstrator) -> None:
     """Search the contact list for a name and press Enter."""
     page = do.page
-    search = page.get_by_placeholder("Search")
+    search = page.get_by_role("textbox", name="name, email")
     await do.type_into(search, "Maria")
     await do.press(search, "Enter")
     await page.wait_for_url("**search=Maria*")
@@ -191,9 +195,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
     Scenario(
         "demo-open-contact", "demo", "/login", "Open the contact of Maria Garcia", demo_open_contact
     ),
-    Scenario(
-        "demo-filter-orders", "demo", "/login", "Show the shipped orders", demo_filter_orders
-    ),
+    Scenario("demo-filter-orders", "demo", "/login", "Show the shipped orders", demo_filter_orders),
     *(
         Scenario(
             f"todomvc-{impl}",

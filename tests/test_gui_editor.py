@@ -171,7 +171,7 @@ def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
     assert panel.select("full_name")
     panel.name.setText("contact_name")
     panel.name.editingFinished.emit()
-    assert editor.undo_stack.text(0) == "Rename {full_name} to {contact_name} (3 places)"
+    assert editor.undo_stack.text(0) == "Rename {full_name} to {contact_name} (4 places)"
     assert panel.selected() is not None and panel.selected().name == "contact_name"  # type: ignore[union-attr]
     assert card_titles(editor)[5] == "6. Fill 'Full name' with {contact_name}"
 
@@ -183,7 +183,7 @@ def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
 
     document = saved_json(gui, contact.workflow_id, 2)
     text = json.dumps(document)
-    assert "{full_name}" not in text and text.count("{contact_name}") == 4
+    assert "{full_name}" not in text and text.count("{contact_name}") == 5
     assert document["intent_template"] == "Create a contact for {contact_name} at {company}"
     steps = document["steps"]
     assert steps[5]["title"] == "Fill 'Full name' with {contact_name}"

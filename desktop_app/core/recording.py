@@ -20,7 +20,14 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.trajectory import ActionKind, Effects, Event, Modifier, Trajectory
+from desktop_app.core.models.trajectory import (
+    ActionKind,
+    Effects,
+    Event,
+    Modifier,
+    Observation,
+    Trajectory,
+)
 from desktop_app.core.ports import MediaStore, TrajectoryStore
 from desktop_app.core.redaction import redact_field
 
@@ -326,9 +333,16 @@ def _with_after_url(event: Event, navigation: Event) -> Event:
     """*event* whose ``after`` observation shows the page *navigation* led to, and whose
     effects include what that page showed as it loaded (the message a saved form leads to)."""
     if navigation.effects is not None:
-        event = event.model_copy(
-            update={"effects": _merged(event.effects, navigation.effects)}
-        )
+        event = event.model_copy(update={"effects": _merged(event.effects, navigation.effects)})
+    shot = navigation.before.screenshot if navigation.before else None
+    if (
+        event.action is ActionKind.NAVIGATE
+        and shot
+        and not (event.before and event.before.screenshot)
+    ):
+        # a page the person opened and the page redirected: its picture is where it arrived
+        before = (event.before or Observation()).model_copy(update={"screenshot": shot})
+        event = event.model_copy(update={"before": before})
     after = navigation.after or navigation.before
     if after is None:
         return event

@@ -39,6 +39,7 @@
  *   url, title        where it began (these replace the common fields above)
  *   ready    number|null  when its element was last inserted or changed (see effects.js)
  *   shown    number|null  when its document first painted (see effects.js)
+ *   drawn    number|null  when the page last began drawing a frame (see effects.js)
  *   masks    [{x, y, width, height}]  the visible sensitive fields then (viewport pixels)
  *   scroll   {x, y}   the window's scroll offset then (the boxes above are measured at it)
  *
@@ -1506,6 +1507,7 @@
       title: document.title,
       ready: begun ? begun.ready : null,
       shown: begun ? begun.shown : null,
+      drawn: begun ? begun.drawn : null,
       masks: effects ? effects.masks() : [],
       scroll: { x: window.scrollX, y: window.scrollY },
     };
@@ -1515,7 +1517,8 @@
   function actionFields(opened) {
     return {
       action: opened.action, t_start: opened.t, url: opened.url, title: opened.title,
-      ready: opened.ready, shown: opened.shown, masks: opened.masks, scroll: opened.scroll,
+      ready: opened.ready, shown: opened.shown, drawn: opened.drawn, masks: opened.masks,
+      scroll: opened.scroll,
     };
   }
 

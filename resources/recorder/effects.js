@@ -23,13 +23,16 @@
  *        emit(type, fields) sends a report; isSensitive(element) and fieldLabel(element) say
  *        whether a field's value is secret and what it is called. Until attached, nothing is
  *        reported (changes are still observed and attributed).
- *   begin(id, element) -> {ready, shown}
+ *   begin(id, element) -> {ready, shown, drawn}
  *        an action (payload id `id`, on `element` or null) begins now, before the page sees the
  *        event. The previous action's window closes (its report follows). `ready`: when
  *        `element` was last changed (inserted, or its class, style or visibility changed; the
  *        document first painted; the URL last changed; the page scrolled), ms since the epoch:
- *        a picture painted before that does not show it as it was acted on. `shown`: when the document first
- *        painted (null if not recorded yet): a picture painted before is of another page.
+ *        a picture painted before that does not show it as it was acted on. `shown`: when
+ *        the document was first painted (null if not yet): a picture from before is of the
+ *        page it replaced. `drawn`: when the page last began drawing a frame (null if not
+ *        known): the first frame on screen after that shows the page as it was when the
+ *        action began, even if it reached the screen a moment after.
  *   masks() -> [{x, y, width, height}]
  *        the boxes (viewport pixels) of this document's visible sensitive fields.
  *   flush()  report every action whose report is pending, now (the recording ends).
@@ -56,6 +59,10 @@
  *                   submissions; path without the query)
  *   url, title      where the document is at the report
  *   left_page       the document began to unload while this was the current action
+ *   first_change    when the DOM first changed after it began, or the page began to unload
+ *                   (ms since the epoch), or null
+ *   url_after, title_after   where the page was when the action's window closed (the next
+ *                   action began) or, while it is the newest action, where it is now
  *
  * `loaded` (one per document, once the load event fired and the page was first painted, or
  *   a second after it): {ref, title, masks, shown}
@@ -269,7 +276,8 @@
       disappeared: new Set(),
       rows: 0, dialogsOpened: 0, dialogsClosed: 0,
       values: new Map(), requests: [], pending: 0, timers: 0, timersAwaited: 0,
-      domChanged: false, textsKnown: true, leftPage: false,
+      domChanged: false, firstChange: 0, textsKnown: true, leftPage: false,
+      urlAfter: location.href, titleAfter: document.title,
       lastChange: now(), settled: false, settleTimer: null, reportTimer: null, reports: 0,
     };
     contexts.push(context);
@@ -327,6 +335,7 @@
     if (dialogs < 0) context.dialogsClosed -= dialogs;
     for (const [field, value] of after.values) {
       if (field === context.element || !before.values.has(field)) continue;
+      if (injectedInto.has(field)) continue;
       if (before.values.get(field) !== value) context.values.set(field, value);
     }
   }
@@ -340,6 +349,7 @@
       if (interval.dirty || interval.owner.values.size > 0) scheduleReport(interval.owner);
     }
     interval = { owner, base: state, dirty: false };
+    injectedInto = new WeakSet(); // the new base holds what Procedura typed
   }
 
   /** Hand the interval to `owner` (closing it first only if it holds changes of another). */
@@ -397,6 +407,13 @@
     context.settleTimer = setTimer(guarded(() => settle(context)), SETTLE_MS);
   }
 
+  /** Where the page is as `context`'s window closes: what it led to (a later action's doing
+   * never moves it). */
+  function noteWhereItLed(context) {
+    context.urlAfter = location.href;
+    context.titleAfter = document.title;
+  }
+
   function settle(context) {
     context.settleTimer = null;
     const quiet = now() - context.lastChange >= SETTLE_MS - 5;
@@ -410,6 +427,7 @@
     }
     // Closed even when nothing mutated: values a script set leave no mutation behind.
     if (interval && interval.owner === context) closeInterval(context);
+    if (context === current) noteWhereItLed(context);
     context.settled = context.pending === 0 && context.timers === 0;
     report(context);
   }
@@ -469,6 +487,9 @@
       values_changed: values,
       requests: context.requests.slice(0, MAX_REPORTED_REQUESTS),
       left_page: context.leftPage,
+      first_change: context.firstChange || null,
+      url_after: context === current ? location.href : context.urlAfter,
+      title_after: context === current ? document.title : context.titleAfter,
     });
   }
 
@@ -484,7 +505,15 @@
       (record.attributeName || "").startsWith(OWN_ATTR_PREFIX);
   }
 
+  /** Fields Procedura itself typed into (its own input is never the page's doing). */
+  let injectedInto = new WeakSet();
+
+  function isInjecting() {
+    return window.__proceduraInjecting === true;
+  }
+
   const onMutations = guarded((records) => {
+    if (isInjecting()) return; // Procedura's own input: not an effect of anything
     const t = now();
     let relevant = false;
     for (const record of records) {
@@ -505,6 +534,7 @@
     if (interval.owner !== cause) switchOwner(cause);
     interval.dirty = true;
     cause.domChanged = true;
+    if (!cause.firstChange) cause.firstChange = t;
     noteActivity(cause);
   });
 
@@ -518,10 +548,18 @@
     return ready;
   }
 
+  /**
+   * When the document's first frame was painted on the main thread (ms since the epoch), or 0:
+   * frames Chromium swaps to the screen after that moment are of this document, those before
+   * of the page it replaced. (`paintTime`; where the browser does not give it, the time the
+   * paint was presented, which is a little later: safe, if stricter.)
+   */
   function shownAt() {
     const paints = performance.getEntriesByType ? performance.getEntriesByType("paint") : [];
     const first = paints.find((p) => p.name === "first-paint") || paints[0];
-    return first ? Math.round(performance.timeOrigin + first.startTime) : 0;
+    if (!first) return 0;
+    const painted = typeof first.paintTime === "number" ? first.paintTime : first.startTime;
+    return Math.round(performance.timeOrigin + painted);
   }
 
   function masks() {
@@ -780,22 +818,45 @@
     });
   }
 
+  // ── the frame clock: when the page last drew itself ──────────────────────────────────────
+
+  /**
+   * When the page's main thread last began a frame (ms since the epoch): the state of the
+   * page then is what the next frame on screen shows, even if that frame reaches the screen
+   * only after an action that followed. An animation-frame loop (while recording only) that
+   * does nothing else; a page that changes nothing produces no frame from it.
+   */
+  let lastDrawnAt = 0;
+  let clockStarted = false;
+
+  function startFrameClock() {
+    if (clockStarted || typeof nativeRaf !== "function") return;
+    clockStarted = true;
+    const tick = guarded((stamp) => {
+      lastDrawnAt = performance.timeOrigin + stamp;
+      nativeRaf.call(window, tick);
+    });
+    nativeRaf.call(window, tick);
+  }
+
   // ── the api capture.js uses ──────────────────────────────────────────────────────────────
 
   const api = Object.freeze({
     attach: guarded((hooks) => {
       sink = hooks;
+      startFrameClock();
     }),
     begin: guarded((id, element) => {
       const shown = shownAt();
       const ready = element ? readyOf(element) : Math.max(urlChangedAt, shown);
       const previous = current;
+      if (previous) noteWhereItLed(previous);
       current = newContext(id, element || null);
       begun += 1;
       closeInterval(current);
       if (previous && !previous.settled) report(previous);
       noteActivity(current);
-      return { ready, shown: shown || null };
+      return { ready, shown: shown || null, drawn: lastDrawnAt || null };
     }),
     masks: guarded(() => masks()),
     count: () => begun,
@@ -835,6 +896,13 @@
       value: wrapped, writable: true, configurable: true,
     }));
   }
+  for (const type of ["input", "change"]) {
+    window.addEventListener(type, (event) => {
+      if (isInjecting() && event.target && event.target.nodeType === Node.ELEMENT_NODE) {
+        injectedInto.add(event.target);
+      }
+    }, { capture: true, passive: true });
+  }
   window.addEventListener("scroll", () => {
     scrolledAt = now();
   }, { capture: true, passive: true });
@@ -868,7 +936,11 @@
   window.addEventListener("submit", withdrawIfPrevented, false);
 
   const leaving = guarded(() => {
-    if (current && isRecent(current)) current.leftPage = true;
+    if (current && isRecent(current)) {
+      current.leftPage = true;
+      // The page begins to go: the first change the action made, as far as pictures go.
+      if (!current.firstChange) current.firstChange = now();
+    }
     if (interval && interval.owner && interval.dirty) closeInterval(interval.owner);
     for (const context of contexts) {
       if (!context.settled || context.reportTimer !== null || context === current) report(context);

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Collection
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -22,6 +23,15 @@ _MAX_TEXT: Final = 500
 
 def _text(value: Any) -> str:
     return str(value)[:_MAX_TEXT] if value is not None else ""
+
+
+def _moment(ms: Any) -> datetime | None:
+    if not isinstance(ms, int | float) or isinstance(ms, bool) or not ms > 0:
+        return None
+    try:
+        return datetime.fromtimestamp(float(ms) / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _count(value: Any) -> int:
@@ -81,5 +91,6 @@ def effects_from_payload(data: dict[str, Any], secrets: Collection[str]) -> Effe
         requests=tuple(requests),
         left_page=bool(data.get("left_page")),
         settled=bool(data.get("settled")),
+        first_change_at=_moment(data.get("first_change")),
     )
     return redact_effects(effects, secrets)

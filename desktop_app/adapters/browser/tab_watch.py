@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import bisect
 import contextlib
 import logging
 import math
@@ -45,8 +46,6 @@ _QUALITY: Final = 60
 #: A frame painted this soon after a change may have been composed before it (the page's
 #: main thread commits a frame before the compositor stamps it).
 FRAME_LAG_MS: Final = 16.0
-#: How much earlier than the page's first-paint time the frame of that paint can be stamped.
-PAINT_EARLY_MS: Final = 40.0
 #: How long to wait for frames painted before an action that may still be on their way.
 _IN_FLIGHT_S: Final = 0.3
 
@@ -89,7 +88,8 @@ class TabWatch:
 
     def __init__(self, session: CDPSession) -> None:
         self._session = session
-        self._frames: deque[Frame] = deque(maxlen=_KEEP_FRAMES)
+        self._frames: deque[Frame] = deque(maxlen=_KEEP_FRAMES)  # by when they were painted
+        self._newest_ms = -math.inf
         self._new_frame = asyncio.Event()
         self._main_frame: str | None = None
         self._intents: list[tuple[str, str]] = []
@@ -154,7 +154,13 @@ class TabWatch:
             if len(self._frames) == 1:
                 break  # the newest frame is what the tab shows still, however old
             self._frames.popleft()
-        self._frames.append(frame)
+        # Frames can arrive out of the order they were painted in: kept in painting order.
+        at = bisect.bisect_right([f.at_ms for f in self._frames], frame.at_ms)
+        if len(self._frames) == self._frames.maxlen:
+            self._frames.popleft()
+            at = max(0, at - 1)
+        self._frames.insert(at, frame)
+        self._newest_ms = max(self._newest_ms, frame.at_ms)
         self._new_frame.set()
 
     def forget_frames(self) -> None:
@@ -168,8 +174,8 @@ class TabWatch:
 
         Frames still on their way are waited for (briefly). The frame preferred was painted
         after *ready_ms* (the element acted on was in place, allowing for the lag between a
-        change and the frame that shows it); failing that, one painted since *shown_ms* (the
-        document's first paint) is returned with False; failing that, None.
+        change and the frame that shows it); failing that, one swapped since *shown_ms* (the
+        document's first paint on its main thread) is returned with False; failing that, None.
         """
         await self._wait_for_frames_after(before_ms)
         painted = [f for f in reversed(self._frames) if f.at_ms < before_ms]
@@ -177,17 +183,22 @@ class TabWatch:
             return None, False
         if ready_ms is not None and painted[0].at_ms >= ready_ms + FRAME_LAG_MS:
             return painted[0], True
-        # A frame's stamp is when it was swapped, which can come a little before the moment the
-        # page records for its first paint (when that paint was presented).
-        shown = -math.inf if shown_ms is None else shown_ms - PAINT_EARLY_MS
+        # The document's first paint on its main thread: frames swapped since are its own.
+        shown = -math.inf if shown_ms is None else shown_ms
         return next((f for f in painted if f.at_ms >= shown), None), False
+
+    async def first_frame_after(self, drawn_ms: float, until_ms: float) -> Frame | None:
+        """The first frame swapped after *drawn_ms* (when the page began drawing it) and
+        before *until_ms*, waiting for it briefly: the page as drawn at *drawn_ms*."""
+        await self._wait_for_frames_after(until_ms)
+        return next((f for f in self._frames if drawn_ms < f.at_ms < until_ms), None)
 
     async def _wait_for_frames_after(self, before_ms: float) -> None:
         """Until a frame painted at or after *before_ms* arrived (all older ones have, then),
         or the frames painted before it cannot still be on their way."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0.0, _IN_FLIGHT_S - (time.time() * 1000 - before_ms) / 1000)
-        while not (self._frames and self._frames[-1].at_ms >= before_ms):
+        while self._newest_ms < before_ms:
             left = deadline - loop.time()
             if left <= 0 or not self._casting:
                 return

@@ -104,6 +104,8 @@ _ACTION_COUNT_JS: Final = "() => window.__proceduraEffects ? window.__proceduraE
 _MASKS_JS: Final = "() => window.__proceduraEffects ? window.__proceduraEffects.masks() : []"
 _FLUSH_JS: Final = "() => window.__procedura && window.__procedura.flush()"
 
+#: How long after an action began a frame the page had drawn before it may reach the screen.
+_CATCH_UP_MS: Final = 300.0
 #: How long after a page loaded its picture is taken (unless an action begins first).
 _LOADED_SHOT_DELAY_S: Final = 0.3
 #: How long stopping waits for pictures and late observations still being made.
@@ -680,13 +682,14 @@ class WebRecorder:
     def _apply_effects(self, index: int, data: dict[str, Any]) -> None:
         effects = effects_from_payload(data, self._secrets)
         stored = self._stored.get(index)
-        url = data.get("url")
+        url = data.get("url_after", data.get("url"))
+        title = data.get("title_after", data.get("title"))
         changed_url = stored is not None and stored.before is not None and stored.before.url != url
         self._update(
             index,
             effects=effects,
             effect=effects.dom_changed or effects.left_page or changed_url,
-            after={"at": _when(data.get("t")), "url": url, "title": data.get("title")},
+            after={"at": _when(data.get("t")), "url": url, "title": title},
         )
 
     async def _snapshot_after(self, tab: _Tab, index: int, ref: str) -> None:
@@ -833,9 +836,19 @@ class WebRecorder:
         watch = await _result(tab.watch)
         if watch is None:
             return
-        painted, _ready = await watch.frame_before(
-            began, ready_ms=_ms(data.get("ready")), shown_ms=_ms(data.get("shown"))
+        ready = _ms(data.get("ready"))
+        painted, in_place = await watch.frame_before(
+            began, ready_ms=ready, shown_ms=_ms(data.get("shown"))
         )
+        drawn = _ms(data.get("drawn"))
+        if not in_place and ready is not None and drawn is not None and drawn >= ready:
+            # The page had drawn the element when the action began, but that frame reached
+            # the screen only after (a busy page, an action at machine speed): that frame, as
+            # long as it came before the page changed in response and before the next action.
+            caught_up = await watch.first_frame_after(
+                drawn, await self._catch_up_limit(tab, index, began)
+            )
+            painted = caught_up or painted
         if painted is None:
             return
         target = data.get("target")
@@ -848,6 +861,26 @@ class WebRecorder:
             masks = [_moved(m, offset) or m for m in masks]
         masks += await _live_masks(tab.page)
         await self._store_picture(index, painted, outline, masks, _scroll_of(data), scrubs)
+
+    async def _catch_up_limit(self, tab: _Tab, index: int, began: float) -> float:
+        """Until when a frame swapped after the action at *index* began still shows the page
+        as it was then: before the page's first change in response (waited for briefly), the
+        next action, and :data:`_CATCH_UP_MS` after it began."""
+        limit = began + _CATCH_UP_MS
+        deadline = asyncio.get_running_loop().time() + _CATCH_UP_MS / 1000 * 3
+        while True:
+            event = self._stored.get(index)
+            effects = event.effects if event is not None else None
+            if effects is not None:
+                if effects.first_change_at is not None:
+                    limit = min(limit, effects.first_change_at.timestamp() * 1000)
+                break
+            if asyncio.get_running_loop().time() > deadline:
+                return began  # what the page did is not known: nothing after the action
+            await asyncio.sleep(0.02)
+        if tab.last_action_ms is not None and tab.last_action_ms > began:
+            limit = min(limit, tab.last_action_ms)
+        return limit
 
     async def _loaded_picture(
         self, tab: _Tab, index: int, data: dict[str, Any], loaded: float

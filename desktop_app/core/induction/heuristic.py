@@ -485,11 +485,14 @@ def _irreversible(event: Event) -> bool:
 def _url_pattern(url: str) -> str:
     """A glob for *url* that tolerates what changes with other values: the ids a new record
     gets (``/contacts/13`` → ``/contacts/*``) and the query string (``?status=shipped`` → ``?*``).
+    A route in the fragment stays (``#/active``); an empty one (``#``, ``#/``) goes.
     """
     parts = urlsplit(url)
     path = _ID_SEGMENT.sub("/*", parts.path)
     query = "?*" if parts.query else ""
-    return f"{parts.scheme}://{parts.netloc}{path}{query}" if parts.netloc else url
+    # A route inside the page (``#/active``) is where the step leads: kept.
+    fragment = f"#{parts.fragment}" if parts.fragment.strip("/!") else ""
+    return f"{parts.scheme}://{parts.netloc}{path}{query}{fragment}" if parts.netloc else url
 
 
 def _domains(trajectory: Trajectory) -> tuple[str, ...]:

@@ -136,7 +136,9 @@ class Effects(FrozenModel):
     it started led to, even after the next action began). ``settled``: the page was quiet for a
     moment after it; False when the next action or the end of the recording came first (more
     may have followed). ``texts_known`` False: the page was too large to read its text cheaply,
-    so no text change is known (not: none happened).
+    so no text change is known (not: none happened). ``first_change_at``: when the DOM first
+    changed after the action began, or the page began to unload (None: neither happened, or
+    it was not observed).
     """
 
     dom_changed: bool = False
@@ -151,6 +153,7 @@ class Effects(FrozenModel):
     requests: tuple[RequestSeen, ...] = ()
     left_page: bool = False
     settled: bool = False
+    first_change_at: AwareDatetime | None = None
 
     @property
     def visible(self) -> bool:
