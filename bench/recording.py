@@ -4,11 +4,19 @@ Everything runs in headless Chromium against the bundled demo app (Acme CRM):
 
 - In-page capture overhead: the demo app's new-contact form is typed into and clicked on with
   real input events (Playwright keyboard and mouse, over CDP), in a fresh browser context with
-  ``capture.js`` injected and its binding exposed (as the recorder does) and in one without,
+  ``effects.js`` and ``capture.js`` injected and their binding exposed (as the recorder does)
+  and in one without,
   alternating. The CPU time of the page's main thread (Chromium's ``ThreadTime``) is read
   around each burst, so the figures hold everything the page did for those events, the
-  script's deferred reports (typing flushed after 800 ms idle, click effects) included: the
+  scripts' deferred reports (typing, what each action made the page do) included: the
   time added per keystroke and per click (median of paired rounds), and the ratio per event.
+- Exact at any speed: scripted demonstrations (tests/demonstrations.py: the demo app, TodoMVC
+  in three frameworks, a Flask-Admin site) recorded at a person's pace, at machine speed, and at
+  machine speed with two busy processes competing for the CPU; the share of demonstrations whose
+  three induced workflows are identical (steps, targets, parameters, checks).
+- Crashes: ``procedura record web --attach`` killed with SIGKILL at random moments while a
+  person adds notes as fast as the page takes them, two busy processes competing for the CPU;
+  the notes finished more than a second before a kill that its recording lacks.
 - Storage and memory: ``record_web`` (what ``procedura record web --headless`` runs, screenshots
   on) records in a child process while a scripted user in that process works through the demo
   tasks in a loop (sign in, create a contact, search and open one, filter orders, submit an
@@ -33,7 +41,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,9 +54,11 @@ from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import COMPANIES, DEMO_PASSWORD, DEMO_USERNAME
 
 if TYPE_CHECKING:
+    from demonstrations import Scenario
     from playwright.async_api import Browser, CDPSession, Locator, Page
 
 CAPTURE_JS: Final = ROOT / "resources" / "recorder" / "capture.js"
+EFFECTS_JS: Final = ROOT / "resources" / "recorder" / "effects.js"
 MB: Final = 1_000_000
 
 # ── the scripted user's pace ─────────────────────────────────────────────────────────────────
@@ -70,7 +80,7 @@ TYPED: Final = (
 )
 #: What is clicked on the same form, in order (each twice): fields, a checkbox, a heading.
 CLICKED: Final = ("Full name", "Email", "Phone", "Notes", "Subscribe to newsletter", "heading")
-#: Longer than capture.js's 800 ms typing idle (its fill report) and 600 ms click-effect window.
+#: Longer than the page scripts' 500 ms typing report and 300 ms settling of an action's effects.
 SETTLE_S: Final = 0.9
 
 
@@ -138,6 +148,7 @@ async def _burst(
             await context.expose_binding(
                 "__proceduraEmit", lambda _source, payload: reports.append(payload)
             )
+            await context.add_init_script(path=str(EFFECTS_JS))
             await context.add_init_script(path=str(CAPTURE_JS))
         page = await context.new_page()
         await page.goto(f"{url}/contacts/new")
@@ -197,8 +208,8 @@ async def _overhead(url: str, rounds: int, clicks: int, fields: int) -> list[tup
 def _add_overhead(section: Section, pairs: list[tuple[_Burst, _Burst]]) -> None:
     for _, captured in pairs:  # the script did report what it saw: the comparison is a real one
         seen = set(captured.reports)
-        if not {"fill", "pointerdown", "click"} <= seen:
-            raise RuntimeError(f"capture.js reported only {sorted(seen)}")
+        if not {"fill", "click", "effects"} <= seen:
+            raise RuntimeError(f"the page scripts reported only {sorted(seen)}")
     us = 1e6
     for label, per in (("keystroke", _Burst.per_key), ("click", _Burst.per_click)):
         added = median([per(c) - per(p) for p, c in pairs]) * us
@@ -208,7 +219,7 @@ def _add_overhead(section: Section, pairs: list[tuple[_Burst, _Burst]]) -> None:
             f"capture cost per {label}",
             round(added),
             "µs",
-            note=f"page main-thread CPU {with_:.0f} µs with capture.js, {without:.0f} µs without",
+            note=f"page main-thread CPU {with_:.0f} µs with the scripts, {without:.0f} µs without",
         )
     first = pairs[0][1]
     section.add(
@@ -219,12 +230,13 @@ def _add_overhead(section: Section, pairs: list[tuple[_Burst, _Burst]]) -> None:
     )
     section.notes.append(
         f"Capture overhead: {len(pairs)} rounds, each a fresh context without and one with "
-        "capture.js (and its binding, whose receiver here only collects: screenshots and "
-        "storing are the recorder's work, outside the page), alternating which goes first. A "
+        "effects.js and capture.js (and their binding, whose receiver here only collects: "
+        "pictures and storing are the recorder's work, outside the page), alternating which "
+        "goes first. A "
         f"round types {first.keys} keys into {first.fields} fields of the new-contact form "
-        f"(each field followed by {SETTLE_S} s for capture.js's idle fill report) and makes "
-        f"{first.clicks} clicks (fields, a checkbox, a heading; then {SETTLE_S} s for the "
-        "click effects), with real input events. The page's main-thread CPU time (Chromium's "
+        f"(each field followed by {SETTLE_S} s for the page scripts' typing report) and makes "
+        f"{first.clicks} clicks (fields, a checkbox, a heading; then {SETTLE_S} s for their "
+        "effects to settle), with real input events. The page's main-thread CPU time (Chromium's "
         "ThreadTime, a CPU clock: other processes' load does not inflate it) is read around "
         "each; the cost per event is the median over rounds of the paired difference. The "
         "baseline holds what the page does anyway: its own scripts, input handling, style, "
@@ -633,6 +645,108 @@ def _add_memory(section: Section, rec: _Recording) -> None:
     )
 
 
+# ── exact at any speed, and at a crash ──────────────────────────────────────────────────────
+
+
+def _same_at_any_speed(scenarios: Sequence[Scenario], loaded: bool) -> list[str]:
+    """The names of the *scenarios* whose workflows differed between the paces."""
+    from browser_support import busy_machine
+    from demonstrations import MACHINE, PERSON, signature
+    from recording_support import app_for, record_demonstration
+
+    from desktop_app.app import open_services
+    from desktop_app.core.induction.heuristic import induce
+    from desktop_app.settings import load_settings
+
+    paces = [("person", PERSON, False), ("machine", MACHINE, False)]
+    if loaded:
+        paces.append(("machine, loaded", MACHINE, True))
+    differing = []
+    for scenario in scenarios:
+        with (
+            isolated_home(),
+            app_for(scenario) as url,
+            open_services(load_settings(), write=True) as services,
+        ):
+            found = []
+            for _label, pace, busy in paces:
+                with busy_machine() if busy else contextlib.nullcontext():
+                    trajectory = asyncio.run(record_demonstration(services, url, scenario, pace))
+                found.append(signature(induce(trajectory).workflow))
+        if any(f != found[0] for f in found[1:]):
+            differing.append(scenario.name)
+    return differing
+
+
+def _add_speeds(section: Section, smoke: bool) -> None:
+    from demonstrations import SCENARIOS
+
+    scenarios = [s for s in SCENARIOS if s.name == "todomvc-vanillajs"] if smoke else SCENARIOS
+    differing = _same_at_any_speed(scenarios, loaded=not smoke)
+    same = len(scenarios) - len(differing)
+    section.add(
+        "trajectories identical across speeds",
+        round(100 * same / len(scenarios), 1),
+        "%",
+        goal=">= 100",
+        note=f"{same} of {len(scenarios)} demonstrations"
+        + (f"; differing: {', '.join(differing)}" if differing else ""),
+    )
+    section.notes.append(
+        "Speeds: each demonstration (tests/demonstrations.py) recorded at a person's pace "
+        "(0.3 s before each action, 40 ms between keys, 90 ms clicks), at machine speed (no "
+        "pause at all)"
+        + ("" if smoke else ", and at machine speed with two busy processes on the two cores")
+        + "; the workflows induced from them compared step by step (kind, title, values, "
+        "locators, checks), and their parameters and intent template."
+    )
+
+
+def _add_kills(section: Section, smoke: bool) -> None:
+    from browser_support import busy_machine, chromium_with_cdp
+    from capture_harness import PageServer
+    from recording_support import LOSS_S, kept_notes, kill_while_recording
+
+    from desktop_app.app import open_services
+    from desktop_app.settings import load_settings
+
+    kills = 1 if smoke else 20
+    server = PageServer()
+    try:
+        with isolated_home(), tempfile.TemporaryDirectory() as profile:
+            with chromium_with_cdp(Path(profile)) as cdp, busy_machine():
+                sessions = asyncio.run(
+                    kill_while_recording(
+                        cdp, server.url("notes.html"), kills, seed=9, run_s=(0.6, 2.5)
+                    )
+                )
+            with open_services(load_settings(), write=True) as services:  # recovers the last
+                by_intent = {t.intent: t for t in services.trajectories.list()}
+                lost = 0
+                incomplete = 0
+                for session in sessions:
+                    summary = by_intent[session.intent]
+                    incomplete += summary.incomplete
+                    lost += len(session.lost(kept_notes(services.trajectories, summary.id)))
+    finally:
+        server.close()
+    done = sum(len(s.done) for s in sessions)
+    section.add(
+        f"actions lost at kill -9 under load, older than {LOSS_S:.0f} s",
+        lost,
+        "",
+        goal="== 0",
+        note=f"{kills} kills, {done} notes added, {incomplete} recordings kept incomplete",
+    )
+    section.notes.append(
+        f"Crashes: {kills} times, `procedura record web --attach` recorded a person adding notes "
+        "(click, type, Enter, as fast as the page takes them) in a Chromium of its own, two "
+        "busy processes competing for the CPU, and was killed with SIGKILL 0.6–2.5 s in; a note "
+        f"counts as lost if its Enter was pressed more than {LOSS_S:.0f} s before the kill and "
+        "the recording holds no fill with its text."
+    )
+
+
 # ── the benchmark ──────────────────────────────────────────────────────────────────────────────
 
 
@@ -643,7 +757,10 @@ def measure(smoke: bool = False, minutes: float = 10.0) -> Section:
         smoke: a few seconds of recording and one round of each variant (same code paths).
         minutes: how long the recording lasts (the issue's 10 minutes by default).
     """
-    section = Section(key="recording", title="Recording: capture overhead, storage, memory")
+    section = Section(
+        key="recording",
+        title="Recording: capture overhead, exact at any speed, crashes, storage, memory",
+    )
     rounds, clicks, fields = (1, 4, 1) if smoke else (8, 2 * len(CLICKED), len(TYPED))
     with isolated_home() as home, DemoSite() as site, ThreadPoolExecutor(1) as pool:
         overhead = pool.submit(asyncio.run, _overhead(site.url, rounds, clicks, fields))
@@ -655,6 +772,8 @@ def measure(smoke: bool = False, minutes: float = 10.0) -> Section:
     _add_overhead(section, pairs)
     _add_storage(section, recording)
     _add_memory(section, recording)
+    _add_speeds(section, smoke)
+    _add_kills(section, smoke)
     if smoke:
         section.notes.append("Smoke run: the overhead rounds ran alongside the recording.")
     return section

@@ -6,6 +6,7 @@ import asyncio
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
@@ -77,6 +78,18 @@ def chromium_with_cdp(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def busy_machine(processes: int = 2) -> Iterator[None]:
+    """Processes keeping the CPU busy meanwhile (two: the machines have two cores)."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
 
 
 async def wait_for(predicate: object, *, timeout: float = 20.0, what: str = "condition") -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -43,6 +44,28 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")
     return home
+
+
+@pytest.fixture(autouse=True)
+def qt_objects_die_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Once Qt runs in this worker, Python's cycle collector runs only here, between tests.
+
+    A widget caught in a reference cycle is deleted whenever the collector runs, on whichever
+    thread triggers it: a test's HTTP server, a store thread, Playwright's. Deleted off the GUI
+    thread, it crashes a later ``processEvents`` (pytest-qt's, after some other test). The app
+    itself collects on its GUI thread while its window lives (``ui/collector.py``); tests that
+    build widgets without that window get the same rule from here.
+    """
+    qt = sys.modules.get("PySide6.QtWidgets")
+    uses_qt = {"qapp", "qtbot", "gui"} & set(request.fixturenames)
+    if uses_qt or (qt is not None and qt.QApplication.instance() is not None):
+        gc.disable()
+    yield
+    if qt is None:
+        qt = sys.modules.get("PySide6.QtWidgets")
+    if qt is not None and qt.QApplication.instance() is not None:
+        gc.disable()
+        gc.collect()
 
 
 @pytest.fixture

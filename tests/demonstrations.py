@@ -34,7 +34,7 @@ class Pace:
 
 
 MACHINE: Final = Pace("machine", 0, 0, 0)
-PERSON: Final = Pace("person", 400, 40, 90)
+PERSON: Final = Pace("person", 300, 40, 90)
 
 
 class Demonstrator:

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from browser_support import CHROMIUM, LAUNCH_ARGS, chromium_with_cdp, wait_for
 from conftest import REPO, Cli
 from demo_tasks import create_contact, record_task, sign_in
 from playwright.async_api import Page, async_playwright
+from recording_support import recorder_command
 
 from desktop_app.adapters.browser.locators import to_playwright
 from desktop_app.app import open_services, record_web
@@ -147,17 +147,7 @@ def test_nothing_listening_at_the_attach_url(procedura: Any) -> None:
 
 
 def _start_cli_recording(cdp: str, out: Path | None = None) -> subprocess.Popen[str]:
-    args = [
-        sys.executable,
-        "-m",
-        "desktop_app",
-        "record",
-        "web",
-        "--attach",
-        cdp,
-        "--intent",
-        "Sign in",
-    ]
+    args = recorder_command(cdp, "Sign in")
     if out is not None:
         args += ["--out", str(out)]
     return subprocess.Popen(

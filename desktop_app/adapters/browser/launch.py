@@ -11,7 +11,7 @@ from desktop_app.adapters.browsers import find_browser
 from desktop_app.core.errors import BrowserError
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext, Playwright
+    from playwright.async_api import Browser, BrowserContext, Playwright, ViewportSize
 
 __all__ = ["CHROMIUM_ARGS", "BrowserSession", "open_browser"]
 
@@ -116,7 +116,9 @@ async def open_browser(
                 else f"no browser found; {_INSTALL_HINT}"
             )
         executable = None if found.source == "playwright" else str(found.path)
-        size = {"width": viewport[0], "height": viewport[1]} if viewport else None
+        size: ViewportSize | None = (
+            {"width": viewport[0], "height": viewport[1]} if viewport else None
+        )
         try:
             if profile_dir is not None:
                 profile_dir.mkdir(parents=True, exist_ok=True)

@@ -338,7 +338,8 @@ class PlaywrightPage:
             case UrlMatches() | TitleMatches():
                 return await self._poll(expectation, timeout_s)
             case TextPresent(text=text):
-                locator = self._page.get_by_text(text).first
+                # Shown anywhere: the first match may be hidden (an option, a closed menu).
+                locator = self._page.get_by_text(text).filter(visible=True).first
                 return await self._wait(locator, "visible", timeout_s)
             case ElementVisible(target=target) | ElementHidden(target=target):
                 state = "visible" if isinstance(expectation, ElementVisible) else "hidden"

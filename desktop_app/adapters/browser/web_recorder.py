@@ -29,7 +29,6 @@ import contextlib
 import json
 import logging
 import math
-import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +37,13 @@ from typing import TYPE_CHECKING, Any, Final
 from pydantic import ValidationError
 
 from desktop_app.adapters.browser.effects import effects_from_payload
-from desktop_app.adapters.browser.frames import Box, picture_of
+from desktop_app.adapters.browser.page_reads import (
+    field_value,
+    focused_field,
+    snapshot_of_one_moment,
+)
+from desktop_app.adapters.browser.pauses import Pauses
+from desktop_app.adapters.browser.step_pictures import StepPictures
 from desktop_app.adapters.browser.tab_watch import TabWatch
 from desktop_app.adapters.browser.targets import target_from_payload
 from desktop_app.core.errors import BrowserError
@@ -46,6 +51,7 @@ from desktop_app.core.induction.naming import label_of
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.trajectory import (
     ActionKind,
+    Effects,
     Event,
     Modifier,
     Observation,
@@ -54,88 +60,20 @@ from desktop_app.core.models.trajectory import (
 )
 from desktop_app.core.ports import MediaStore
 from desktop_app.core.recording import RecordingSession
-from desktop_app.core.redaction import redact_snapshot
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Frame, Page
 
     from desktop_app.adapters.browser.launch import BrowserSession
 
-__all__ = ["SENSITIVE_CSS", "WebRecorder"]
+__all__ = ["WebRecorder"]
 
 log = logging.getLogger(__name__)
 
-#: Fields whose values are secret by their semantics (capture.js draws them as dots; it also
-#: finds the ones only their label says are secret).
-SENSITIVE_CSS: Final = ", ".join(
-    [
-        "input[type=password i]",
-        "[data-procedura-sensitive=true]",
-        "input[autocomplete^=cc- i]",
-        "input[autocomplete=one-time-code i]",
-        "input[autocomplete=current-password i]",
-        "input[autocomplete=new-password i]",
-        *(
-            f"input[{attr}*={word} i]"
-            for attr in ("name", "id")
-            for word in ("pass", "secret", "token", "ssn", "iban", "cvv", "cvc", "otp")
-        ),
-        "input[name=pin i]",
-        "input[id=pin i]",
-    ]
-)
-
-#: The values of sensitive fields, in every frame, to redact from what is stored. They stay in
-#: memory for the moment of the redaction and are never stored.
-_SENSITIVE_VALUES_JS: Final = (
-    f"() => Array.from(document.querySelectorAll({json.dumps(SENSITIVE_CSS)}))"
-    '.map(el => el.value || "").filter(v => v.length > 0)'
-)
-
-#: The value of the field a CSS selector names (read to redact it, never stored).
-_FIELD_VALUE_JS: Final = """(css) => {
-  const el = document.querySelector(css);
-  if (!el) return "";
-  return typeof el.value === "string" ? el.value : (el.innerText || "");
-}"""
-#: How many actions began in this document (a snapshot taken meanwhile is of no one action).
-_ACTION_COUNT_JS: Final = "() => window.__proceduraEffects ? window.__proceduraEffects.count() : -1"
-#: The visible sensitive fields of a frame (viewport pixels), to paint over in a picture.
-_MASKS_JS: Final = "() => window.__proceduraEffects ? window.__proceduraEffects.masks() : []"
 _FLUSH_JS: Final = "() => window.__procedura && window.__procedura.flush()"
 
-#: How long after an action began a frame the page had drawn before it may reach the screen.
-_CATCH_UP_MS: Final = 300.0
-#: How long after a page loaded its picture is taken (unless an action begins first).
-_LOADED_SHOT_DELAY_S: Final = 0.3
 #: How long stopping waits for pictures and late observations still being made.
 _FINISH_WAIT_S: Final = 3.0
-#: Reports dropped while the recording is paused (observations such as ``effects`` are kept).
-_PAUSABLE: Final = frozenset(
-    {"click", "double_click", "fill", "select", "check", "uncheck", "press", "submit", "upload"}
-    | {"scroll"}
-)
-#: A fill begun before a pause and sent this soon after it is what the pause flushed: kept.
-_PAUSE_FLUSH_GRACE_MS: Final = 1500.0
-#: The focused value field of a document: its description, and whether it is marked already.
-#: ``{"frame": true}`` when the focus is inside a child frame.
-_FOCUSED_FIELD_JS: Final = """() => {
-  const el = document.activeElement;
-  if (!el || el === document.body || el === document.documentElement) return null;
-  const tag = el.tagName.toLowerCase();
-  if (tag === "iframe" || tag === "frame") return { frame: true };
-  const type = tag === "input" ? (el.type || "").toLowerCase() : "";
-  const buttonish = ["button", "submit", "reset", "image", "checkbox", "radio", "file", "hidden"];
-  const field = tag === "textarea" || tag === "select" || el.isContentEditable ||
-    (tag === "input" && !buttonish.includes(type));
-  if (!field) return null;
-  const api = window.__procedura;
-  return {
-    frame: false,
-    target: api ? api.describe(el) : null,
-    marked: el.closest('[data-procedura-sensitive="true"]') !== null,
-  };
-}"""
 _MARK_TIMEOUT_S: Final = 5.0
 
 _ACTIONS: Final[dict[str, ActionKind]] = {
@@ -162,19 +100,6 @@ def _when(ms: Any) -> datetime:
 
 def _ms(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
-
-
-def _box(raw: Any) -> Box | None:
-    if not isinstance(raw, dict):
-        return None
-    try:
-        return Box(float(raw["x"]), float(raw["y"]), float(raw["width"]), float(raw["height"]))
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _boxes(raw: Any) -> list[Box]:
-    return [b for b in (_box(r) for r in raw if isinstance(raw, list)) if b is not None]
 
 
 class _Tab:
@@ -230,9 +155,10 @@ class WebRecorder:
         self._early_effects: dict[str, dict[str, Any]] = {}
         self._dropped_refs: set[str] = set()
         self._last_navigation: dict[str, int] = {}  # tab id → index of its newest navigation
-        self._scrubs = 0  # fields marked sensitive late so far (pictures begun before: dropped)
-        # Pauses as [begin, end) in ms since the epoch (the page's clock: Date.now()).
-        self._pauses: list[tuple[float, float | None]] = []
+        self._pictures = (
+            StepPictures(media, self._store_picture, self._effects_of) if media else None
+        )
+        self._pauses = Pauses()
         self._paused_url: tuple[_Tab, str] | None = None
         self._marks: list[asyncio.Future[str | None]] = []
         # Values typed into sensitive fields, in memory only: masked in everything stored
@@ -356,7 +282,7 @@ class WebRecorder:
     @property
     def paused(self) -> bool:
         """Whether actions are being dropped for now."""
-        return bool(self._pauses) and self._pauses[-1][1] is None
+        return self._pauses.paused
 
     def pause(self) -> None:
         """Drop what the person does from now on, until :meth:`resume`.
@@ -365,7 +291,7 @@ class WebRecorder:
         """
         if self.paused:
             return
-        self._pauses.append((_now_ms(), None))
+        self._pauses.begin()
         tab = self._active
         self._paused_url = (tab, tab.page.url) if tab is not None else None
         self._spawn(self._flush_pages())
@@ -378,8 +304,7 @@ class WebRecorder:
         """
         if not self.paused:
             return
-        begin, _ = self._pauses[-1]
-        self._pauses[-1] = (begin, _now_ms())
+        self._pauses.end()
         self._spawn(self._flush_pages())  # what was typed while paused: sent now, and dropped
         paused_on, self._paused_url = self._paused_url, None
         tab = self._active
@@ -408,7 +333,7 @@ class WebRecorder:
         tab = self._active
         if tab is None or tab.page.is_closed():
             return None
-        focused = await self._focused_field(tab.page)
+        focused = await focused_field(tab.page)
         if focused is None:
             return None
         target = target_from_payload(focused.get("target"))
@@ -432,23 +357,6 @@ class WebRecorder:
                 self._marks.remove(marked)
         return confirmed if confirmed is not None else label
 
-    async def _focused_field(self, page: Page) -> dict[str, Any] | None:
-        """What :data:`_FOCUSED_FIELD_JS` says of the frame holding the focus, if a field."""
-        frames = [page.main_frame]
-        while frames:
-            frame = frames.pop(0)
-            try:
-                found = await asyncio.wait_for(frame.evaluate(_FOCUSED_FIELD_JS), timeout=2)
-            except Exception:
-                continue
-            if not isinstance(found, dict):
-                continue
-            if found.get("frame"):
-                frames = list(frame.child_frames)  # the focus is in one of them
-                continue
-            return found
-        return None
-
     async def _flush_pages(self) -> None:
         """Have every page and frame send what was typed and not yet reported."""
         for tab in list(self._tabs.values()):
@@ -457,26 +365,6 @@ class WebRecorder:
             for frame in list(tab.page.frames):
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(frame.evaluate(_FLUSH_JS), timeout=2)
-
-    def _dropped_while_paused(self, data: dict[str, Any]) -> bool:
-        """Whether a report is of something done while paused (judged by the page's clock)."""
-        if not self._pauses or data.get("type") not in _PAUSABLE:
-            return False
-        try:
-            made = float(data.get("t") or _now_ms())
-            began = float(data.get("t_start") or made)
-        except (TypeError, ValueError):
-            made = began = _now_ms()
-        for begin, end in self._pauses:
-            until = math.inf if end is None else end
-            if data.get("type") == "fill":
-                if begin <= began < until:
-                    return True  # typing began while paused
-                if began < begin and made >= begin + _PAUSE_FLUSH_GRACE_MS:
-                    return True  # typing from before that went on while paused
-            elif begin <= made < until:
-                return True
-        return False
 
     # ── intake ──────────────────────────────────────────────────────────────────────────────
 
@@ -487,7 +375,7 @@ class WebRecorder:
             data = json.loads(payload)
         if not isinstance(data, dict):
             return
-        if self._dropped_while_paused(data):
+        if self._pauses.drops(data):
             if isinstance(data.get("action"), str):
                 self._dropped_refs.add(data["action"])
             return  # done while paused: not recorded
@@ -614,8 +502,8 @@ class WebRecorder:
         newest = tab.last_action_ms is None or (began is not None and began >= tab.last_action_ms)
         if ref is not None and began is not None and data.get("frame") is None and newest:
             tab.last_action_ms, tab.last_ref = began, ref
-        if began is not None and action is not ActionKind.SCROLL and self._media is not None:
-            self._spawn(self._picture(tab, frame, index, data, began))
+        if began is not None and action is not ActionKind.SCROLL and self._pictures is not None:
+            self._spawn(self._picture_of_action(tab, frame, index, data, began))
 
     def _event(self, tab: _Tab, data: dict[str, Any], action: ActionKind) -> Event | None:
         target = target_from_payload(data.get("target"))
@@ -728,7 +616,8 @@ class WebRecorder:
     def _scrub_field(self, tab: _Tab, css: str) -> None:
         """The person marked a field sensitive, perhaps after typing: scrub what it held."""
         self._stored.update(self._session.redact_field(css, self._media))
-        self._scrubs += 1  # pictures being made now may show the value: dropped
+        if self._pictures is not None:
+            self._pictures.invalidate()  # pictures being made now may show the value: dropped
         watch = tab.watch.result() if tab.watch is not None and tab.watch.done() else None
         if watch is not None:
             watch.forget_frames()
@@ -790,8 +679,8 @@ class WebRecorder:
             if early is not None:
                 self._apply_effects(index, early)
         loaded = _ms(data.get("t"))
-        if loaded is not None and self._media is not None:
-            self._spawn(self._loaded_picture(tab, index, data, loaded))
+        if loaded is not None and self._pictures is not None:
+            self._spawn(self._picture_of_page(tab, index, data, loaded))
         self._spawn(self._snapshot_loaded(tab, index, str(data.get("url"))))
 
     async def _snapshot_loaded(self, tab: _Tab, index: int, url: str) -> None:
@@ -828,124 +717,42 @@ class WebRecorder:
 
     # ── pictures ────────────────────────────────────────────────────────────────────────────
 
-    async def _picture(
+    async def _picture_of_action(
         self, tab: _Tab, frame: Frame | None, index: int, data: dict[str, Any], began: float
     ) -> None:
-        """The picture of an action: the frame painted just before it began."""
-        scrubs = self._scrubs
         watch = await _result(tab.watch)
-        if watch is None:
-            return
-        ready = _ms(data.get("ready"))
-        painted, in_place = await watch.frame_before(
-            began, ready_ms=ready, shown_ms=_ms(data.get("shown"))
-        )
-        drawn = _ms(data.get("drawn"))
-        if not in_place and ready is not None and drawn is not None and drawn >= ready:
-            # The page had drawn the element when the action began, but that frame reached
-            # the screen only after (a busy page, an action at machine speed): that frame, as
-            # long as it came before the page changed in response and before the next action.
-            caught_up = await watch.first_frame_after(
-                drawn, await self._catch_up_limit(tab, index, began)
+        if watch is not None and self._pictures is not None:
+            await self._pictures.of_action(
+                watch, tab.page, frame, index, data, began, lambda: tab.last_action_ms
             )
-            painted = caught_up or painted
-        if painted is None:
-            return
-        target = data.get("target")
-        fingerprint = target.get("fingerprint") if isinstance(target, dict) else None
-        outline = _box(fingerprint.get("bbox")) if isinstance(fingerprint, dict) else None
-        masks = _boxes(data.get("masks"))  # where the acting frame's fields were then
-        offset = await _frame_offset(frame)
-        if offset is not None:  # an action in a child frame: its boxes are in its viewport
-            outline = _moved(outline, offset)
-            masks = [_moved(m, offset) or m for m in masks]
-        masks += await _live_masks(tab.page)
-        await self._store_picture(index, painted, outline, masks, _scroll_of(data), scrubs)
 
-    async def _catch_up_limit(self, tab: _Tab, index: int, began: float) -> float:
-        """Until when a frame swapped after the action at *index* began still shows the page
-        as it was then: before the page's first change in response (waited for briefly), the
-        next action, and :data:`_CATCH_UP_MS` after it began."""
-        limit = began + _CATCH_UP_MS
-        deadline = asyncio.get_running_loop().time() + _CATCH_UP_MS / 1000 * 3
-        while True:
-            event = self._stored.get(index)
-            effects = event.effects if event is not None else None
-            if effects is not None:
-                if effects.first_change_at is not None:
-                    limit = min(limit, effects.first_change_at.timestamp() * 1000)
-                break
-            if asyncio.get_running_loop().time() > deadline:
-                return began  # what the page did is not known: nothing after the action
-            await asyncio.sleep(0.02)
-        if tab.last_action_ms is not None and tab.last_action_ms > began:
-            limit = min(limit, tab.last_action_ms)
-        return limit
-
-    async def _loaded_picture(
+    async def _picture_of_page(
         self, tab: _Tab, index: int, data: dict[str, Any], loaded: float
     ) -> None:
-        """The picture of a page opened: shortly after it loaded, before anything was done."""
-        scrubs = self._scrubs
         watch = await _result(tab.watch)
-        if watch is None:
-            return
-        await asyncio.sleep(max(0.0, loaded / 1000 + _LOADED_SHOT_DELAY_S - time.time()))
-        until = loaded + _LOADED_SHOT_DELAY_S * 1000
-        if tab.last_action_ms is not None and tab.last_action_ms > loaded:
-            until = min(until, tab.last_action_ms)
-        painted, _ = await watch.frame_before(until, ready_ms=None, shown_ms=_ms(data.get("shown")))
-        if painted is None:
-            return
-        masks = _boxes(data.get("masks")) + await _live_masks(tab.page)
-        await self._store_picture(index, painted, None, masks, None, scrubs)
+        if watch is not None and self._pictures is not None:
+            await self._pictures.of_page(
+                watch, tab.page, index, data, loaded, lambda: tab.last_action_ms
+            )
 
-    async def _store_picture(
-        self,
-        index: int,
-        painted: Any,
-        outline: Box | None,
-        masks: list[Box],
-        scroll: tuple[float, float] | None,
-        scrubs: int,
-    ) -> None:
-        media = self._media
-        if media is None:
-            return
-        jpeg = await asyncio.to_thread(
-            picture_of, painted, outline=outline, masks=masks, scroll=scroll
-        )
-        if jpeg is None or scrubs != self._scrubs:
-            return  # a field was marked sensitive meanwhile: this frame may show its value
-        ref = await asyncio.to_thread(media.put, jpeg, "jpg")
-        if scrubs != self._scrubs:
-            return
+    def _store_picture(self, index: int, ref: str) -> None:
         self._update(index, before={"screenshot": ref})
+
+    def _effects_of(self, index: int) -> Effects | None:
+        event = self._stored.get(index)
+        return event.effects if event is not None else None
 
     # ── snapshots and secrets ───────────────────────────────────────────────────────────────
 
     async def _remember_secret(self, frame: Frame, css: str) -> None:
         """Keep (in memory) what the sensitive field *css* holds, to mask it wherever it shows."""
-        with contextlib.suppress(Exception):
-            value = await asyncio.wait_for(frame.evaluate(_FIELD_VALUE_JS, css), timeout=2)
-            if isinstance(value, str) and value.strip():
-                self._secrets.add(value)
-                self._secrets.add(value.strip())
+        value = await field_value(frame, css)
+        if value.strip():
+            self._secrets.add(value)
+            self._secrets.add(value.strip())
 
     async def _aria_snapshot_of_one_moment(self, page: Page) -> str | None:
-        """The page's ARIA snapshot (sensitive values masked), or None when an action began
-        while it was taken (it would mix what two actions led to)."""
-        try:
-            count = await asyncio.wait_for(page.evaluate(_ACTION_COUNT_JS), timeout=2)
-            text = await asyncio.wait_for(page.aria_snapshot(mode="ai"), timeout=5)
-            for frame in page.frames:
-                with contextlib.suppress(Exception):
-                    self._secrets.update(await frame.evaluate(_SENSITIVE_VALUES_JS))
-            if await asyncio.wait_for(page.evaluate(_ACTION_COUNT_JS), timeout=2) != count:
-                return None
-            return redact_snapshot(text, self._secrets)
-        except Exception:
-            return None
+        return await snapshot_of_one_moment(page, self._secrets)
 
 
 async def _result(task: asyncio.Task[TabWatch | None] | None) -> TabWatch | None:
@@ -955,47 +762,3 @@ async def _result(task: asyncio.Task[TabWatch | None] | None) -> TabWatch | None
         return await asyncio.shield(task)
     except Exception:
         return None
-
-
-async def _frame_offset(frame: Frame | None) -> tuple[float, float] | None:
-    """Where a child frame's viewport sits in the page's (None for the top frame)."""
-    if frame is None or frame.parent_frame is None:
-        return None
-    with contextlib.suppress(Exception):
-        element = await frame.frame_element()
-        box = await element.bounding_box()
-        if box is not None:
-            return box["x"], box["y"]
-    return None
-
-
-async def _live_masks(page: Page) -> list[Box]:
-    """The sensitive fields every frame of *page* shows now (painted over as well: a picture
-    is of a moment ago, and a field rarely moves)."""
-    masks: list[Box] = []
-    for frame in list(page.frames):
-        with contextlib.suppress(Exception):
-            boxes = _boxes(await asyncio.wait_for(frame.evaluate(_MASKS_JS), timeout=1))
-            offset = await _frame_offset(frame)
-            masks += [_moved(b, offset) or b for b in boxes] if offset else boxes
-    return masks
-
-
-def _moved(box: Box | None, offset: tuple[float, float]) -> Box | None:
-    if box is None:
-        return None
-    return Box(box.x + offset[0], box.y + offset[1], box.width, box.height)
-
-
-def _scroll_of(data: dict[str, Any]) -> tuple[float, float] | None:
-    scroll = data.get("scroll")
-    if isinstance(scroll, dict):
-        x, y = _ms(scroll.get("x")), _ms(scroll.get("y"))
-        if x is not None and y is not None:
-            return x, y
-    return None
-
-
-def _now_ms() -> float:
-    """Now, in ms since the epoch: the clock the page's ``Date.now()`` reports on."""
-    return time.time() * 1000

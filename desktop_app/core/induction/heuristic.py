@@ -310,10 +310,17 @@ class _Builder:
         if effects is None:
             return ()
         shown = {e.text for e in already if isinstance(e, TextPresent)}
+        choices = {
+            "{" + s.parameter.name + "}"
+            for s in self.slots
+            if s.parameter.type is ParameterType.CHOICE
+        }
         for change in _lasting_first(effects.texts_added):
             text = self._checkable(change.text)
             if text is None or text in shown or not _PLACEHOLDER.search(text):
                 continue
+            if text in choices:
+                continue  # an option's own label: its list shows it, whatever happened
             return (TextPresent(text=text),)
         return ()
 
