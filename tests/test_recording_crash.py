@@ -33,7 +33,7 @@ def test_a_kill_9_loses_at_most_the_last_second(home: Path, tmp_path: Path, proc
         with chromium_with_cdp(tmp_path / "profile") as cdp, busy_machine():
             sessions: list[KilledRecording] = asyncio.run(
                 kill_while_recording(
-                    cdp, server.url("notes.html"), KILLS, seed=16, run_s=(0.6, 2.5)
+                    cdp, server.url("notes.html"), KILLS, seed=16, run_s=(0.4, 1.6)
                 )
             )
     finally:

@@ -345,7 +345,9 @@ def _with_after_url(event: Event, navigation: Event) -> Event:
         event = event.model_copy(update={"before": before})
     after = navigation.after or navigation.before
     if after is None:
-        return event
+        if navigation.url is None:
+            return event
+        after = Observation(at=navigation.at, url=navigation.url)
     if event.after is not None and event.after.url == after.url:
         # keep when the action's own observation was made; add what the loaded page showed
         merged = event.after.model_copy(
