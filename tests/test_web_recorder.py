@@ -80,6 +80,11 @@ def test_recording_a_new_contact(home: Path, site: DemoSite) -> None:
     assert events[3].after is not None and events[3].after.url == site.url + "/contacts"
     assert events[9].after is not None and events[9].after.url.startswith(site.url + "/contacts/")
     assert events[9].after.aria_snapshot and "Jane Doe" in events[9].after.aria_snapshot
+    # what the save did, as the page saw it: the form posted, the new page's message
+    save = events[9].effects
+    assert save is not None and save.left_page
+    assert [(r.method, r.path) for r in save.requests] == [("POST", "/contacts/new")]
+    assert [t.text for t in save.texts_added if t.role == "status"] == ["Contact Jane Doe created"]
     # a screenshot for every step, small enough
     assert len(shot_sizes) == len(events)
     assert max(shot_sizes) < 300_000

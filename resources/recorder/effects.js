@@ -305,7 +305,8 @@
     dirty: true,
   };
 
-  function applyDiff(context, before, after) {
+  /** `skip`: a field whose change is not `context`'s (the one the next action is about). */
+  function applyDiff(context, before, after, skip) {
     if (before.lines && after.lines && context.textsKnown) {
       for (const [line, count] of after.lines) {
         if (count <= (before.lines.get(line) || 0)) continue;
@@ -334,18 +335,23 @@
     if (dialogs > 0) context.dialogsOpened += dialogs;
     if (dialogs < 0) context.dialogsClosed -= dialogs;
     for (const [field, value] of after.values) {
-      if (field === context.element || !before.values.has(field)) continue;
+      if (field === context.element || field === skip || !before.values.has(field)) continue;
       if (injectedInto.has(field)) continue;
       if (before.values.get(field) !== value) context.values.set(field, value);
     }
   }
 
-  /** Close the interval: what changed since its base goes to its owner; `owner` owns next. */
+  /**
+   * Close the interval: what changed since its base goes to its owner; `owner` owns next. The
+   * element `owner` acts on is left out of the old owner's changes: a select or a field whose
+   * value changed as the next action began (its change or input event comes after) changed by
+   * that action.
+   */
   function closeInterval(owner) {
     const state = snapshot();
     if (interval && interval.owner) {
       // Values a script set leave no mutation behind: compared on every close, dirty or not.
-      applyDiff(interval.owner, interval.base, state);
+      applyDiff(interval.owner, interval.base, state, owner && owner.element);
       if (interval.dirty || interval.owner.values.size > 0) scheduleReport(interval.owner);
     }
     interval = { owner, base: state, dirty: false };
@@ -909,6 +915,13 @@
   window.addEventListener("hashchange", noteUrlChange, true);
   window.addEventListener("popstate", noteUrlChange, true);
 
+  function formProperty(form, name) {
+    const descriptor = window.HTMLFormElement &&
+      Object.getOwnPropertyDescriptor(window.HTMLFormElement.prototype, name);
+    const value = descriptor && descriptor.get ? descriptor.get.call(form) : form.getAttribute(name);
+    return typeof value === "string" ? value : "";
+  }
+
   /** Form submissions as requests of the action that sent them (unless a script stops one
    * to send it itself: its fetch is the request then). */
   const submitted = new WeakMap();
@@ -917,8 +930,11 @@
     const context = causeNow();
     if (!context || !form || form.nodeType !== Node.ELEMENT_NODE) return;
     const submitter = event.submitter;
-    const method = (submitter && submitter.getAttribute("formmethod")) || form.method || "GET";
-    const action = (submitter && submitter.getAttribute("formaction")) || form.action || location.href;
+    // The form's own getters: `form.action` is its field named "action", when it has one.
+    const method = (submitter && submitter.getAttribute("formmethod")) ||
+      formProperty(form, "method") || "GET";
+    const action = (submitter && submitter.getAttribute("formaction")) ||
+      formProperty(form, "action") || location.href;
     const request = { method: String(method).toUpperCase(), path: pathOf(action), status: null };
     context.requests.push(request);
     submitted.set(event, { context, request });
