@@ -105,6 +105,8 @@
   const MAX_REPORTED_REQUESTS = 20;
   const MAX_REPORTED_VALUES = 8;
   const MAX_CONTEXTS = 50;
+  /** How long the frame clock keeps time after the page last changed. */
+  const CLOCK_MS = 1000;
   /** How long `loaded` waits for the first paint to be recorded. */
   const PAINT_WAIT_MS = 1000;
 
@@ -534,6 +536,7 @@
       }
     }
     if (!relevant) return;
+    armFrameClock();
     const cause = causeNow();
     if (!cause) return; // the page building itself before any action: the baseline moves
     if (!interval) interval = { owner: cause, base: snapshot(), dirty: false };
@@ -829,28 +832,37 @@
   /**
    * When the page's main thread last began a frame (ms since the epoch): the state of the
    * page then is what the next frame on screen shows, even if that frame reaches the screen
-   * only after an action that followed. An animation-frame loop (while recording only) that
-   * does nothing else; a page that changes nothing produces no frame from it.
+   * only after an action that followed. Only worth knowing after a change (a new element
+   * drawn, a scroll), so the animation-frame clock runs for CLOCK_MS after each change and
+   * sleeps while the page is still: an idle page costs nothing.
    */
   let lastDrawnAt = 0;
-  let clockStarted = false;
+  let clockArmed = false;
+  let clockUntil = 0;
 
-  function startFrameClock() {
-    if (clockStarted || typeof nativeRaf !== "function") return;
-    clockStarted = true;
-    const tick = guarded((stamp) => {
-      lastDrawnAt = performance.timeOrigin + stamp;
-      nativeRaf.call(window, tick);
-    });
-    nativeRaf.call(window, tick);
+  function armFrameClock() {
+    if (!sink || typeof nativeRaf !== "function") return;
+    clockUntil = now() + CLOCK_MS;
+    if (clockArmed) return;
+    clockArmed = true;
+    nativeRaf.call(window, frameTick);
   }
+
+  const frameTick = guarded((stamp) => {
+    lastDrawnAt = performance.timeOrigin + stamp;
+    if (now() < clockUntil) {
+      nativeRaf.call(window, frameTick);
+    } else {
+      clockArmed = false;
+    }
+  });
 
   // ── the api capture.js uses ──────────────────────────────────────────────────────────────
 
   const api = Object.freeze({
     attach: guarded((hooks) => {
       sink = hooks;
-      startFrameClock();
+      armFrameClock();
     }),
     begin: guarded((id, element) => {
       const shown = shownAt();
@@ -888,6 +900,7 @@
 
   const noteUrlChange = guarded(() => {
     urlChangedAt = now();
+    armFrameClock();
   });
   for (const name of ["pushState", "replaceState"]) {
     const native = history[name];
@@ -911,6 +924,7 @@
   }
   window.addEventListener("scroll", () => {
     scrolledAt = now();
+    armFrameClock();
   }, { capture: true, passive: true });
   window.addEventListener("hashchange", noteUrlChange, true);
   window.addEventListener("popstate", noteUrlChange, true);

@@ -29,10 +29,11 @@ import contextlib
 import json
 import logging
 import math
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from pydantic import ValidationError
 
@@ -68,10 +69,15 @@ if TYPE_CHECKING:
 
 __all__ = ["WebRecorder"]
 
+K = TypeVar("K")
+V = TypeVar("V")
+
 log = logging.getLogger(__name__)
 
 _FLUSH_JS: Final = "() => window.__procedura && window.__procedura.flush()"
 
+#: How many of the newest events (and of actions' effects reports) are kept in memory.
+_KEPT: Final = 500
 #: How long stopping waits for pictures and late observations still being made.
 _FINISH_WAIT_S: Final = 3.0
 _MARK_TIMEOUT_S: Final = 5.0
@@ -100,6 +106,17 @@ def _when(ms: Any) -> datetime:
 
 def _ms(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+class _Recent(OrderedDict[K, V]):
+    """The newest :data:`_KEPT` entries: what later observations can still be about (they come
+    within seconds), while a long recording's memory stays flat."""
+
+    def __setitem__(self, key: K, value: V) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > _KEPT:
+            self.popitem(last=False)
 
 
 class _Tab:
@@ -150,9 +167,11 @@ class WebRecorder:
         self._tab_count = 0
         # What is stored, to write later observations into: index → event, and each action's
         # id (as the page names it) → the index of its newest event.
-        self._stored: dict[int, Event] = {}
-        self._by_ref: dict[str, int] = {}
-        self._early_effects: dict[str, dict[str, Any]] = {}
+        self._stored: _Recent[int, Event] = _Recent()
+        self._by_ref: _Recent[str, int] = _Recent()
+        # The newest effects report of each action: also for the events reported after it (the
+        # later reports of a typing burst carry it on).
+        self._effects_seen: _Recent[str, dict[str, Any]] = _Recent()
         self._dropped_refs: set[str] = set()
         self._last_navigation: dict[str, int] = {}  # tab id → index of its newest navigation
         self._pictures = (
@@ -442,9 +461,9 @@ class WebRecorder:
         self._stored[index] = event
         if ref is not None:
             self._by_ref[ref] = index
-            early = self._early_effects.pop(ref, None)
-            if early is not None:
-                self._apply_effects(index, early)
+            seen = self._effects_seen.get(ref)
+            if seen is not None:
+                self._apply_effects(index, seen)
         return index
 
     def _update(self, index: int, **changes: Any) -> None:
@@ -460,7 +479,11 @@ class WebRecorder:
                 update[name] = current.model_copy(update=value)
             else:
                 update[name] = value
-        event = event.model_copy(update=update)
+        try:  # checked whole: one bad field must never make the stored recording unreadable
+            event = Event.model_validate({**event.model_dump(), **update})
+        except ValidationError as exc:
+            log.warning("recorder left out an observation: %d invalid fields", exc.error_count())
+            return
         self._stored[index] = event
         with contextlib.suppress(RuntimeError):  # the session finished meanwhile
             self._session.update(index, event)
@@ -554,9 +577,9 @@ class WebRecorder:
         ref = data.get("ref")
         if not isinstance(ref, str) or ref in self._dropped_refs:
             return
+        self._effects_seen[ref] = data
         index = self._by_ref.get(ref)
         if index is None:  # a typing burst not reported yet: applied once it is
-            self._early_effects[ref] = data
             return
         self._apply_effects(index, data)
         if (
@@ -675,9 +698,9 @@ class WebRecorder:
         ref = data.get("ref")
         if isinstance(ref, str):  # the page's load, reported like an action's effects
             self._by_ref[ref] = index
-            early = self._early_effects.pop(ref, None)
-            if early is not None:
-                self._apply_effects(index, early)
+            seen = self._effects_seen.get(ref)
+            if seen is not None:
+                self._apply_effects(index, seen)
         loaded = _ms(data.get("t"))
         if loaded is not None and self._pictures is not None:
             self._spawn(self._picture_of_page(tab, index, data, loaded))
