@@ -30,7 +30,17 @@ pytestmark = pytest.mark.slow
 
 COMMON_FIELDS = {"id", "type", "t", "url", "title", "frame"}
 #: What every action payload says of its beginning.
-BEGINNING = {"action", "t_start", "ready", "shown", "drawn", "masks", "scroll"}
+BEGINNING = {
+    "action",
+    "t_start",
+    "ready",
+    "ready_drawing",
+    "ready_drawn",
+    "shown",
+    "address_drawn",
+    "masks",
+    "scroll",
+}
 FIELDS_BY_TYPE = {
     "click": {"target", "button", "modifiers"} | BEGINNING,
     "double_click": {"target"} | BEGINNING,
@@ -58,6 +68,7 @@ FIELDS_BY_TYPE = {
         "requests",
         "left_page",
         "first_change",
+        "first_change_frame",
         "url_after",
         "title_after",
     },

@@ -39,7 +39,9 @@
  *   url, title        where it began (these replace the common fields above)
  *   ready    number|null  when its element was last inserted or changed (see effects.js)
  *   shown    number|null  when its document first painted (see effects.js)
- *   drawn    number|null  when the page last began drawing a frame (see effects.js)
+ *   ready_drawing, ready_drawn   number|null  when the page began, and was done, drawing
+ *                     its element as it was then (null: not yet; see effects.js)
+ *   address_drawn number|null  when the page was done drawing itself at its current address
  *   masks    [{x, y, width, height}]  the visible sensitive fields then (viewport pixels)
  *   scroll   {x, y}   the window's scroll offset then (the boxes above are measured at it)
  *
@@ -1507,7 +1509,9 @@
       title: document.title,
       ready: begun ? begun.ready : null,
       shown: begun ? begun.shown : null,
-      drawn: begun ? begun.drawn : null,
+      ready_drawing: begun ? begun.ready_drawing : null,
+      ready_drawn: begun ? begun.ready_drawn : null,
+      address_drawn: begun ? begun.address_drawn : null,
       masks: effects ? effects.masks() : [],
       scroll: { x: window.scrollX, y: window.scrollY },
     };
@@ -1517,8 +1521,9 @@
   function actionFields(opened) {
     return {
       action: opened.action, t_start: opened.t, url: opened.url, title: opened.title,
-      ready: opened.ready, shown: opened.shown, drawn: opened.drawn, masks: opened.masks,
-      scroll: opened.scroll,
+      ready: opened.ready, ready_drawing: opened.ready_drawing, ready_drawn: opened.ready_drawn,
+      shown: opened.shown,
+      address_drawn: opened.address_drawn, masks: opened.masks, scroll: opened.scroll,
     };
   }
 

@@ -23,16 +23,17 @@
  *        emit(type, fields) sends a report; isSensitive(element) and fieldLabel(element) say
  *        whether a field's value is secret and what it is called. Until attached, nothing is
  *        reported (changes are still observed and attributed).
- *   begin(id, element) -> {ready, shown, drawn}
+ *   begin(id, element) -> {ready, ready_drawing, ready_drawn, shown, address_drawn}
  *        an action (payload id `id`, on `element` or null) begins now, before the page sees the
  *        event. The previous action's window closes (its report follows). `ready`: when
  *        `element` was last changed (inserted, or its class, style or visibility changed; the
- *        document first painted; the URL last changed; the page scrolled), ms since the epoch:
- *        a picture painted before that does not show it as it was acted on. `shown`: when
- *        the document was first painted (null if not yet): a picture from before is of the
- *        page it replaced. `drawn`: when the page last began drawing a frame (null if not
- *        known): the first frame on screen after that shows the page as it was when the
- *        action began, even if it reached the screen a moment after.
+ *        document first painted; the URL last changed; the page scrolled), ms since the epoch.
+ *        `ready_drawing`, `ready_drawn`: when the page began, and was done, drawing the frame
+ *        that first shows it so (null: none has yet): a picture from the screen before it
+ *        began does not show it as it was acted on (one from before it was done may not).
+ *        `shown`: when the document was first painted (null if not yet): a picture from
+ *        before is of the page it replaced. `address_drawn`: when the page was done drawing
+ *        itself at its current address (null if it never changed).
  *   masks() -> [{x, y, width, height}]
  *        the boxes (viewport pixels) of this document's visible sensitive fields.
  *   flush()  report every action whose report is pending, now (the recording ends).
@@ -61,6 +62,8 @@
  *   left_page       the document began to unload while this was the current action
  *   first_change    when the DOM first changed after it began, or the page began to unload
  *                   (ms since the epoch), or null
+ *   first_change_frame   when the page began the frame that first shows that change (a
+ *                   picture from the screen before it cannot show it), or null
  *   url_after, title_after   where the page was when the action's window closed (the next
  *                   action began) or, while it is the newest action, where it is now
  *
@@ -278,7 +281,7 @@
       disappeared: new Set(),
       rows: 0, dialogsOpened: 0, dialogsClosed: 0,
       values: new Map(), requests: [], pending: 0, timers: 0, timersAwaited: 0,
-      domChanged: false, firstChange: 0, textsKnown: true, leftPage: false,
+      domChanged: false, firstChange: 0, firstFrame: 0, textsKnown: true, leftPage: false,
       urlAfter: location.href, titleAfter: document.title,
       lastChange: now(), settled: false, settleTimer: null, reportTimer: null, reports: 0,
     };
@@ -496,6 +499,7 @@
       requests: context.requests.slice(0, MAX_REPORTED_REQUESTS),
       left_page: context.leftPage,
       first_change: context.firstChange || null,
+      first_change_frame: context.firstFrame || null,
       url_after: context === current ? location.href : context.urlAfter,
       title_after: context === current ? document.title : context.titleAfter,
     });
@@ -543,7 +547,7 @@
     if (interval.owner !== cause) switchOwner(cause);
     interval.dirty = true;
     cause.domChanged = true;
-    if (!cause.firstChange) cause.firstChange = t;
+    noteFirstChange(cause, t);
     noteActivity(cause);
   });
 
@@ -827,18 +831,24 @@
     });
   }
 
-  // ── the frame clock: when the page last drew itself ──────────────────────────────────────
+  // ── the frame clock: when the page drew what ─────────────────────────────────────────────
 
   /**
-   * When the page's main thread last began a frame (ms since the epoch): the state of the
-   * page then is what the next frame on screen shows, even if that frame reaches the screen
-   * only after an action that followed. Only worth knowing after a change (a new element
-   * drawn, a scroll), so the animation-frame clock runs for CLOCK_MS after each change and
-   * sleeps while the page is still: an idle page costs nothing.
+   * The page's main thread draws in frames: a frame begins (its animation-frame callbacks
+   * run), the page is laid out and painted, and the result goes to the compositor, which puts
+   * it on screen a little later. A change made before a frame began is in that frame; a frame
+   * on screen before another began cannot show anything that one drew. The clock notes, for
+   * each frame of the last seconds, when it began (`run`, its first animation-frame callback)
+   * and when its drawing was done (`done`, the first task after it: a message posted from the
+   * callback). It only runs for CLOCK_MS after a change (a node, a scroll, the address), so an
+   * idle page costs nothing; a change the clock did not see is taken as drawn when it happened.
    */
-  let lastDrawnAt = 0;
+  const FRAMES_KEPT_MS = 10000;
+  const frames = []; // {run, done} oldest first; done is 0 until the frame's drawing is over
+  const awaitingFrame = new Set(); // contexts whose first change no frame has begun to draw
   let clockArmed = false;
   let clockUntil = 0;
+  let framePort = null;
 
   function armFrameClock() {
     if (!sink || typeof nativeRaf !== "function") return;
@@ -848,14 +858,53 @@
     nativeRaf.call(window, frameTick);
   }
 
-  const frameTick = guarded((stamp) => {
-    lastDrawnAt = performance.timeOrigin + stamp;
+  const frameDone = guarded(() => {
+    const t = now();
+    for (const frame of frames) if (!frame.done) frame.done = t;
+  });
+
+  const frameTick = guarded(() => {
+    const t = now();
+    frames.push({ run: t, done: 0 });
+    while (frames.length > 1 && t - frames[0].run > FRAMES_KEPT_MS) frames.shift();
+    for (const context of awaitingFrame) context.firstFrame = t;
+    awaitingFrame.clear();
+    if (!framePort && typeof NativeMessageChannel === "function") {
+      const channel = new NativeMessageChannel();
+      channel.port1.onmessage = frameDone;
+      framePort = channel.port2;
+    }
+    if (framePort) framePort.postMessage(0);
     if (now() < clockUntil) {
       nativeRaf.call(window, frameTick);
     } else {
       clockArmed = false;
     }
   });
+
+  /** The frame that first shows the page as it was at `t` (ms since the epoch): the first
+   * that began after `t`, as {run, done}, done 0 while it is drawn; null when none has begun
+   * yet. A change older than the clock remembers, or one it missed, is taken as drawn then. */
+  function frameAfter(t) {
+    if (!t) return { run: 0, done: 0 };
+    if (!frames.length || t < frames[0].run) return { run: t, done: t };
+    const frame = frames.find((f) => f.run > t);
+    if (!frame) return clockArmed ? null : { run: t, done: t };
+    return frame;
+  }
+
+  /** `context` first changed the page at `t`: the frame to show it begins after (or, if `t`
+   * falls in a frame still being drawn, maybe in that very frame: `t` is the bound then). */
+  function noteFirstChange(context, t) {
+    if (context.firstChange) return;
+    context.firstChange = t;
+    const last = frames[frames.length - 1];
+    if (last && !last.done && last.run <= t) {
+      context.firstFrame = t;
+    } else {
+      awaitingFrame.add(context);
+    }
+  }
 
   // ── the api capture.js uses ──────────────────────────────────────────────────────────────
 
@@ -865,8 +914,11 @@
       armFrameClock();
     }),
     begin: guarded((id, element) => {
+      frameDone(); // a frame still drawing when this event came is drawn: events wait for it
       const shown = shownAt();
       const ready = element ? readyOf(element) : Math.max(urlChangedAt, shown);
+      const drawing = frameAfter(ready);
+      const address = frameAfter(urlChangedAt);
       const previous = current;
       if (previous) noteWhereItLed(previous);
       current = newContext(id, element || null);
@@ -874,7 +926,13 @@
       closeInterval(current);
       if (previous && !previous.settled) report(previous);
       noteActivity(current);
-      return { ready, shown: shown || null, drawn: lastDrawnAt || null };
+      return {
+        ready,
+        ready_drawing: drawing ? drawing.run : null,
+        ready_drawn: drawing ? drawing.done || null : null,
+        shown: shown || null,
+        address_drawn: address ? address.done || null : null,
+      };
     }),
     masks: guarded(() => masks()),
     count: () => begun,
@@ -969,7 +1027,7 @@
     if (current && isRecent(current)) {
       current.leftPage = true;
       // The page begins to go: the first change the action made, as far as pictures go.
-      if (!current.firstChange) current.firstChange = now();
+      noteFirstChange(current, now());
     }
     if (interval && interval.owner && interval.dirty) closeInterval(interval.owner);
     for (const context of contexts) {

@@ -1,35 +1,44 @@
 """The picture of each recorded step: the frame the screen showed as the step began.
 
 Frames come from the tab's screencast (:class:`~desktop_app.adapters.browser.tab_watch.TabWatch`),
-chosen by the page's own account of the moment (``effects.js``): when the action began, when
-its element was last changed, when the page last began drawing, when it first responded. A
-step's picture is never a frame of what the step led to:
+each stamped with when it reached the screen, and are chosen by the page's own account of
+when it drew what (``effects.js``): when it was done drawing the element acted on as it was
+then, when the action began, when the page began the frame showing its first response. A
+frame that reached the screen before the page began drawing a change cannot show it. A step's
+picture is never a frame of what the step led to:
 
-1. the newest frame swapped to the screen before the action began, if it was swapped after the
-   element acted on was last changed (it shows the element in place);
-2. else, when the page had drawn the element before the action but that frame reached the
-   screen only after it began (a busy page, a script acting at machine speed): that frame, if
-   it arrived before the page's first change in response, before it began to unload, before
-   the next action, and within :data:`CATCH_UP_MS`;
-3. else the newest frame of the page before the action (the element may not show yet);
-4. else none: a step without a picture rather than a picture of something else.
+1. the newest frame on screen before the action began, if it reached the screen after the
+   page was done drawing the element as it was acted on (it shows the element in place);
+2. else, when that drawing reached the screen only after the action began (a busy page, a
+   script acting at machine speed): the newest frame that did, before the page began drawing
+   its first response, before it began to unload, before the next action, and within
+   :data:`CATCH_UP_MS`;
+3. else, if no frame reached the screen after the page was done drawing the element, the
+   newest that did while it was being drawn (the page learns it was done only at its next
+   task, which a busy machine may run late);
+4. else the newest frame of the page, at its address, before the action (the element may
+   not show yet, or not where it was);
+5. else none: a step without a picture rather than a picture of something else.
 
-A page opened gets the newest frame painted since its first paint, shortly after it loaded
-and before anything was done on it. The element acted on is outlined and every sensitive field
-painted over (:func:`~desktop_app.adapters.browser.frames.picture_of`), off the event loop.
+A page opened gets the newest frame since its first paint shortly after it loaded, before
+anything was done on it (or, if its first action came before any frame, the frame that
+showed it as it was then, by rule 2). The element acted on is outlined and every sensitive
+field painted over (:func:`~desktop_app.adapters.browser.frames.picture_of`), off the event
+loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from desktop_app.adapters.browser.frames import Box, picture_of
-from desktop_app.core.models.trajectory import Effects
 from desktop_app.core.ports import MediaStore
 
 if TYPE_CHECKING:
@@ -38,14 +47,27 @@ if TYPE_CHECKING:
     from desktop_app.adapters.browser.tab_watch import Frame as Painted
     from desktop_app.adapters.browser.tab_watch import TabWatch
 
-__all__ = ["CATCH_UP_MS", "StepPictures"]
+__all__ = ["CATCH_UP_MS", "Began", "StepPictures"]
+
+log = logging.getLogger(__name__)
 
 #: How long after an action began a frame the page had drawn before it may reach the screen.
 CATCH_UP_MS: Final = 300.0
 #: How long after a page loaded its picture is taken (unless an action begins first).
 _PAGE_SHOT_DELAY_S: Final = 0.3
+#: How long after that the page's first action may still be reported (typing is reported
+#: within half a second of its first keystroke).
+_ACTION_REPORT_S: Final = 0.6
 #: The visible sensitive fields of a frame (viewport pixels), to paint over in a picture.
 _MASKS_JS: Final = "() => window.__proceduraEffects ? window.__proceduraEffects.masks() : []"
+
+
+@dataclass(frozen=True)
+class Began:
+    """An action as its picture needs it: when it began (ms since the epoch) and its id."""
+
+    at_ms: float
+    ref: str | None
 
 
 class StepPictures:
@@ -54,14 +76,14 @@ class StepPictures:
     Args:
         media: where pictures go.
         store: called with a step's index and its picture's reference, once stored.
-        effects_of: what is known so far of what the step at an index made the page do.
+        effects_of: the newest ``effects`` report about the action with an id, if any came.
     """
 
     def __init__(
         self,
         media: MediaStore,
         store: Callable[[int, str], None],
-        effects_of: Callable[[int], Effects | None],
+        effects_of: Callable[[str], dict[str, Any] | None],
     ) -> None:
         self._media = media
         self._store = store
@@ -84,14 +106,30 @@ class StepPictures:
     ) -> None:
         """The picture of the action at *index* (its report *data*), which began at *began*."""
         generation = self._generation
-        ready = _ms(data.get("ready"))
-        painted, in_place = await watch.frame_before(
-            began, ready_ms=ready, shown_ms=_ms(data.get("shown"))
+        action = Began(began, data.get("action") if isinstance(data.get("action"), str) else None)
+        page_since = _page_since(data)
+        ready_drawn = _ms(data.get("ready_drawn"))
+        painted, rule = None, "none"
+        if ready_drawn is not None:
+            since = max(page_since, ready_drawn)
+            painted, rule = await watch.newest_between(since, began), "in place"
+            if painted is None:
+                limit = await self._catch_up_limit(action, newest_action)
+                painted, rule = await watch.newest_between(since, limit), "caught up"
+            drawing = _ms(data.get("ready_drawing"))
+            if painted is None and drawing is not None and drawing < ready_drawn:
+                # None on screen since it was done: the one that came while it was drawn
+                # (the page may tell it was done a little after it was).
+                painted, rule = await watch.newest_between(drawing, began), "being drawn"
+        if painted is None:
+            painted, rule = await watch.newest_between(page_since, began), "page"
+        log.debug(
+            "picture of step %d (began %.0f, ready drawn %s): %s",
+            index,
+            began,
+            ready_drawn,
+            f"{rule}, frame of {painted.at_ms:.0f}" if painted else "none",
         )
-        drawn = _ms(data.get("drawn"))
-        if not in_place and ready is not None and drawn is not None and drawn >= ready:
-            limit = await self._catch_up_limit(index, began, newest_action)
-            painted = await watch.first_frame_after(drawn, limit) or painted
         if painted is None:
             return
         target = data.get("target")
@@ -112,35 +150,58 @@ class StepPictures:
         index: int,
         data: dict[str, Any],
         loaded: float,
+        first_action: Callable[[float], Began | None],
         newest_action: Callable[[], float | None],
     ) -> None:
-        """The picture of the page a navigation at *index* opened (its ``loaded`` report)."""
+        """The picture of the page a navigation at *index* opened (its ``loaded`` report):
+        *first_action* tells the first action begun on it after a moment (ms)."""
         generation = self._generation
-        await asyncio.sleep(max(0.0, loaded / 1000 + _PAGE_SHOT_DELAY_S - time.time()))
+        shown = _ms(data.get("shown"))
+        since = -math.inf if shown is None else shown
+        wait = loaded / 1000 + _PAGE_SHOT_DELAY_S + _ACTION_REPORT_S - time.time()
+        await asyncio.sleep(max(0.0, wait))
         until = loaded + _PAGE_SHOT_DELAY_S * 1000
-        acted = newest_action()
-        if acted is not None and acted > loaded:
-            until = min(until, acted)
-        painted, _ = await watch.frame_before(until, ready_ms=None, shown_ms=_ms(data.get("shown")))
+        first = first_action(since)
+        if first is not None and first.at_ms < until:
+            until = first.at_ms
+        painted = await watch.newest_between(since, until)
+        if painted is None and first is not None:  # acted on before a frame of it came
+            painted = await watch.newest_between(
+                since, await self._catch_up_limit(first, newest_action)
+            )
+        log.debug(
+            "picture of page %d (shown %s, loaded %.0f): %s",
+            index,
+            shown,
+            loaded,
+            f"frame of {painted.at_ms:.0f}" if painted else "none",
+        )
         if painted is None:
             return
         masks = _boxes(data.get("masks")) + await _live_masks(page)
         await self._keep(index, painted, None, masks, None, generation)
 
     async def _catch_up_limit(
-        self, index: int, began: float, newest_action: Callable[[], float | None]
+        self, action: Began, newest_action: Callable[[], float | None]
     ) -> float:
-        """Until when a frame swapped after the action at *index* began still shows the page
-        as it was then (see the module's rule 2); waits briefly for what the page did."""
+        """Until when a frame that reached the screen after *action* began still shows the
+        page as it was then (see the module's rule 2); waits briefly for what the page did."""
+        began = action.at_ms
         limit = began + CATCH_UP_MS
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CATCH_UP_MS / 1000 * 3
-        while (effects := self._effects_of(index)) is None:
+        while (report := self._effects_of(action.ref) if action.ref else None) is None:
             if loop.time() > deadline:
                 return began  # what the page did is not known: nothing after the action
             await asyncio.sleep(0.02)
-        if effects.first_change_at is not None:
-            limit = min(limit, effects.first_change_at.timestamp() * 1000)
+        first_change = _ms(report.get("first_change"))
+        if first_change is not None:
+            # The frame showing the change began then; else (not begun when the page
+            # reported) the change itself is the bound.
+            limit = min(limit, _ms(report.get("first_change_frame")) or first_change)
+        elif not report.get("settled"):
+            reported = _ms(report.get("t"))  # nothing changed until then; later, not known
+            limit = min(limit, began if reported is None else reported)
         acted = newest_action()
         if acted is not None and acted > began:
             limit = min(limit, acted)
@@ -213,6 +274,15 @@ def _moved(box: Box | None, offset: tuple[float, float]) -> Box | None:
     if box is None:
         return None
     return Box(box.x + offset[0], box.y + offset[1], box.width, box.height)
+
+
+def _page_since(data: dict[str, Any]) -> float:
+    """Since when frames are of the page at the address an action began at: its document's
+    first paint, and the page's drawing at its newest address."""
+    shown = _ms(data.get("shown"))
+    moved = _ms(data.get("address_drawn"))
+    since = -math.inf if shown is None else shown
+    return since if moved is None else max(since, moved)
 
 
 def _scroll_of(data: dict[str, Any]) -> tuple[float, float] | None:

@@ -3,11 +3,12 @@ started each of its navigations.
 
 Both come over a CDP session of the tab's own:
 
-- **Frames.** Chromium's screencast sends every frame it paints, stamped with the moment it
-  was swapped to the screen (after the page's main thread had painted it). A tab keeps the last
-  few seconds of them, so the picture of an action can be one that was on screen *before* the
-  action began (its stamp older than the action's page-side ``t_start``), however late the
-  recorder gets to it, and never a frame of what the action led to.
+- **Frames.** Chromium's screencast sends the frames it puts on screen, each stamped with the
+  moment it was swapped there (some time after the page's main thread drew it; under load,
+  long after). A tab keeps the last few seconds of them, so the picture of an action can be
+  one that was on screen *before* the action began (its stamp older than the action's
+  page-side ``t_start``), however late the recorder gets to it, and never a frame of what the
+  action led to.
 - **Navigations.** ``Page.frameRequestedNavigation`` and ``Page.frameScheduledNavigation`` name
   why the page itself started a navigation (a link, a form, its script, a refresh), and
   ``Page.navigatedWithinDocument`` how a same-document one happened (history API or fragment).
@@ -43,9 +44,6 @@ _KEEP_FRAMES: Final = 40
 #: The screencast's size limit and JPEG quality (the stored picture is encoded again).
 _MAX_SIZE: Final = (1600, 1200)
 _QUALITY: Final = 60
-#: A frame painted this soon after a change may have been composed before it (the page's
-#: main thread commits a frame before the compositor stamps it).
-FRAME_LAG_MS: Final = 16.0
 #: How long to wait for frames painted before an action that may still be on their way.
 _IN_FLIGHT_S: Final = 0.3
 
@@ -167,31 +165,12 @@ class TabWatch:
         """Drop every frame kept (they may show a value that was just marked sensitive)."""
         self._frames.clear()
 
-    async def frame_before(
-        self, before_ms: float, *, ready_ms: float | None, shown_ms: float | None
-    ) -> tuple[Frame | None, bool]:
-        """The newest frame painted before *before_ms*, and whether it shows what was ready.
-
-        Frames still on their way are waited for (briefly). The frame preferred was painted
-        after *ready_ms* (the element acted on was in place, allowing for the lag between a
-        change and the frame that shows it); failing that, one swapped since *shown_ms* (the
-        document's first paint on its main thread) is returned with False; failing that, None.
-        """
+    async def newest_between(self, since_ms: float, before_ms: float) -> Frame | None:
+        """The newest frame swapped to the screen at or after *since_ms* and before
+        *before_ms* (None: none), once the frames swapped before *before_ms* that may still be
+        on their way have arrived (waited for briefly)."""
         await self._wait_for_frames_after(before_ms)
-        painted = [f for f in reversed(self._frames) if f.at_ms < before_ms]
-        if not painted:
-            return None, False
-        if ready_ms is not None and painted[0].at_ms >= ready_ms + FRAME_LAG_MS:
-            return painted[0], True
-        # The document's first paint on its main thread: frames swapped since are its own.
-        shown = -math.inf if shown_ms is None else shown_ms
-        return next((f for f in painted if f.at_ms >= shown), None), False
-
-    async def first_frame_after(self, drawn_ms: float, until_ms: float) -> Frame | None:
-        """The first frame swapped after *drawn_ms* (when the page began drawing it) and
-        before *until_ms*, waiting for it briefly: the page as drawn at *drawn_ms*."""
-        await self._wait_for_frames_after(until_ms)
-        return next((f for f in self._frames if drawn_ms < f.at_ms < until_ms), None)
+        return next((f for f in reversed(self._frames) if since_ms <= f.at_ms < before_ms), None)
 
     async def _wait_for_frames_after(self, before_ms: float) -> None:
         """Until a frame painted at or after *before_ms* arrived (all older ones have, then),

@@ -29,7 +29,7 @@ import contextlib
 import json
 import logging
 import math
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +44,7 @@ from desktop_app.adapters.browser.page_reads import (
     snapshot_of_one_moment,
 )
 from desktop_app.adapters.browser.pauses import Pauses
-from desktop_app.adapters.browser.step_pictures import StepPictures
+from desktop_app.adapters.browser.step_pictures import Began, StepPictures
 from desktop_app.adapters.browser.tab_watch import TabWatch
 from desktop_app.adapters.browser.targets import target_from_payload
 from desktop_app.core.errors import BrowserError
@@ -52,7 +52,6 @@ from desktop_app.core.induction.naming import label_of
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.trajectory import (
     ActionKind,
-    Effects,
     Event,
     Modifier,
     Observation,
@@ -129,6 +128,11 @@ class _Tab:
         self.expect_typed = False
         self.last_action_ms: float | None = None  # when the newest action here began
         self.last_ref: str | None = None  # and its id
+        self.began: deque[Began] = deque(maxlen=50)  # its recent actions (top frame)
+
+    def first_action_after(self, moment_ms: float) -> Began | None:
+        """The first action begun here after *moment_ms* that is known."""
+        return min((b for b in self.began if b.at_ms > moment_ms), key=_at_ms, default=None)
 
 
 class WebRecorder:
@@ -175,7 +179,7 @@ class WebRecorder:
         self._dropped_refs: set[str] = set()
         self._last_navigation: dict[str, int] = {}  # tab id → index of its newest navigation
         self._pictures = (
-            StepPictures(media, self._store_picture, self._effects_of) if media else None
+            StepPictures(media, self._store_picture, self._effects_seen.get) if media else None
         )
         self._pauses = Pauses()
         self._paused_url: tuple[_Tab, str] | None = None
@@ -523,8 +527,10 @@ class WebRecorder:
         index = self._add(event, ref)
         began = _ms(data.get("t_start"))
         newest = tab.last_action_ms is None or (began is not None and began >= tab.last_action_ms)
-        if ref is not None and began is not None and data.get("frame") is None and newest:
-            tab.last_action_ms, tab.last_ref = began, ref
+        if ref is not None and began is not None and data.get("frame") is None:
+            tab.began.append(Began(began, ref))
+            if newest:
+                tab.last_action_ms, tab.last_ref = began, ref
         if began is not None and action is not ActionKind.SCROLL and self._pictures is not None:
             self._spawn(self._picture_of_action(tab, frame, index, data, began))
 
@@ -755,15 +761,17 @@ class WebRecorder:
         watch = await _result(tab.watch)
         if watch is not None and self._pictures is not None:
             await self._pictures.of_page(
-                watch, tab.page, index, data, loaded, lambda: tab.last_action_ms
+                watch,
+                tab.page,
+                index,
+                data,
+                loaded,
+                tab.first_action_after,
+                lambda: tab.last_action_ms,
             )
 
     def _store_picture(self, index: int, ref: str) -> None:
         self._update(index, before={"screenshot": ref})
-
-    def _effects_of(self, index: int) -> Effects | None:
-        event = self._stored.get(index)
-        return event.effects if event is not None else None
 
     # ── snapshots and secrets ───────────────────────────────────────────────────────────────
 
@@ -776,6 +784,10 @@ class WebRecorder:
 
     async def _aria_snapshot_of_one_moment(self, page: Page) -> str | None:
         return await snapshot_of_one_moment(page, self._secrets)
+
+
+def _at_ms(action: Began) -> float:
+    return action.at_ms
 
 
 async def _result(task: asyncio.Task[TabWatch | None] | None) -> TabWatch | None:
