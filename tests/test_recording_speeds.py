@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +186,12 @@ def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
-def test_the_same_workflow_at_any_speed(home: Path, scenario: Scenario) -> None:
+def test_the_same_workflow_at_any_speed(
+    home: Path, scenario: Scenario, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="desktop_app.adapters.browser")
+    said: dict[str, str] = {}  # what the recorder said of each recording's pictures
+
     async def scenario_run() -> dict[str, tuple[Trajectory, dict[str, Any], list[str]]]:
         runs = {}
         with app_for(scenario) as url, open_services(load_settings(), write=True) as services:
@@ -193,10 +199,12 @@ def test_the_same_workflow_at_any_speed(home: Path, scenario: Scenario) -> None:
             if scenario.name in LOADED:
                 paces.append(("machine, loaded", MACHINE, True))
             for label, pace, busy in paces:
+                first = len(caplog.records)
                 with busy_machine() if busy else contextlib.nullcontext():
                     trajectory = await record_demonstration(
                         services, url, scenario, pace, init_script=_BADGE_JS
                     )
+                said[label] = "\n".join(r.getMessage() for r in caplog.records[first:])
                 problems = _pictures_problems(services, trajectory)
                 if label != "person":
                     problems += _same_elements_pictured(services, runs["person"][0], trajectory)
@@ -206,5 +214,5 @@ def test_the_same_workflow_at_any_speed(home: Path, scenario: Scenario) -> None:
     runs = asyncio.run(scenario_run())
     person = runs["person"][1]
     for label, (_trajectory, workflow, problems) in runs.items():
-        assert problems == [], (label, problems)
+        assert problems == [], (label, problems, said[label])
         assert workflow == person, (label, _differences(workflow, person))

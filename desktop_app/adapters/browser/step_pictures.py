@@ -131,6 +131,7 @@ class StepPictures:
             f"{rule}, frame of {painted.at_ms:.0f}" if painted else "none",
         )
         if painted is None:
+            log.debug("  frames on screen then (ms from its beginning): %s", _near(watch, began))
             return
         target = data.get("target")
         fingerprint = target.get("fingerprint") if isinstance(target, dict) else None
@@ -274,6 +275,10 @@ def _moved(box: Box | None, offset: tuple[float, float]) -> Box | None:
     if box is None:
         return None
     return Box(box.x + offset[0], box.y + offset[1], box.width, box.height)
+
+
+def _near(watch: TabWatch, moment_ms: float) -> list[int]:
+    return [round(f.at_ms - moment_ms) for f in watch.frames() if abs(f.at_ms - moment_ms) < 2000]
 
 
 def _page_since(data: dict[str, Any]) -> float:

@@ -161,6 +161,10 @@ class TabWatch:
         self._newest_ms = max(self._newest_ms, frame.at_ms)
         self._new_frame.set()
 
+    def frames(self) -> list[Frame]:
+        """The frames kept, in the order they reached the screen."""
+        return list(self._frames)
+
     def forget_frames(self) -> None:
         """Drop every frame kept (they may show a value that was just marked sensitive)."""
         self._frames.clear()

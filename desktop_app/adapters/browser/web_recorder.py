@@ -249,6 +249,10 @@ class WebRecorder:
             await self._observe_the_end(tab)
         if self._tasks:  # pictures and late observations on their way
             await asyncio.wait(list(self._tasks), timeout=_FINISH_WAIT_S)
+        if self._tasks:
+            log.warning(
+                "%d pictures or observations not done at the end: dropped", len(self._tasks)
+            )
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
