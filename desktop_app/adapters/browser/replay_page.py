@@ -302,6 +302,8 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
+            with contextlib.suppress(Error):  # of the page once it loaded, as a person reads it
+                await self._page.wait_for_load_state("load", timeout=10_000)
             return await self._page.aria_snapshot(mode="ai", timeout=5000)
         except Error as exc:
             raise ActionFailed(f"could not read the page: {_first_line(exc)}") from None

@@ -89,6 +89,11 @@ class StepPictures:
         self._store = store
         self._effects_of = effects_of
         self._generation = 0
+        self._ending = asyncio.Event()
+
+    def end(self) -> None:
+        """The recording ends: every report has come, nothing more is worth waiting for."""
+        self._ending.set()
 
     def invalidate(self) -> None:
         """A field was marked sensitive: pictures being made now may show its value (dropped)."""
@@ -160,7 +165,8 @@ class StepPictures:
         shown = _ms(data.get("shown"))
         since = -math.inf if shown is None else shown
         wait = loaded / 1000 + _PAGE_SHOT_DELAY_S + _ACTION_REPORT_S - time.time()
-        await asyncio.sleep(max(0.0, wait))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ending.wait(), timeout=max(0.0, wait))
         until = loaded + _PAGE_SHOT_DELAY_S * 1000
         first = first_action(since)
         if first is not None and first.at_ms < until:

@@ -77,8 +77,9 @@ _FLUSH_JS: Final = "() => window.__procedura && window.__procedura.flush()"
 
 #: How many of the newest events (and of actions' effects reports) are kept in memory.
 _KEPT: Final = 500
-#: How long stopping waits for pictures and late observations still being made.
-_FINISH_WAIT_S: Final = 3.0
+#: How long stopping waits for pictures and late observations still being made (a loaded
+#: machine may take seconds over the last ones; they are part of the recording).
+_FINISH_WAIT_S: Final = 10.0
 _MARK_TIMEOUT_S: Final = 5.0
 
 _ACTIONS: Final[dict[str, ActionKind]] = {
@@ -247,6 +248,8 @@ class WebRecorder:
                 await self._consumer
         for tab in list(self._tabs.values()):
             await self._observe_the_end(tab)
+        if self._pictures is not None:
+            self._pictures.end()
         if self._tasks:  # pictures and late observations on their way
             await asyncio.wait(list(self._tasks), timeout=_FINISH_WAIT_S)
         if self._tasks:

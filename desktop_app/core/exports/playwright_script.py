@@ -218,6 +218,10 @@ async def find(page: Page, step: Step, *candidates: By) -> Locator:
             element = locate(page, by)
             miss = await why_unusable(element)
             if miss is None:
+                # A page still loading may have just shown what a better locator finds.
+                for better in candidates[: rank - 1]:
+                    if await why_unusable(locate(page, better)) is None:
+                        return locate(page, better)
                 if rank > 1:  # the page has changed since the recording
                     print(f"      found by locator {rank}: {by}", file=sys.stderr)
                 return element
