@@ -248,7 +248,9 @@ def _box(raw: Any) -> Box | None:
 
 
 def _boxes(raw: Any) -> list[Box]:
-    return [b for b in (_box(r) for r in raw if isinstance(raw, list)) if b is not None]
+    if not isinstance(raw, list):
+        return []
+    return [b for b in (_box(r) for r in raw) if b is not None]
 
 
 async def _frame_offset(frame: Frame | None) -> tuple[float, float] | None:
