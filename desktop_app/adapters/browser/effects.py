@@ -7,6 +7,7 @@ recording is masked before it is kept.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -16,13 +17,21 @@ from pydantic import ValidationError
 from desktop_app.core.models.trajectory import Effects, FieldChange, RequestSeen, TextChange
 from desktop_app.core.redaction import redact_effects
 
-__all__ = ["effects_from_payload"]
+__all__ = ["effects_from_payload", "ms_of"]
 
 _MAX_TEXT: Final = 500
 
 
 def _text(value: Any) -> str:
     return str(value)[:_MAX_TEXT] if value is not None else ""
+
+
+def ms_of(value: Any) -> float | None:
+    """A number of milliseconds in a page's payload (a moment or a length), or None when it
+    is not a finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def _moment(ms: Any) -> datetime | None:

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from desktop_app.adapters.browser.effects import ms_of
 from desktop_app.adapters.browser.frames import Box, picture_of
 from desktop_app.core.ports import MediaStore
 
@@ -113,7 +114,7 @@ class StepPictures:
         generation = self._generation
         action = Began(began, data.get("action") if isinstance(data.get("action"), str) else None)
         page_since = _page_since(data)
-        ready_drawn = _ms(data.get("ready_drawn"))
+        ready_drawn = ms_of(data.get("ready_drawn"))
         painted, rule = None, "none"
         if ready_drawn is not None:
             since = max(page_since, ready_drawn)
@@ -121,7 +122,7 @@ class StepPictures:
             if painted is None:
                 limit = await self._catch_up_limit(action, newest_action)
                 painted, rule = await watch.newest_between(since, limit), "caught up"
-            drawing = _ms(data.get("ready_drawing"))
+            drawing = ms_of(data.get("ready_drawing"))
             if painted is None and drawing is not None and drawing < ready_drawn:
                 # None on screen since it was done: the one that came while it was drawn
                 # (the page may tell it was done a little after it was).
@@ -162,7 +163,7 @@ class StepPictures:
         """The picture of the page a navigation at *index* opened (its ``loaded`` report):
         *first_action* tells the first action begun on it after a moment (ms)."""
         generation = self._generation
-        shown = _ms(data.get("shown"))
+        shown = ms_of(data.get("shown"))
         since = -math.inf if shown is None else shown
         wait = loaded / 1000 + _PAGE_SHOT_DELAY_S + _ACTION_REPORT_S - time.time()
         with contextlib.suppress(TimeoutError):
@@ -201,13 +202,13 @@ class StepPictures:
             if loop.time() > deadline:
                 return began  # what the page did is not known: nothing after the action
             await asyncio.sleep(0.02)
-        first_change = _ms(report.get("first_change"))
+        first_change = ms_of(report.get("first_change"))
         if first_change is not None:
             # The frame showing the change began then; else (not begun when the page
             # reported) the change itself is the bound.
-            limit = min(limit, _ms(report.get("first_change_frame")) or first_change)
+            limit = min(limit, ms_of(report.get("first_change_frame")) or first_change)
         elif not report.get("settled"):
-            reported = _ms(report.get("t"))  # nothing changed until then; later, not known
+            reported = ms_of(report.get("t"))  # nothing changed until then; later, not known
             limit = min(limit, began if reported is None else reported)
         acted = newest_action()
         if acted is not None and acted > began:
@@ -232,10 +233,6 @@ class StepPictures:
         if generation != self._generation:
             return
         self._store(index, ref)
-
-
-def _ms(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 def _box(raw: Any) -> Box | None:
@@ -292,8 +289,8 @@ def _near(watch: TabWatch, moment_ms: float) -> list[int]:
 def _page_since(data: dict[str, Any]) -> float:
     """Since when frames are of the page at the address an action began at: its document's
     first paint, and the page's drawing at its newest address."""
-    shown = _ms(data.get("shown"))
-    moved = _ms(data.get("address_drawn"))
+    shown = ms_of(data.get("shown"))
+    moved = ms_of(data.get("address_drawn"))
     since = -math.inf if shown is None else shown
     return since if moved is None else max(since, moved)
 
@@ -301,7 +298,7 @@ def _page_since(data: dict[str, Any]) -> float:
 def _scroll_of(data: dict[str, Any]) -> tuple[float, float] | None:
     scroll = data.get("scroll")
     if isinstance(scroll, dict):
-        x, y = _ms(scroll.get("x")), _ms(scroll.get("y"))
+        x, y = ms_of(scroll.get("x")), ms_of(scroll.get("y"))
         if x is not None and y is not None:
             return x, y
     return None

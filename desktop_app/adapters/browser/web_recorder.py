@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -37,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from pydantic import ValidationError
 
-from desktop_app.adapters.browser.effects import effects_from_payload
+from desktop_app.adapters.browser.effects import effects_from_payload, ms_of
 from desktop_app.adapters.browser.page_reads import (
     field_value,
     focused_field,
@@ -102,10 +101,6 @@ def _when(ms: Any) -> datetime:
         return datetime.fromtimestamp(float(ms) / 1000, UTC)
     except (TypeError, ValueError, OverflowError, OSError):
         return utcnow()
-
-
-def _ms(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 class _Recent(OrderedDict[K, V]):
@@ -532,7 +527,7 @@ class WebRecorder:
                 await self._remember_secret(frame or page.main_frame, css)
         ref = data.get("action") if isinstance(data.get("action"), str) else None
         index = self._add(event, ref)
-        began = _ms(data.get("t_start"))
+        began = ms_of(data.get("t_start"))
         newest = tab.last_action_ms is None or (began is not None and began >= tab.last_action_ms)
         if ref is not None and began is not None and data.get("frame") is None:
             tab.began.append(Began(began, ref))
@@ -714,7 +709,7 @@ class WebRecorder:
             seen = self._effects_seen.get(ref)
             if seen is not None:
                 self._apply_effects(index, seen)
-        loaded = _ms(data.get("t"))
+        loaded = ms_of(data.get("t"))
         if loaded is not None and self._pictures is not None:
             self._spawn(self._picture_of_page(tab, index, data, loaded))
         self._spawn(self._snapshot_loaded(tab, index, str(data.get("url"))))
