@@ -5,6 +5,8 @@
 #   make clean-dist  remove build/ and dist/
 #   make bench       run every benchmark (bench/run_all.py, ~25 minutes): tables on the terminal,
 #                    figures in bench/results.json; `make bench-smoke` is the quick version CI runs
+#   make bench-realapps  only the replays on apps nobody here wrote (bench/real_apps.py): its
+#                    section of bench/results.json is replaced, the others stay
 #   make icons       render resources/icons/procedura-256.png, .ico and .icns from procedura.svg
 #                    (Pillow is installed into .venv on demand; the outputs are committed)
 
@@ -12,7 +14,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SPEC := installers/pyinstaller/procedura.spec
 
-.PHONY: dist dist-smoke clean-dist icons bench bench-smoke
+.PHONY: dist dist-smoke clean-dist icons bench bench-smoke bench-realapps
 
 $(PY):
 	bash scripts/bootstrap.sh
@@ -48,3 +50,6 @@ bench: $(PY)
 
 bench-smoke: $(PY)
 	$(PY) bench/run_all.py --smoke
+
+bench-realapps: $(PY)
+	$(PY) bench/run_all.py --only real_apps

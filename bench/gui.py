@@ -453,7 +453,9 @@ async def _replay(gui: Gui, workflow_id: str, url: str) -> list[Gap]:
     gaps = heartbeat.stop()
     run = window.run
     if run is None or run.status is not RunStatus.SUCCEEDED:
-        raise RuntimeError(f"the replay did not succeed: {window.summary_text.text()}")
+        raise RuntimeError(
+            f"the replay did not succeed ({window.outcome.text()}): {window.summary_text.text()}"
+        )
     window.close()
     return gaps
 

@@ -40,6 +40,7 @@ from desktop_app.adapters.browser.replay_page import PlaywrightPage
 from desktop_app.app import Services
 from desktop_app.core.models.run import Resolution, Run, RunStatus
 from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.outcomes import outcome_reason, outcome_words
 from desktop_app.core.replay.browser import Handle, PageAction
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
@@ -413,7 +414,11 @@ async def run_suite(smoke: bool, workers: int = WORKERS) -> list[Result]:
             for task in tasks:
                 reference = await replay(browser, sites[0], sv, _on(versions[task], sites[0]), None)
                 if reference.run.status is not RunStatus.SUCCEEDED:
-                    raise RuntimeError(f"{task} fails on the unchanged app: {reference.run.error}")
+                    ended = outcome_words(reference.run.status)
+                    raise RuntimeError(
+                        f"{task} does not succeed on the unchanged app ({ended}): "
+                        f"{outcome_reason(reference.run)}"
+                    )
                 references[task] = reference
             results, cases = plan(references, smoke)
             done: dict[int, Result] = {}

@@ -7,6 +7,8 @@ what an earlier one loaded), one after the other (they time things: nothing else
     .venv/bin/python bench/run_all.py --smoke         # tiny sizes, as CI runs it (~1 minute)
     .venv/bin/python bench/run_all.py --only gui,induction [--out FILE]
 
+With ``--only``, the sections run replace theirs in the results file and the others stay.
+
 Exit status: 0 when every benchmark ran (goals missed are reported, not failures: the figures are
 what they are), 1 when one crashed (its section says why), 2 on a bad argument.
 """
@@ -34,6 +36,7 @@ BENCHMARKS = (
     "induction",
     "recording",
     "gui",
+    "real_apps",
 )
 
 _CHILD = """
@@ -108,13 +111,20 @@ def main() -> int:
         print(f"  not met: {line}")
     for name in crashed:
         print(f"  crashed: {name}")
+    fresh = [s.to_json() for s in sections]
+    if args.only and out.exists():  # the other sections stay as they were measured
+        kept = json.loads(out.read_text(encoding="utf-8")).get("sections", [])
+        ran = {s["key"] for s in fresh}
+        merged = {s["key"]: s for s in kept if s.get("key") not in ran}
+        merged.update({s["key"]: s for s in fresh})
+        fresh = [merged[key] for key in BENCHMARKS if key in merged]
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": "make bench" if not args.smoke else "bench/run_all.py --smoke",
         "smoke": args.smoke,
         "machine": machine(),
         "seconds": round(total, 1),
-        "sections": [s.to_json() for s in sections],
+        "sections": fresh,
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

@@ -296,6 +296,12 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
             click.echo(f"      target: {' | '.join(loc.describe() for loc in target.locators[:3])}")
         for expectation in step.expectations:
             click.echo(f"      expect: {describe_expectation(expectation)}")
+    if wf.success:
+        click.echo("\ndone when:")
+        for expectation in wf.success:
+            click.echo(f"  {describe_expectation(expectation)}")
+    else:
+        click.echo("\ndone when: no success check (runs end 'done, unverified')")
     click.echo("\nhistory:")
     for v in history:
         for t in v.transitions:

@@ -3,8 +3,10 @@
 Every row is checked before anything runs (exit 2 with every bad row named by its line); then the
 rows run one or N at a time, a line is printed as each ends, and the results go to
 ``<FILE stem>.results.csv`` beside the file after every row. Running the same command again
-resumes: rows that succeeded are skipped. Exit codes: 0 every row succeeded (now or before);
-1 some row failed, was aborted or interrupted, or the batch was stopped; 2 bad input (nothing ran).
+resumes: rows that succeeded are skipped (rows done, unverified run again). Exit codes: 0 every
+row succeeded (now or before); 1 some row failed, was aborted or interrupted, or the batch was
+stopped; 2 bad input (nothing ran); 3 no row failed, but some ended "done, unverified" (every step
+ran, nothing showed the task was done).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from desktop_app.core.batch import (
 )
 from desktop_app.core.models.run import RunTrigger
 from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.outcomes import UNVERIFIED_WORDS
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.render import check_base_url
@@ -47,6 +50,7 @@ __all__ = ["run_csv"]
 
 _MARKS = {
     RowStatus.SUCCEEDED: "✓",
+    RowStatus.UNVERIFIED: "⚠",
     RowStatus.FAILED: "✗",
     RowStatus.ABORTED: "✗",
     RowStatus.INTERRUPTED: "■",
@@ -72,7 +76,8 @@ def run_csv(
     parallel: int,
     as_json: bool,
 ) -> int:
-    """Run workflow *ref* once per row of *csv_path*; the exit code (0, 1 or 2).
+    """Run workflow *ref* once per row of *csv_path*; the exit code (0, 1, 2 or 3, as the module
+    docstring says).
 
     *defaults* (``-p``) apply to every row where its cell is blank. With *parallel* > 1 the
     browsers are headless and no one is asked during the runs (a step that needs a person fails).
@@ -243,7 +248,9 @@ def _run_rows(
             f"{_short(shown, 60)}  ({took:.1f} s)",
             err=as_json,
         )
-        if result.error and result.status is not RowStatus.SUCCEEDED:
+        if result.status is RowStatus.UNVERIFIED:
+            click.echo(f"    {UNVERIFIED_WORDS}: {result.error}", err=as_json)
+        elif result.error and result.status is not RowStatus.SUCCEEDED:
             click.echo(f"    {result.error}", err=as_json)
 
     async def hand_off_row(row: PlannedRow) -> RowOutcome:
@@ -320,11 +327,26 @@ def _run_rows(
         click.echo(f"  results: {out.path}")
         if stopped:
             click.echo("  run the same command again to go on: rows that succeeded are skipped")
-        elif not summary.all_succeeded:
+        elif summary.not_done:
             click.echo(
                 "  fix what failed and run the same command again: rows that succeeded are skipped"
             )
-    return 0 if summary.all_succeeded and not stopped else 1
+        elif not summary.all_succeeded:
+            click.echo(
+                f"  check the {summary.count(RowStatus.UNVERIFIED)} row(s) done, unverified: "
+                "nothing showed their task was done, and the same command runs them again "
+                "(only rows that succeeded are skipped)"
+            )
+    return _exit_code(summary, stopped=stopped)
+
+
+def _exit_code(summary: BatchSummary, *, stopped: bool) -> int:
+    """0 every row succeeded; 1 stopped, or a row not done; 3 the others done, unverified."""
+    from desktop_app.cli_replay import EXIT_UNVERIFIED
+
+    if stopped or summary.not_done:
+        return 1
+    return 0 if summary.all_succeeded else EXIT_UNVERIFIED
 
 
 def _short(text: str, width: int) -> str:

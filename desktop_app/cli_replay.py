@@ -1,7 +1,9 @@
 """``procedura run`` and ``procedura runs``: replay a workflow, and read the run records.
 
-Exit codes of ``run``: 0 the run succeeded; 1 it failed, was aborted or interrupted; 2 bad input
-(an unknown workflow, a missing or ill-typed parameter, named in the message).
+Exit codes of ``run``: 0 the run succeeded (every step done and the workflow's success check
+held); 1 it failed, was aborted or interrupted; 2 bad input (an unknown workflow, a missing or
+ill-typed parameter, named in the message); 3 done, unverified (every step ran, but nothing showed
+the task was done: no success check, or a step a person skipped).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
@@ -33,6 +35,7 @@ from desktop_app.core.models.run import (
     StepStatus,
 )
 from desktop_app.core.models.workflow import ParameterType, Workflow
+from desktop_app.core.outcomes import UNVERIFIED_WORDS, outcome_reason, outcome_words
 from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
 from desktop_app.core.replay.parameters import ParameterError, parse_assignments
@@ -43,7 +46,9 @@ if TYPE_CHECKING:
     from desktop_app.app import Services
 
 __all__ = [
+    "EXIT_UNVERIFIED",
     "TerminalPerson",
+    "exit_code",
     "json_text",
     "open_for_run",
     "run_command",
@@ -52,6 +57,19 @@ __all__ = [
 ]
 
 _MARKS = {StepStatus.SUCCEEDED: "✓", StepStatus.FAILED: "✗", StepStatus.SKIPPED: "–"}
+
+#: The exit code of a run that ended "done, unverified": not 0, so that no script takes it for a
+#: success, and not 1, so that a script can tell it from a failure.
+EXIT_UNVERIFIED: Final = 3
+
+
+def exit_code(run: Run) -> int:
+    """``procedura run``'s exit code for *run*: 0 succeeded, 3 done unverified, 1 otherwise."""
+    if run.status is RunStatus.SUCCEEDED:
+        return 0
+    if run.status is RunStatus.UNVERIFIED:
+        return EXIT_UNVERIFIED
+    return 1
 
 
 class TerminalPerson:
@@ -269,7 +287,7 @@ def run_command(
         click.echo(json_text(_run_json(run)))
     else:
         _print_summary(run)
-    sys.exit(0 if run.status is RunStatus.SUCCEEDED else 1)
+    sys.exit(exit_code(run))
 
 
 @contextlib.contextmanager
@@ -312,7 +330,7 @@ def _run(
     as_json: bool,
 ) -> Run:
     from desktop_app.app import make_structured_llm, replay, version_to_run
-    from desktop_app.core.replay.intent import bind_values, find_workflow
+    from desktop_app.core.replay.intent import bind_values, check_bound, find_workflow
     from desktop_app.core.replay.parameters import bind_parameters
 
     trigger = RunTrigger.CLI
@@ -330,6 +348,7 @@ def _run(
     if intent:
         binding = asyncio.run(bind_values(workflow, intent, llm))
         given = {**binding.values, **given}
+        check_bound(workflow, given)  # never the recorded values for what the sentence omits
         _check_values(workflow, given)
         source = f"from the {binding.source}" if binding.values else binding.problem
         click.echo(
@@ -421,11 +440,12 @@ def _print_summary(run: Run) -> None:
         (run.finished_at - run.started_at).total_seconds() if run.finished_at is not None else 0.0
     )
     click.echo(
-        f"run {run.id[:8]} {run.status.value}: {len(run.steps)} steps in {seconds:.1f} s, "
+        f"run {run.id[:8]} {outcome_words(run.status)}: {len(run.steps)} steps in {seconds:.1f} s, "
         f"{healed} healed, {run.llm_calls} LLM call(s), {run.tokens} tokens"
     )
-    if run.error:
-        click.echo(f"  {run.error}")
+    reason = outcome_reason(run)
+    if reason:
+        click.echo(f"  {reason}")
     if run.proposed_version is not None:
         click.echo(
             f"  repairs proposed as version {run.proposed_version} (in review): "
@@ -502,7 +522,7 @@ def runs_show(ctx: click.Context, ref: str, as_json: bool) -> None:
     if as_json:
         click.echo(json_text(_run_json(run)))
         return
-    click.echo(f"run {run.id}  {run.status.value}  ({run.trigger.value})")
+    click.echo(f"run {run.id}  {outcome_words(run.status)}  ({run.trigger.value})")
     click.echo(f"workflow {run.workflow_id} version {run.workflow_version}")
     click.echo(
         f"started {run.started_at:%Y-%m-%d %H:%M:%S}"
@@ -515,7 +535,9 @@ def runs_show(ctx: click.Context, ref: str, as_json: bool) -> None:
         if step.screenshot:
             click.echo(f"     screenshot: {shots[step.screenshot]}")
     click.echo(f"LLM calls {run.llm_calls}, tokens {run.tokens}")
-    if run.error:
+    if run.status is RunStatus.UNVERIFIED:
+        click.echo(f"{UNVERIFIED_WORDS}: {outcome_reason(run)}")
+    elif run.error:
         click.echo(f"error: {run.error}")
     if run.proposed_version is not None:
         click.echo(f"proposed repair: version {run.proposed_version} (in review)")

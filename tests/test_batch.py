@@ -26,7 +26,7 @@ from desktop_app.core.batch import (
     run_batch,
 )
 from desktop_app.core.errors import ProceduraError
-from desktop_app.core.models.run import MASK
+from desktop_app.core.models.run import MASK, Run, RunStatus
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.core.replay.parameters import ParameterError
 
@@ -360,3 +360,41 @@ def test_an_input_column_named_like_a_result_column_keeps_its_value(tmp_path: Pa
 
 async def _done(row: PlannedRow) -> RowOutcome:
     return RowOutcome(RowStatus.SUCCEEDED, "r1")
+
+
+def test_a_row_done_unverified_is_counted_apart_written_as_such_and_run_again(
+    tmp_path: Path,
+) -> None:
+    plan, out = _batch(
+        tmp_path, "full_name,company\nAnn,Acme\nUma,Acme\nBob,Globex\nMallory,Acme\nCy,Acme\n"
+    )
+    unverified = Run(
+        workflow_id=WORKFLOW.id,
+        workflow_version=1,
+        status=RunStatus.UNVERIFIED,
+        error="the workflow has no success check to show the task was done",
+    )
+    site = Site()
+
+    async def runner(row: PlannedRow) -> RowOutcome:
+        if row.given["full_name"] == "Uma":  # every step ran; nothing showed the task was done
+            site.started.append(row.line)
+            return RowOutcome.of_run(unverified)
+        return await site.run(row)
+
+    summary = asyncio.run(run_batch(plan, runner, save=out.write))
+    assert summary.line() == "5 rows: 3 succeeded, 1 done unverified, 1 failed"
+    assert not summary.all_succeeded and summary.not_done == 1
+    rows = {r.line: r for r in read_results(out.path)}
+    assert rows[3].status is RowStatus.UNVERIFIED and rows[3].run_id == unverified.id
+    assert rows[3].error == (
+        "the workflow has no success check to show the task was done (add one in the editor)"
+    )
+    with out.path.open(encoding="utf-8-sig", newline="") as fh:
+        assert [r["status"] for r in csv.DictReader(fh)][1] == "unverified"
+
+    resumed = Site()  # Uma's run is done this time, and Mallory still fails
+    summary = _run(plan, out, resumed)
+    assert resumed.started == [3, 5]  # only rows that succeeded are skipped: Uma runs again
+    assert summary.skipped == frozenset({2, 4, 6})
+    assert summary.line() == "5 rows: 4 succeeded (3 in an earlier run), 1 failed"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli
-from replay_support import approved, services
+from replay_support import approved, services, without_success_check
 
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import DEMO_PASSWORD
@@ -128,6 +128,40 @@ def test_a_batch_with_a_bad_row_and_a_failing_row_reports_both_and_resumes(
 
     listed = json.loads(procedura("runs", "list", "--json").stdout)
     assert len(listed) == 4 and {r["trigger"] for r in listed} == {"batch"}
+
+
+@pytest.mark.slow
+def test_rows_done_unverified_are_shown_apart_exit_3_and_run_again_on_resume(
+    procedura: Cli, tmp_path: Path
+) -> None:
+    with services() as sv:
+        workflow_id = without_success_check(sv, approved(sv, "create-contact")).workflow_id
+    people = tmp_path / "people.csv"
+    people.write_text("full_name\nUma Verity\n", encoding="utf-8")
+    results = tmp_path / "people.results.csv"
+    no_check = "the workflow has no success check to show the task was done (add one in the editor)"
+    with DemoSite() as site:
+        common = (
+            "run", workflow_id[:8], "--params-csv", str(people), "--base-url", site.url,
+            "--non-interactive", "--headless", "--secret-env", "password=DEMO_SECRET",
+        )  # fmt: skip
+        first = procedura(*common)
+        assert first.exit_code == 3, first.stdout + first.stderr  # not 0, and not 1: no failure
+        assert "⚠ line 2   unverified  run " in first.stdout
+        assert f"    done, unverified: {no_check}" in first.stdout
+        assert "1 row: 0 succeeded, 1 done unverified" in first.stdout
+        assert "check the 1 row(s) done, unverified" in first.stdout
+        (row,) = _rows(results)
+        assert (row["status"], row["error"]) == ("unverified", no_check)
+
+        again = procedura(*common, "--json")  # only rows that succeeded are skipped
+        assert again.exit_code == 3, again.stdout + again.stderr
+        assert "Resuming" not in again.stderr and "nothing to run" not in again.stdout
+        report = json.loads(again.stdout)
+        assert report["counts"]["unverified"] == 1 and report["skipped"] == 0
+        assert _names(site).count("Uma Verity") == 2
+        (rerun,) = _rows(results)
+        assert rerun["status"] == "unverified" and rerun["run_id"] != row["run_id"]
 
 
 def test_the_csv_options_refuse_what_cannot_work(procedura: Cli, tmp_path: Path) -> None:

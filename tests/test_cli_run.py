@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from conftest import Cli
 from fakes.keyring_backend import memory_keyring
-from replay_support import approved, services
+from replay_support import approved, services, without_success_check
 
+from desktop_app.core.models.workflow import TextPresent
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import DEMO_PASSWORD
 
@@ -42,6 +43,56 @@ def test_run_succeeds_prints_the_steps_and_records_the_run(
     shown = procedura("runs", "show", run["id"][:6])
     assert shown.exit_code == 0 and "Click 'Save'" in shown.stdout and "direct" in shown.stdout
     assert DEMO_PASSWORD not in shown.stdout + listed.stdout
+
+
+@pytest.mark.slow
+def test_a_run_that_nothing_shows_was_done_ends_done_unverified_and_exits_3(
+    procedura: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with services() as sv:
+        version = without_success_check(sv, approved(sv, "create-contact"))
+    monkeypatch.setenv("DEMO_SECRET", DEMO_PASSWORD)
+    common = (
+        "--headless", "--non-interactive", "--secret-env", "password=DEMO_SECRET",
+        "-p", "full_name=Uma Verity",
+    )  # fmt: skip
+    with DemoSite() as site:
+        result = procedura("run", version.workflow_id[:8], "--base-url", site.url, *common)
+        assert result.exit_code == 3, result.stdout + result.stderr  # not 0: not a success
+        assert "✓ 10 Click 'Save'" in result.stderr
+        assert "done, unverified: 10 steps" in result.stdout
+        assert "succeeded" not in result.stdout and "failed" not in result.stdout
+        assert (
+            "  the workflow has no success check to show the task was done (add one in the editor)"
+            in result.stdout
+        )
+        assert any(c["full_name"] == "Uma Verity" for c in site.contacts())  # it did happen
+
+        # With a success check that holds on the page the run leaves, the same run succeeds.
+        check = TextPresent(text="Contact {full_name} created")
+        with services() as sv:
+            workflow = version.workflow.model_copy(update={"success": (check,)})
+            saved = sv.workflows.save(workflow, actor="tester")
+            sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+        checked = procedura("run", version.workflow_id[:8], "--base-url", site.url, *common)
+        assert checked.exit_code == 0, checked.stdout + checked.stderr
+        assert "✓ 11 Check that the task was done" in checked.stderr
+        assert "succeeded: 11 steps" in checked.stdout and "unverified" not in checked.stdout
+
+    listed = json.loads(procedura("runs", "list", "--json").stdout)
+    assert [r["status"] for r in listed] == ["succeeded", "unverified"]
+    unverified = listed[1]
+    assert unverified["error"] == "the workflow has no success check to show the task was done"
+    table = procedura("runs", "list").stdout.splitlines()
+    assert " unverified " in table[2] and " succeeded " in table[1]
+    shown = procedura("runs", "show", unverified["id"][:8])
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith(f"run {unverified['id']}  done, unverified  (cli)")
+    assert (
+        "done, unverified: the workflow has no success check to show the task was done "
+        "(add one in the editor)" in shown.stdout
+    )
+    assert "error:" not in shown.stdout
 
 
 def test_bad_input_exits_2_naming_the_problem(procedura: Cli) -> None:

@@ -1,4 +1,5 @@
-"""What a version changes: steps added, removed, moved and changed; locators; parameters."""
+"""What a version changes: steps added, removed, moved and changed; locators (and the item they
+look inside); parameters; the success check."""
 
 from __future__ import annotations
 
@@ -10,14 +11,18 @@ from desktop_app.core.diff import describe_step, diff_workflows, render_text
 from desktop_app.core.models import (
     BoundingBox,
     ClickStep,
+    ElementHidden,
     FillStep,
     GotoStep,
+    ItemContext,
+    ItemScope,
     Locator,
     LocatorStrategy,
     Parameter,
     ParameterType,
     Target,
     TextPresent,
+    UrlMatches,
     Workflow,
 )
 
@@ -316,3 +321,82 @@ def test_the_command_line_prints_what_a_version_changes() -> None:
     data = json.loads(as_json.output)
     assert (data["old_version"], data["new_version"]) == (2, 1)
     assert [s["status"] for s in data["steps"] if s["status"] != "unchanged"] == ["added"]
+
+
+def test_success_check_changes_read_in_words() -> None:
+    saved = TextPresent(text="Contact {name} created")
+    at_list = UrlMatches(pattern="https://crm.example.test/contacts/*")
+    old = _workflow(version=1, success=[saved.model_dump()])
+    assert diff_workflows(old, _workflow(success=[saved.model_dump()])).is_empty
+
+    new = _workflow(
+        success=[
+            TextPresent(text="Contact {name} saved").model_dump(),
+            at_list.model_dump(),
+            ElementHidden(target=target("Name")).model_dump(),
+        ]
+    )
+    diff = diff_workflows(old, new)
+    assert [(f.label, f.before, f.after) for f in diff.fields] == [
+        (
+            "success check",
+            "page shows “Contact {name} created”",
+            "page shows “Contact {name} saved”",
+        ),
+        ("success check", None, "URL matches https://crm.example.test/contacts/*"),
+        ("success check", None, "label=Name is hidden"),
+    ]
+    assert diff.summary() == "success check changed"
+    lines = render_text(diff)
+    assert lines[2:] == [
+        "",
+        "workflow:",
+        "  success check: page shows “Contact {name} created” → page shows “Contact {name} saved”",
+        "  + success check: URL matches https://crm.example.test/contacts/*",
+        "  + success check: label=Name is hidden",
+    ]
+
+    none_left = diff_workflows(old, _workflow(success=[]))
+    assert [(f.before, f.after) for f in none_left.fields] == [
+        ("page shows “Contact {name} created”", None)
+    ]
+    assert "  - success check: page shows “Contact {name} created”" in render_text(none_left)
+
+
+def test_a_locator_looking_inside_another_item_is_a_change_in_words() -> None:
+    in_row = Locator(
+        strategy=LocatorStrategy.ROLE,
+        value="checkbox",
+        within=ItemScope(css="tr", text="{name}"),
+    )
+    old = _with_step(_workflow(version=1), 4, target=Target(locators=(in_row,)))
+    elsewhere = in_row.model_copy(update={"within": ItemScope(css="tr", text="Maria Garcia")})
+    new = _with_step(_workflow(), 4, target=Target(locators=(elsewhere,)))
+    [step] = diff_workflows(old, new).changed_steps
+    assert [(c.change, c.before, c.after) for c in step.locators] == [
+        (
+            "changed",
+            "in the row showing “{name}”: checkbox",
+            "in the row showing “Maria Garcia”: checkbox",
+        )
+    ]
+    assert step.summary == "click in the row showing “Maria Garcia”: checkbox"
+
+    anywhere = in_row.model_copy(update={"within": None})
+    anywhere_step = _with_step(_workflow(), 4, target=Target(locators=(anywhere,)))
+    [step] = diff_workflows(old, anywhere_step).changed_steps
+    assert [(c.before, c.after) for c in step.locators] == [
+        ("in the row showing “{name}”: checkbox", "role=checkbox")
+    ]
+
+
+def test_the_item_an_element_was_recorded_in_shows_in_the_fingerprint_line() -> None:
+    old = _workflow(version=1)
+    recorded = old.steps[2].target_or_none
+    assert recorded is not None and recorded.fingerprint is not None
+    item = ItemContext(css="tr", texts=("Maria Garcia", "maria@example.test"))
+    in_row = recorded.model_copy(
+        update={"fingerprint": recorded.fingerprint.model_copy(update={"item": item})}
+    )
+    [step] = diff_workflows(old, _with_step(old, 2, target=in_row)).changed_steps
+    assert step.fingerprint == 'recorded in a repeated item (tr, showing "Maria Garcia")'

@@ -12,15 +12,17 @@ from desktop_app.core import editing
 from desktop_app.core.documents import dump_document, load_trajectory, load_workflow
 from desktop_app.core.editing import EditError
 from desktop_app.core.induction.heuristic import induce
-from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     ClickStep,
+    ElementVisible,
     ExtractStep,
     FillStep,
     GotoStep,
     Parameter,
     ParameterType,
     TextPresent,
+    UrlMatches,
     Workflow,
 )
 from desktop_app.core.templating import placeholders
@@ -289,8 +291,10 @@ def test_finalize_gives_a_document_the_loader_accepts(contact: Workflow) -> None
 def test_summaries_start_url_and_uses_read_the_draft(contact: Workflow) -> None:
     assert editing.start_url(contact) == "http://127.0.0.1:8765/login"
     assert editing.step_summary(contact.steps[1]) == 'role=textbox[name="Username"]  ← {username}'
-    # the intent, the value, the saved message and the new record's page showing it
-    assert editing.parameter_uses(contact, "full_name") == 4
+    # the intent, the value, the saved message, and the success checks using it
+    in_success = sum("{full_name}" in check.model_dump_json() for check in contact.success)
+    assert editing.parameter_uses(contact, "full_name") == 3 + in_success
+    assert editing.parameter_uses(editing.set_success(contact, ()), "full_name") == 3
     waiting = editing.update_step(
         editing.insert_step(contact, 0, editing.blank_step("wait_for")),
         0,
@@ -310,3 +314,102 @@ def test_every_kind_of_step_can_be_edited() -> None:
         )
     hotkey = editing.update_step(workflow, 15, keys=("ctrl", "shift", "s"))
     assert hotkey.steps[15].keys == ("ctrl", "shift", "s")  # type: ignore[union-attr]
+
+
+# ── the success check ("done when") ─────────────────────────────────────────────────────────
+
+
+def test_the_success_check_is_set_added_replaced_and_removed(contact: Workflow) -> None:
+    empty = editing.set_success(contact, ())
+    assert empty.success == ()
+    saved = TextPresent(text="Contact {full_name} created")
+    listed = UrlMatches(pattern="http://127.0.0.1:8765/contacts/*")
+    one = editing.add_success_check(empty, saved)
+    two = editing.add_success_check(one, listed, 0)
+    assert two.success == (listed, saved) and one.success == (saved,) and empty.success == ()
+    renamed = editing.replace_success_check(two, 1, TextPresent(text="Saved {full_name}"))
+    assert renamed.success == (listed, TextPresent(text="Saved {full_name}"))
+    assert editing.remove_success_check(renamed, 0).success == (
+        TextPresent(text="Saved {full_name}"),
+    )
+    with pytest.raises(EditError, match="there is no check 3 in the success check"):
+        editing.remove_success_check(two, 2)
+    with pytest.raises(EditError, match="the workflow has no success check yet"):
+        editing.replace_success_check(empty, 0, saved)
+    with pytest.raises(EditError, match="cannot add a check at position 5"):
+        editing.add_success_check(empty, saved, 4)
+    final = editing.finalize(two)
+    assert load_workflow(dump_document(final)).success == (listed, saved)
+
+
+def test_success_check_placeholders_are_checked_like_the_steps(contact: Workflow) -> None:
+    draft = editing.set_success(contact, (TextPresent(text="Order {order_no} saved"),))
+    [issue] = editing.validate(draft)
+    assert (issue.severity, issue.step, issue.field) == ("error", None, "success[0].text")
+    assert issue.is_success and issue.success_index == 0
+    assert str(issue) == (
+        "Done when · check 1: {order_no} is not a parameter nor a variable a step stores; "
+        "add the parameter or fix the name"
+    )
+    with pytest.raises(EditError, match=r"cannot save yet: Done when · check 1: \{order_no\}"):
+        editing.finalize(draft)
+
+    # a variable any step stores has its value by the time the check runs, even the last step
+    reading = editing.insert_step(
+        draft,
+        len(draft.steps),
+        ExtractStep(
+            title="Read the order number",
+            target=contact.steps[5].target_or_none,  # type: ignore[arg-type]
+            variable="order_no",
+        ),
+    )
+    assert editing.validate(reading) == []
+    assert editing.finalize(reading).success == (TextPresent(text="Order {order_no} saved"),)
+
+    secret = editing.set_success(contact, (TextPresent(text="Welcome {password}"),))
+    assert "Done when · check 1: the secret {password} is used in the success check" in (
+        " ".join(problems(secret))
+    )
+    no_locator = ElementVisible.model_construct(
+        target=Target.model_construct(locators=(), fingerprint=None)
+    )
+    assert problems(editing.set_success(contact, (no_locator,))) == [
+        "Done when · check 1: the check has no locator for its element"
+    ]
+
+
+def test_a_parameter_used_only_by_the_success_check_is_used_and_renamed_there(
+    contact: Workflow,
+) -> None:
+    draft = editing.add_parameter(contact, Parameter(name="order_no"))
+    assert any("no step uses {order_no}" in p for p in problems(draft))
+    draft = editing.set_success(draft, (TextPresent(text="Order {order_no} saved"),))
+    assert not any("{order_no}" in p for p in problems(draft))
+    assert editing.parameter_uses(draft, "order_no") == 1
+    renamed = editing.rename_parameter(draft, "order_no", "order_number")
+    assert renamed.success == (TextPresent(text="Order {order_number} saved"),)
+    assert editing.validate(renamed) == []
+
+
+def test_a_locator_inside_a_row_reads_in_words_on_its_card(contact: Workflow) -> None:
+    in_row = Locator(
+        strategy=LocatorStrategy.ROLE,
+        value="checkbox",
+        within=ItemScope(css="tr", text="{full_name}"),
+    )
+    draft = editing.set_locators(contact, 8, (in_row,))
+    assert editing.step_summary(draft.steps[8]) == (
+        "in the row showing “{full_name}”: checkbox  = {subscribe_to_newsletter}"
+    )
+    assert (
+        editing.parameter_uses(draft, "full_name")
+        == editing.parameter_uses(contact, "full_name") + 1
+    )
+    unknown = editing.set_locators(
+        contact, 8, (in_row.model_copy(update={"within": ItemScope(css="tr", text="{who}")}),)
+    )
+    assert any(
+        p.startswith("Step 9 · target.locators[0].within.text: {who} is not a parameter")
+        for p in problems(unknown)
+    )

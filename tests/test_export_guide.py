@@ -1,4 +1,5 @@
-"""Guides for people: plain-language steps, screenshots, no secrets, everything escaped."""
+"""Guides for people: plain-language steps, screenshots, what shows it is done, no secrets,
+everything escaped."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from desktop_app.core.models import (
     ClickStep,
     DesktopClickStep,
     DesktopTypeStep,
+    ElementHidden,
     ElementVisible,
     ExtractStep,
     FillStep,
     Fingerprint,
     GotoStep,
     HotkeyStep,
+    ItemScope,
     Locator,
     LocatorStrategy,
     Parameter,
@@ -71,8 +74,8 @@ def _sentences(workflow: Workflow) -> list[str]:
 def _step_block(markdown: str, number: int) -> str:
     """The Markdown of step *number*, from its heading to the next one."""
     start = markdown.index(f"### Step {number}\n")
-    end = markdown.find("\n### Step ", start + 1)
-    return markdown[start : end if end != -1 else markdown.index("\n---\n")]
+    ends = [markdown.find(mark, start + 1) for mark in ("\n### Step ", "\n## ", "\n---\n")]
+    return markdown[start : min(end for end in ends if end != -1)]
 
 
 def _signup_with_newsletter() -> Workflow:
@@ -277,6 +280,60 @@ def test_expectations_and_flags(media: FileMediaStore) -> None:
     assert "- You should see the address `http://x.test/done` in the address bar." in first
     assert "- You should see **Download**." in first
     assert "cannot be undone" not in second and "*This step is optional" in second
+
+
+def test_the_guide_ends_with_what_shows_the_task_is_done(media: FileMediaStore) -> None:
+    workflow = _signup_with_newsletter().model_copy(
+        update={
+            "success": (
+                TextPresent(text="Contact {full_name} created"),
+                UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
+                ElementHidden(target=button("Save")),
+            )
+        }
+    )
+    markdown, _ = render_markdown(workflow, media)
+    done = markdown[markdown.index("## Check that it worked") : markdown.index("\n---\n")]
+    assert markdown.index("### Step 6") < markdown.index("## Check that it worked")
+    assert done.splitlines() == [
+        "## Check that it worked",
+        "",
+        "You are done when:",
+        "",
+        "- the page shows “Contact *Full name* created”",
+        "- the page address is `http://127.0.0.1:8765/contacts/…`",
+        "- **Save** is gone",
+    ]
+    page = render_html(workflow, media)
+    assert (
+        '<section class="done"><h2>Check that it worked</h2><p>You are done when:</p>'
+        '<ul class="expect"><li>the page shows “Contact <em>Full name</em> created”</li>'
+    ) in page
+    assert page.index('class="done"') < page.index("<footer>")
+
+    without, _ = render_markdown(_signup_with_newsletter(), media)
+    assert "You are done when" not in without and "Check that it worked" not in without
+    assert "You are done when" not in render_html(_signup_with_newsletter(), media)
+
+
+def test_an_element_inside_a_row_is_named_with_the_row() -> None:
+    in_row = Locator(
+        strategy=LocatorStrategy.ROLE,
+        value="button",
+        name="Edit",
+        within=ItemScope(css="tr", text="{full_name}"),
+    )
+    workflow = _signup_with_newsletter()
+    steps = (*workflow.steps, ClickStep(title="Edit", target=Target(locators=(in_row,))))
+    workflow = workflow.model_copy(update={"steps": steps})
+    assert describe_step(workflow, len(steps) - 1) == (
+        "Click Edit in the row showing the Full name (parameter full_name)."
+    )
+    card = in_row.model_copy(update={"within": ItemScope(css="div.card", text="Maria Garcia")})
+    in_card = steps[-1].model_copy(update={"target": Target(locators=(card,))})
+    workflow = workflow.model_copy(update={"steps": (*steps[:-1], in_card)})
+    sentence = describe_step(workflow, len(steps) - 1)
+    assert sentence == "Click Edit in the card showing “Maria Garcia”."
 
 
 # ── parameters and secrets ──────────────────────────────────────────────────────────────────

@@ -1,5 +1,6 @@
 """The step editor: editing with undo, parameters renamed everywhere, validation, saving as a new
-version, reordering by drag, testing locators in a live page, and exporting from the menu."""
+version, reordering by drag, testing locators in a live page, the success check ("Done when"),
+locators inside a repeated item, and exporting from the menu."""
 
 from __future__ import annotations
 
@@ -18,9 +19,13 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox
 from replay_support import approved
 
 from desktop_app.core.editing import EditError
-from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
+    ClickStep,
     ParameterType,
+    TextPresent,
+    UrlMatches,
+    Workflow,
     WorkflowStatus,
     WorkflowVersion,
 )
@@ -28,6 +33,7 @@ from desktop_app.demo_site import DemoSite
 from desktop_app.ui.editor.dialogs import ExpectationDialog, LocatorDialog
 from desktop_app.ui.editor.exports import EXPORT_FORMATS
 from desktop_app.ui.editor.steps_view import StepListModel
+from desktop_app.ui.editor.success import EMPTY_WARNING
 from desktop_app.ui.editor.template_edit import TemplateEdit
 from desktop_app.ui.editor.window import EditorWindow
 
@@ -171,7 +177,12 @@ def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
     assert panel.select("full_name")
     panel.name.setText("contact_name")
     panel.name.editingFinished.emit()
-    assert editor.undo_stack.text(0) == "Rename {full_name} to {contact_name} (4 places)"
+    # the value, the Save step's check, the intent, and the success checks that use it
+    in_success = [c for c in contact.workflow.success if "{full_name}" in c.model_dump_json()]
+    places = 3 + len(in_success)
+    assert (
+        editor.undo_stack.text(0) == f"Rename {{full_name}} to {{contact_name}} ({places} places)"
+    )
     assert panel.selected() is not None and panel.selected().name == "contact_name"  # type: ignore[union-attr]
     assert card_titles(editor)[5] == "6. Fill 'Full name' with {contact_name}"
 
@@ -183,12 +194,16 @@ def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
 
     document = saved_json(gui, contact.workflow_id, 2)
     text = json.dumps(document)
-    assert "{full_name}" not in text and text.count("{contact_name}") == 5
+    assert "{full_name}" not in text and text.count("{contact_name}") == places + 1  # + title
     assert document["intent_template"] == "Create a contact for {contact_name} at {company}"
     steps = document["steps"]
     assert steps[5]["title"] == "Fill 'Full name' with {contact_name}"
     assert steps[5]["value"] == "{contact_name}"
     assert steps[9]["expectations"][0]["text"] == "Contact {contact_name} created"
+    assert document["success"] == [
+        json.loads(c.model_dump_json().replace("{full_name}", "{contact_name}"))
+        for c in contact.workflow.success
+    ]
 
     # Version 1 is untouched and still the approved one.
     assert saved_json(gui, contact.workflow_id, 1) == json.loads(contact.workflow.model_dump_json())
@@ -534,3 +549,227 @@ def test_every_kind_of_step_opens_in_the_form(gui: Gui) -> None:
     assert editor.workflow.steps[15].keys == ("ctrl", "shift", "s")  # type: ignore[union-attr]
     assert editor.workflow.steps[11].arguments == {"email": "{user}.admin"}  # type: ignore[union-attr]
     editor.close()
+
+
+# ── the success check ("Done when") and locators inside a repeated item ─────────────────────
+
+
+def saved_as_latest(gui: Gui, workflow: Workflow) -> WorkflowVersion:
+    """*workflow* saved as the next version (a draft)."""
+    return gui.call(lambda: gui.services.workflows.save(workflow, actor="tester")).version
+
+
+def undo_texts(editor: EditorWindow) -> list[str]:
+    return [editor.undo_stack.text(i) for i in range(editor.undo_stack.count())]
+
+
+def problem_texts(editor: EditorWindow) -> list[str]:
+    return [editor.problems.item(i).text() for i in range(editor.problems.count())]
+
+
+def test_done_when_shows_the_success_check_after_the_steps_and_warns_when_empty(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    checks = (
+        TextPresent(text="Contact {full_name} created"),
+        UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
+    )
+    saved_as_latest(gui, contact.workflow.model_copy(update={"success": checks}))
+    editor = open_editor(gui, contact.workflow_id)
+    done = editor.success
+    assert done.title() == "Done when" and done.isVisible()
+    assert done.texts() == [
+        "page shows “Contact {full_name} created”",
+        "URL matches http://127.0.0.1:8765/contacts/*",
+    ]
+    assert not done.warning.isVisible()
+    # it sits under the step list: after the last step
+    steps_bottom = editor.steps_view.mapTo(editor, editor.steps_view.rect().bottomLeft()).y()
+    assert done.mapTo(editor, done.rect().topLeft()).y() >= steps_bottom
+
+    done.checks.setCurrentRow(0)
+    done.remove_button.click()
+    done.checks.setCurrentRow(0)
+    done.remove_button.click()
+    assert done.texts() == [] and editor.workflow is not None and editor.workflow.success == ()
+    assert done.warning.isVisible() and EMPTY_WARNING in done.warning.text()
+    assert EMPTY_WARNING == (
+        "No success check: runs will end 'done, unverified'. Add what shows the task was done."
+    )
+    assert undo_texts(editor) == ["Remove success check 1", "Remove success check 1"]
+    assert editor.action_undo.text() == "&Undo Remove success check 1"
+    editor.action_undo.trigger()
+    assert done.texts() == ["URL matches http://127.0.0.1:8765/contacts/*"]
+    assert not done.warning.isVisible()
+    editor.close()
+
+
+def test_a_success_check_is_added_edited_and_removed_with_undo_and_saved_as_a_version(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    empty = saved_as_latest(gui, contact.workflow.model_copy(update={"success": ()}))
+    editor = open_editor(gui, contact.workflow_id)
+    done = editor.success
+    assert done.warning.isVisible() and not done.checks.isVisible()
+
+    done.add_button.menu().findChild(QAction, "success-add-text").trigger()
+    [dialog] = [w for w in top_level(ExpectationDialog) if isinstance(w, ExpectationDialog)]
+    assert dialog.windowTitle() == "Done when: The page shows text"
+    type_into(dialog.text, "Contact {full_name} created")
+    dialog.accept()
+    assert done.texts() == ["page shows “Contact {full_name} created”"]
+    assert not done.warning.isVisible() and editor.isWindowModified()
+
+    # an unknown placeholder is an error where it is, and blocks saving
+    done.checks.setCurrentRow(0)
+    done.edit_button.click()
+    [dialog] = [w for w in top_level(ExpectationDialog) if isinstance(w, ExpectationDialog)]
+    assert dialog.text.text() == "Contact {full_name} created"
+    type_into(dialog.text, "Contact {contact} created")
+    dialog.accept()
+    assert done.texts() == ["page shows “Contact {contact} created”"]
+    message = (
+        "{contact} is not a parameter nor a variable a step stores; "
+        "add the parameter or fix the name"
+    )
+    assert problem_texts(editor) == [f"Done when · check 1: {message}"]
+    assert done.problems.isVisible() and message in done.problems.text()
+    assert "1 to fix before saving" in editor.steps_header.text()
+    with pytest.raises(EditError, match="cannot save yet: Done when · check 1"):
+        gui.run(editor.save())
+    editor.problems.itemClicked.emit(editor.problems.item(0))  # goes to the check
+    assert editor.focusWidget() is done.checks and done.checks.currentRow() == 0
+
+    editor.action_undo.trigger()
+    assert done.texts() == ["page shows “Contact {full_name} created”"]
+    assert not done.problems.isVisible() and problem_texts(editor) == [
+        "No problems. Save creates a new version."
+    ]
+    done.add_button.menu().findChild(QAction, "success-add-url").trigger()
+    [dialog] = [w for w in top_level(ExpectationDialog) if isinstance(w, ExpectationDialog)]
+    type_into(dialog.text, "http://127.0.0.1:8765/contacts/*")
+    dialog.accept()
+    assert undo_texts(editor) == ["Add a success check", "Add a success check"]
+    assert undo_texts(editor)[-1] == "Add a success check"
+
+    saved = gui.run(editor.save("Say when it is done"))
+    assert saved.version == empty.version + 1 and saved.parent_version == empty.version
+    assert saved_json(gui, contact.workflow_id, saved.version)["success"] == [
+        {"kind": "text", "text": "Contact {full_name} created"},
+        {"kind": "url", "pattern": "http://127.0.0.1:8765/contacts/*", "match": "glob"},
+    ]
+    assert saved_json(gui, contact.workflow_id, empty.version)["success"] == []
+
+    editor.activateWindow()
+    assert QTest.qWaitForWindowActive(editor)
+    done.checks.setCurrentRow(0)
+    done.checks.setFocus()
+    QTest.keyClick(done.checks, Qt.Key.Key_Delete)  # Delete in the list removes the check
+    assert done.texts() == ["URL matches http://127.0.0.1:8765/contacts/*"]
+    assert editor.isWindowModified()
+    editor.action_undo.trigger()
+    assert len(done.texts()) == 2 and not editor.isWindowModified()
+    editor.close()
+
+
+def _row_workflow(contact: WorkflowVersion) -> Workflow:
+    """The contact workflow with a last step clicking Edit in the row of {full_name}."""
+    params = tuple(
+        p.model_copy(update={"default": "John Smith"}) if p.name == "full_name" else p
+        for p in contact.workflow.parameters
+    )
+    in_row = Locator(
+        strategy=LocatorStrategy.ROLE,
+        value="button",
+        name="Edit",
+        within=ItemScope(css="tr", text="{full_name}"),
+    )
+    anywhere = Locator(strategy=LocatorStrategy.ROLE, value="button", name="Edit")
+    edit = ClickStep(
+        title="Edit the contact {full_name}", target=Target(locators=(in_row, anywhere))
+    )
+    steps = (*contact.workflow.steps, edit)
+    return contact.workflow.model_copy(update={"parameters": params, "steps": steps})
+
+
+def test_a_locator_inside_a_row_reads_in_words_and_its_item_text_is_edited(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    saved_as_latest(gui, _row_workflow(contact))
+    editor = open_editor(gui, contact.workflow_id)
+    last = len(editor.workflow.steps) - 1  # type: ignore[union-attr]
+    editor.select_step(last)
+    form = editor.form
+    shown = form.locators.item(0, 1)
+    assert shown.text() == "in the row showing “{full_name}”: button “Edit”"
+    assert "Looks only inside the row (tr)" in shown.toolTip()
+    assert form.locators.item(1, 1).text() == 'role=button[name="Edit"]'
+    card = editor.steps_model.index(last).data(StepListModel.SUMMARY_ROLE)
+    assert card == "in the row showing “{full_name}”: button “Edit”"
+
+    form.locators.selectRow(0)
+    form.locator_edit.click()
+    [dialog] = [w for w in top_level(LocatorDialog) if isinstance(w, LocatorDialog)]
+    assert (dialog.item_css.text(), dialog.item_text.text()) == ("tr", "{full_name}")
+    type_into(dialog.item_text, "{email}")
+    dialog.accept()
+    locator = editor.workflow.steps[last].target_or_none.locators[0]  # type: ignore[union-attr]
+    assert locator.within == ItemScope(css="tr", text="{email}")
+    assert form.locators.item(0, 1).text() == "in the row showing “{email}”: button “Edit”"
+    assert undo_texts(editor)[-1] == f"Edit a locator (step {last + 1})"
+
+    # half an item is refused with the reason; clearing both looks in the whole page
+    form.locator_edit.click()
+    [dialog] = [w for w in top_level(LocatorDialog) if isinstance(w, LocatorDialog)]
+    dialog.item_css.setText("")
+    dialog.accept()
+    assert dialog.isVisible() and "give both the item" in dialog.error.text()
+    dialog.item_text.set_text("")
+    dialog.accept()
+    assert not dialog.isVisible()
+    locator = editor.workflow.steps[last].target_or_none.locators[0]  # type: ignore[union-attr]
+    assert locator.within is None
+    editor.action_undo.trigger()
+    editor.action_undo.trigger()
+    locator = editor.workflow.steps[last].target_or_none.locators[0]  # type: ignore[union-attr]
+    assert locator.within == ItemScope(css="tr", text="{full_name}")
+    editor.close()
+
+
+def test_a_locator_inside_a_row_is_tested_live_with_the_item_text_filled_in(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    from capture_harness import PageServer
+
+    saved_as_latest(gui, _row_workflow(contact))
+    editor = open_editor(gui, contact.workflow_id)
+    editor.tester.headless = True
+    last = len(editor.workflow.steps) - 1  # type: ignore[union-attr]
+    editor.select_step(last)
+    server = PageServer()
+    try:
+        editor.form.test_url.setText(server.url("contact.html"))
+        # {full_name} defaults to John Smith: only the Edit button of his row
+        assert gui.run(editor.test_locator(last, 0)) == 1
+        assert editor.form.result_text(0) == "1 match"
+        assert gui.run(editor.test_locator(last, 1)) == 3  # every row's Edit
+        assert editor.form.result_text(1) == "3 matches"
+
+        step = editor.workflow.steps[last]  # type: ignore[union-attr]
+        nobody = step.target_or_none.locators[0].model_copy(  # type: ignore[union-attr]
+            update={"within": ItemScope(css="tr", text="Nobody Here")}
+        )
+        editor.set_locators(last, (nobody,), "Edit a locator")
+        assert gui.run(editor.test_locator(last, 0)) == 0
+        assert editor.form.result_text(0) == "no match"
+
+        editor.update_parameter("full_name", default_text="")
+        unknown = nobody.model_copy(update={"within": ItemScope(css="tr", text="{full_name}")})
+        editor.set_locators(last, (unknown,), "Edit a locator")
+        assert gui.run(editor.test_locator(last, 0)) is None
+        assert editor.form.result_text(0) == "give {full_name} a default to test"
+        editor.close()
+        gui.settle()
+    finally:
+        server.close()
+    assert not editor.tester.is_open

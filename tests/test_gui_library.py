@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from gui_support import Gui, until
+from PySide6.QtCore import Qt
 
 from desktop_app.core.models.run import Run, RunStatus
 from desktop_app.core.models.workflow import GotoStep, Parameter, Workflow, WorkflowStatus
@@ -103,6 +104,33 @@ def test_the_library_lists_active_workflows_with_status_version_runs_and_domain(
     ]
     assert shown[6] == "75% of 4"
     assert contact.stats is not None and contact.stats.runs == 4
+
+
+def test_a_run_done_unverified_counts_as_finished_but_not_as_a_success(
+    gui: Gui, seeded: dict[str, str]
+) -> None:
+    gui.call(
+        lambda: gui.services.runs.save_run(
+            Run(
+                workflow_id=seeded["contact"],
+                workflow_version=1,
+                status=RunStatus.UNVERIFIED,
+                error="the workflow has no success check to show the task was done",
+            )
+        )
+    )
+    page = gui.window.library
+    gui.run(page.reload())
+    model = page.model
+    row = model.row_of(seeded["contact"])
+    assert row is not None
+    success = model.index(row, model.HEADERS.index("Success"))
+    assert success.data() == "60% of 5"  # 3 succeeded; the unverified run is not one of them
+    tooltip = success.data(Qt.ItemDataRole.ToolTipRole)
+    assert tooltip.startswith("3 of 5 finished runs succeeded; 1 done, unverified")
+    page.select(seeded["contact"])
+    gui.settle()
+    assert "60% of 5 succeeded (1 done, unverified" in page.details.toPlainText()
 
 
 def test_filters_by_status_and_domain_and_shows_archived_only_when_asked(

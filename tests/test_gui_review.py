@@ -1,4 +1,5 @@
-"""The Review screen: the queue, the diff, request changes, approve, and what a replay healed."""
+"""The Review screen: the queue, the diff (with the success check), request changes, approve, and
+what a replay healed."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from gui_support import Gui
 from replay_support import approved
 
 from desktop_app.app import replay
-from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.models.workflow import TextPresent, WorkflowStatus, WorkflowVersion
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.demo_site import DemoSite
@@ -80,6 +81,44 @@ def test_a_submitted_draft_appears_in_the_queue_with_what_it_changes(gui: Gui) -
         "created → draft",
         "draft → in review",
     ]
+
+
+def test_a_change_to_the_success_check_reads_in_words_and_none_left_is_flagged(
+    gui: Gui,
+) -> None:
+    page = _page(gui)
+    library = gui.services.workflows
+    v1 = approved(gui.services, "create-contact")
+    checks = (TextPresent(text="Contact {full_name} created"),)
+    base = library.save(v1.workflow.model_copy(update={"success": checks}), actor="analyst")
+    library.approve(v1.workflow_id, actor="tester", version=base.version.version)
+    edited = base.version.workflow.model_copy(
+        update={"success": (TextPresent(text="Contact {full_name} saved"),)}
+    )
+    saved = library.save(edited, actor="analyst", change_note="The message changed")
+    library.submit(v1.workflow_id, actor="analyst", version=saved.version.version)
+    gui.window.events.workflows_changed.emit(v1.workflow_id)
+    gui.settle()
+
+    assert page.shown == (v1.workflow_id, saved.version.version, base.version.version)
+    text = page.diff_view.toPlainText()
+    assert "success check changed" in text
+    assert "Done when" in text and "A run succeeds only when it holds." in text
+    change = "page shows “Contact {full_name} created”  →  page shows “Contact {full_name} saved”"
+    assert change in text
+    assert "No success check" not in text
+
+    gone = library.save(edited.model_copy(update={"success": ()}), actor="analyst")
+    library.submit(v1.workflow_id, actor="analyst", version=gone.version.version)
+    gui.window.events.workflows_changed.emit(v1.workflow_id)
+    gui.settle()
+    row = page.queue_model.row_of(v1.workflow_id, gone.version.version)
+    assert row is not None
+    page.queue.setCurrentIndex(page.queue_model.index(row))
+    gui.settle()
+    text = page.diff_view.toPlainText()
+    assert "No success check: runs of this version end “done, unverified”." in text
+    assert "page shows “Contact {full_name} saved”" in text  # removed, struck through
 
 
 def test_request_changes_needs_a_comment_then_sends_the_version_back(gui: Gui) -> None:

@@ -9,7 +9,7 @@ import pytest
 from fakes.keyring_backend import memory_keyring
 from gui_support import Gui, top_level, until
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QWidget
-from replay_support import approved
+from replay_support import approved, without_success_check
 
 from desktop_app.app import Services
 from desktop_app.core.models.run import Resolution, RunStatus
@@ -20,8 +20,9 @@ from desktop_app.core.replay.person import Choice, PersonAnswer, Question
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import DEMO_PASSWORD
 from desktop_app.ui.person_dialogs import ConfirmDialog, DialogPerson, LocateDialog
-from desktop_app.ui.run_models import StepColumn
+from desktop_app.ui.run_models import StepColumn, status_color
 from desktop_app.ui.run_view import RunDialog, RunWindow
+from desktop_app.ui.runs_page import RunColumn
 
 pytestmark = pytest.mark.slow
 
@@ -169,6 +170,45 @@ def test_a_run_from_the_window_shows_each_step_and_ends_with_a_summary(gui: Gui)
     window.record_button.click()
     runs = gui.window.runs
     gui.run(until(lambda: (r := runs.selected_run()) is not None and r.id == run.id))
+    window.close()
+
+
+def test_a_run_that_nothing_shows_was_done_ends_done_unverified_not_succeeded(gui: Gui) -> None:
+    with DemoSite() as site:
+        version = gui.call(
+            lambda: without_success_check(gui.services, approved(gui.services, "create-contact"))
+        )
+        dialog = _open_dialog(gui, version.workflow_id)
+        _line(dialog, "full_name").setText("Uma Verity")
+        window = _start(gui, dialog, site.url)
+        gui.run(until(lambda: window.run is not None, timeout=60, what="the run to end"))
+        assert any(c["full_name"] == "Uma Verity" for c in site.contacts())
+
+    run = window.run
+    assert run is not None and run.status is RunStatus.UNVERIFIED, run and run.error
+    assert window.outcome.text() == "⚠ Done, unverified"
+    colors = {
+        status: color.name()
+        for status in (RunStatus.SUCCEEDED, RunStatus.UNVERIFIED, RunStatus.FAILED)
+        if (color := status_color(status)) is not None
+    }
+    assert len(set(colors.values())) == 3  # its own colour: neither the green nor the red
+    orange = colors[RunStatus.UNVERIFIED]
+    assert orange in window.outcome.styleSheet()
+    assert window.status_label.text() == "Done, unverified"
+    assert (
+        "the workflow has no success check to show the task was done (add one in the editor)"
+        in window.summary_text.text()
+    )
+
+    window.record_button.click()  # the run record says the same
+    runs = gui.window.runs
+    gui.run(until(lambda: (r := runs.selected_run()) is not None and r.id == run.id))
+    row = next(i for i, r in enumerate(runs.visible_runs()) if r.id == run.id)
+    assert runs.proxy.index(row, RunColumn.STATUS).data() == "Done, unverified"
+    assert runs.details.title.text().endswith("· Done, unverified")
+    assert runs.details.error.text().startswith("the workflow has no success check")
+    assert orange in runs.details.error.styleSheet()  # a reason, not an error in red
     window.close()
 
 

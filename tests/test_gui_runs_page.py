@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from gui_support import Gui, top_level, until
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 from replay_support import approved
 
@@ -106,3 +107,58 @@ def test_the_history_lists_runs_and_shows_a_record_with_steps_and_screenshots(gu
     gui.window.show_run(run.id)  # filtered out: the filter makes way
     gui.run(until(lambda: (r := page.selected_run()) is not None and r.id == run.id))
     assert len(page.visible_runs()) == 2
+
+
+def test_a_run_done_unverified_reads_apart_from_a_success_and_a_failure(gui: Gui) -> None:
+    version = gui.call(lambda: approved(gui.services, "create-contact"))
+    ended = utcnow() - timedelta(minutes=5)
+
+    def record(status: RunStatus, error: str | None, minutes: int) -> Run:
+        return Run(
+            workflow_id=version.workflow_id,
+            workflow_version=version.version,
+            status=status,
+            started_at=ended - timedelta(minutes=minutes),
+            finished_at=ended - timedelta(minutes=minutes) + timedelta(seconds=3),
+            error=error,
+        )
+
+    no_check = "the workflow has no success check to show the task was done"
+    runs = [
+        record(RunStatus.SUCCEEDED, None, 3),
+        record(RunStatus.UNVERIFIED, no_check, 2),
+        record(RunStatus.FAILED, "step 4 'Click 'Sign in'' failed: could not find the element", 1),
+    ]
+
+    def save() -> None:
+        for run in runs:
+            gui.services.runs.save_run(run)
+
+    gui.call(save)
+    gui.window.events.runs_changed.emit("")  # as a run that ends does
+    page = gui.window.show_screen("Runs")
+    assert isinstance(page, RunsPage)
+    gui.run(until(lambda: len(page.visible_runs()) == 3, what="the runs listed"))
+    shown = {
+        page.visible_runs()[row].status: (
+            _cell(page, row, RunColumn.STATUS),
+            page.proxy.index(row, RunColumn.STATUS).data(Qt.ItemDataRole.ForegroundRole),
+        )
+        for row in range(3)
+    }
+    assert shown[RunStatus.UNVERIFIED][0] == "Done, unverified"
+    assert shown[RunStatus.SUCCEEDED][0] == "Succeeded" and shown[RunStatus.FAILED][0] == "Failed"
+    colors = {status: brush.color().name() for status, (_text, brush) in shown.items()}
+    assert len(set(colors.values())) == 3  # neither the green of a success nor the red of a failure
+    filters = [page.status_filter.itemText(i) for i in range(page.status_filter.count())]
+    assert "Done, unverified" in filters
+
+    page.set_filter(status=RunStatus.UNVERIFIED)
+    assert [r.id for r in page.visible_runs()] == [runs[1].id]
+    gui.run(until(lambda: page.selected_run() == runs[1]))
+    details = page.details
+    assert details.title.text() == "Create a contact · version 1 · Done, unverified"
+    assert details.error.text() == (
+        "the workflow has no success check to show the task was done (add one in the editor)"
+    )
+    assert colors[RunStatus.UNVERIFIED] in details.error.styleSheet()

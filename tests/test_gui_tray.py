@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -10,15 +11,16 @@ from fakes.keyring_backend import memory_keyring
 from gui_support import Gui, top_level, until
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLineEdit
-from replay_support import approved
+from replay_support import approved, without_success_check
 
 from desktop_app.adapters.secrets import set_parameter_secret
 from desktop_app.app import Services
-from desktop_app.core.models.run import RunStatus, RunTrigger
+from desktop_app.core.models.common import utcnow
+from desktop_app.core.models.run import Run, RunStatus, RunTrigger
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.demo_site import DemoSite
 from desktop_app.demo_site.server import DEMO_PASSWORD
-from desktop_app.ui.batch_window import BatchDialog, BatchWindow
+from desktop_app.ui.batch_window import BatchDialog, BatchWindow, open_batch
 from desktop_app.ui.run_view import RunDialog, RunWindow
 from desktop_app.ui.tray import Tray, WorkflowSearchDialog
 
@@ -293,4 +295,71 @@ def test_a_csv_batch_starts_from_the_tray_with_the_window_closed_and_notifies(
     window.hide()
     tray.open_message()  # clicking the notification: the batch window again
     assert window.isVisible() and not gui.window.isVisible()
+    window.close()
+
+
+def test_a_run_done_unverified_is_notified_as_such_never_as_a_success_or_a_failure(
+    gui: Gui, tray: Tray
+) -> None:
+    ended = utcnow()
+    run = Run(
+        workflow_id="w" * 32,
+        workflow_version=1,
+        status=RunStatus.UNVERIFIED,
+        trigger=RunTrigger.TRAY,
+        started_at=ended - timedelta(seconds=4),
+        finished_at=ended,
+        error="the workflow has no success check to show the task was done",
+    )
+    tray._notify_end("Create a contact", run, "")
+    message = tray.last_message
+    assert message is not None and message.title == "⚠ “Create a contact” done, unverified"
+    assert message.text.splitlines()[1] == (
+        "the workflow has no success check to show the task was done (add one in the editor)"
+    )
+    assert message.unverified and not message.failed and message.run_id == run.id
+
+    failed = run.model_copy(update={"status": RunStatus.FAILED, "error": "step 4 failed"})
+    tray._notify_end("Create a contact", failed, "")
+    message = tray.last_message
+    assert message is not None and message.title == "✗ “Create a contact” failed"
+    assert message.failed and not message.unverified
+
+
+def test_a_batch_whose_rows_are_done_unverified_says_so_in_its_window_and_the_tray(
+    gui: Gui, tray: Tray, tmp_path: Path
+) -> None:
+    version = gui.call(
+        lambda: without_success_check(gui.services, approved(gui.services, "create-contact"))
+    )
+    people = tmp_path / "people.csv"
+    people.write_text("full_name\nUma Verity\n", encoding="utf-8")
+    open_batch(gui.window, version.workflow_id, people)
+    gui.run(until(lambda: bool(top_level(BatchDialog)), what="the batch dialog"))
+    dialog: BatchDialog = top_level(BatchDialog)[0]  # type: ignore[assignment]
+    gui.run(until(lambda: dialog.plan is not None and not dialog.planning, what="the check"))
+    assert dialog.secrets_form is not None
+    password = dialog.secrets_form.field("password")
+    assert isinstance(password, QLineEdit)
+    password.setText(DEMO_PASSWORD)
+    dialog.show_browser.setChecked(False)
+    with DemoSite() as site:
+        dialog.base_url.setText(site.url)
+        assert dialog.is_ready(), dialog.run_button.toolTip()
+        dialog.run_button.click()
+        gui.run(until(lambda: len(top_level(BatchWindow)) == 1, what="the batch window"))
+        (window,) = top_level(BatchWindow)
+        assert isinstance(window, BatchWindow)
+        gui.run(until(lambda: window.summary.isVisible(), timeout=60, what="the batch's end"))
+        assert any(c["full_name"] == "Uma Verity" for c in site.contacts())
+
+    assert window.rows_model.statuses() == {2: "⚠ Done, unverified"}
+    assert window.outcome.text() == "⚠ 1 of 1 rows done, unverified"
+    assert window.status_label.text() == "1 row: 0 succeeded, 1 done unverified"
+    assert window.retry_button.isVisible()  # they run again: only rows that succeeded are skipped
+    gui.run(until(lambda: tray.last_message is not None, what="the notification"))
+    message = tray.last_message
+    assert message is not None
+    assert message.title == "“Create a contact” over a CSV file: ⚠ 1 of 1 rows done, unverified"
+    assert message.unverified and not message.failed
     window.close()

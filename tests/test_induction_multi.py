@@ -7,6 +7,7 @@ import time
 
 import pytest
 from conftest import REPO, Cli
+from factories import T0
 
 from desktop_app.core.documents import dump_document, load_trajectory, load_workflow
 from desktop_app.core.errors import DocumentError
@@ -19,14 +20,22 @@ from desktop_app.core.induction.multi import (
     step_key,
 )
 from desktop_app.core.models import (
+    ActionKind,
     CheckStep,
     ClickStep,
+    Event,
     FillStep,
+    Fingerprint,
+    ItemScope,
+    Locator,
     LocatorStrategy,
+    Observation,
     ParameterType,
     SelectStep,
+    Target,
     TextPresent,
     Trajectory,
+    UrlMatches,
 )
 from desktop_app.core.models.common import new_id
 
@@ -153,6 +162,11 @@ def test_identical_values_leave_no_parameter_but_the_secret() -> None:
     # every use of a value made constant becomes the literal, in locators and expectations too
     save = wf.steps[-1]
     assert TextPresent(text="Contact Jane Doe created") in save.expectations
+    assert wf.success == (
+        TextPresent(text="Jane Doe"),
+        TextPresent(text="Contact Jane Doe created"),
+        UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
+    )
     select = next(s for s in wf.steps if isinstance(s, SelectStep))
     assert (select.value, select.title) == ("Globex", "Select Globex in 'Company'")
     assert wf.intent_template is None  # nothing left to fill in
@@ -190,6 +204,7 @@ def test_one_demonstration_gives_what_the_single_inducer_gives() -> None:
     strip = [s.model_copy(update={"id": "x"}) for s in one.workflow.steps]
     assert strip == [s.model_copy(update={"id": "x"}) for s in single.workflow.steps]
     assert one.workflow.intent_template == single.workflow.intent_template
+    assert one.workflow.success == single.workflow.success
     assert one.notes == ()
     assert [s.events for s in one.alignment.steps] == [(i,) for i in range(10)]
 
@@ -262,3 +277,108 @@ def test_induce_command_refuses_a_different_task(procedura: Cli) -> None:
         f"(recording {ids[1]} against {ids[0]})\n"
     )
     assert json.loads(procedura("workflows", "list", "--json").stdout) == []
+
+
+# ── the success check ──────────────────────────────────────────────────────────────────────
+
+
+NO_SUCCESS = (
+    "no success check could be induced: runs will end 'done, unverified' until one is added "
+    "in the editor"
+)
+
+
+def test_the_success_check_is_what_every_demonstration_ended_showing() -> None:
+    assert _contacts().workflow.success == (
+        TextPresent(text="{full_name}"),
+        TextPresent(text="Contact {full_name} created"),
+        UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
+    )
+
+
+def _message_gone(trajectory: Trajectory) -> Trajectory:
+    """*trajectory* as if its final message had been a toast, gone before the page settled."""
+    *events, last = trajectory.events
+    assert last.effects is not None
+    added = tuple(
+        t.model_copy(update={"gone": t.role == "status"}) for t in last.effects.texts_added
+    )
+    last = last.model_copy(
+        update={"effects": last.effects.model_copy(update={"texts_added": added})}
+    )
+    return trajectory.model_copy(update={"id": new_id(), "events": (*events, last)})
+
+
+def test_a_check_not_every_demonstration_ended_showing_is_left_out_and_said() -> None:
+    result = induce_many([_load("create-contact"), _message_gone(_load("create-contact-2"))])
+    assert result.workflow.success == (
+        TextPresent(text="{full_name}"),
+        UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
+    )
+    assert (
+        "not every demonstration ended showing text 'Contact {full_name} created'; "
+        "that success check is left out"
+    ) in result.notes
+    save = result.workflow.steps[-1]  # the step itself saw the message in both
+    assert TextPresent(text="Contact {full_name} created") in save.expectations
+
+
+def test_no_success_check_is_said_once() -> None:
+    result = induce_many([_open_tab("Reports"), _open_tab("Invoices")])
+    assert result.workflow.success == ()
+    assert [n for n in result.notes if "success check" in n] == [NO_SUCCESS]
+
+
+def _open_tab(label: str) -> Trajectory:
+    tabs = '- tablist "Sections":\n  - tab "Overview"\n  - tab "Reports"\n  - tab "Invoices"'
+    before = Observation(url="http://x.test/app", aria_snapshot=tabs)
+    tab = Target(
+        locators=(Locator(strategy=LocatorStrategy.ROLE, value="tab", name=label),),
+        fingerprint=Fingerprint(role="tab", name=label),
+    )
+    click = Event(action=ActionKind.CLICK, at=T0, target=tab, before=before, after=before)
+    return Trajectory(intent=f"Open the {label} tab", started_at=T0, events=(click,))
+
+
+def test_a_label_the_intents_name_is_a_parameter_when_it_differs_and_a_constant_when_not() -> None:
+    result = induce_many([_open_tab("Reports"), _open_tab("Invoices")])
+    wf = result.workflow
+    assert [(p.name, p.type, p.default) for p in wf.parameters] == [
+        ("tab", ParameterType.CHOICE, "Reports")
+    ]
+    assert wf.steps[0].title == "Click '{tab}'"
+    assert wf.intent_template == "Open the {tab} tab"
+    assert result.alignment.intent_binds == (True, True)
+
+    same = induce_many([_open_tab("Reports"), _open_tab("Reports")]).workflow
+    assert same.parameters == () and same.steps[0].title == "Click 'Reports'"
+    role = same.steps[0].target_or_none
+    assert role is not None and role.locators[0].name == "Reports"
+
+
+def _delete_row(name: str) -> Trajectory:
+    scope = ItemScope(css="tr", text=name)
+    box = Target(
+        locators=(
+            Locator(
+                strategy=LocatorStrategy.CSS, value='input[name="_selected_action"]', within=scope
+            ),
+        ),
+        fingerprint=Fingerprint(tag="input", role="checkbox", name="Select this object"),
+    )
+    tick = Event(action=ActionKind.CHECK, at=T0, target=box)
+    return Trajectory(intent=f"Delete the contact {name}", started_at=T0, events=(tick,))
+
+
+def test_a_row_named_by_the_intents_and_a_box_ticked_in_it_are_two_parameters_of_one_step() -> None:
+    result = induce_many([_delete_row("Wilhelmina Strand"), _delete_row("Jonas Becker")])
+    wf = result.workflow
+    assert [(p.name, p.default) for p in wf.parameters] == [("contact", "Wilhelmina Strand")]
+    assert (
+        "'select_this_object' is the same in both demonstrations: kept as the constant 'true'"
+    ) in result.notes
+    tick = wf.steps[0]
+    assert isinstance(tick, CheckStep) and tick.checked is True
+    assert tick.target.locators[0].within == ItemScope(css="tr", text="{contact}")
+    assert wf.intent_template == "Delete the contact {contact}"
+    assert load_workflow(dump_document(wf)) == wf

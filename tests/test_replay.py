@@ -9,6 +9,7 @@ from fakes.openai_server import FakeOpenAIServer
 from replay_support import approved, run, services
 
 from desktop_app.core.models.run import Resolution, RunStatus, StepStatus
+from desktop_app.core.replay.engine import SUCCESS_TITLE
 from desktop_app.demo_site import DemoSite
 
 pytestmark = pytest.mark.slow
@@ -43,9 +44,12 @@ def test_create_contact_replays_with_new_values_and_no_llm_call(
         assert result.run.llm_calls == 0 and llm_server.requests_to("/v1/chat/completions") == []
         assert result.learned.proposed is None  # nothing healed: nothing to review
         stored = sv.runs.get_run(result.run.id)
-        assert stored.status is RunStatus.SUCCEEDED and len(stored.steps) == len(
-            version.workflow.steps
+        # Every step, then the check that the task was done.
+        assert (
+            stored.status is RunStatus.SUCCEEDED
+            and len(stored.steps) == len(version.workflow.steps) + 1
         )
+        assert stored.steps[-1].title == SUCCESS_TITLE
 
 
 def test_every_recorded_task_replays_on_the_original(llm_server: FakeOpenAIServer) -> None:

@@ -77,8 +77,11 @@ def _with_agent_step(sv: Any, instruction: str, *, check_output: bool) -> Any:
         steps.append(
             AssertStep(title="The email shows", condition=TextPresent(text="{email_found}"))
         )
+    success = (TextPresent(text="{email_found}"),) if check_output else ()
     workflow = Workflow.model_validate(
-        sign_in.model_copy(update={"steps": tuple(steps), "name": "Look up"}).model_dump()
+        sign_in.model_copy(
+            update={"steps": tuple(steps), "name": "Look up", "success": success}
+        ).model_dump()
     )
     saved = sv.workflows.save(workflow, actor="tester")
     return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)

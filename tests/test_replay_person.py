@@ -61,12 +61,14 @@ def test_an_irreversible_step_found_by_healing_waits_for_a_confirmation() -> Non
         confirming = ScriptedPerson(lambda q: PersonAnswer(action="confirm"))
         confirmed = run(sv, version, site.url, person=confirming, patience_s=QUICK)
         assert confirmed.run.status is RunStatus.SUCCEEDED, confirmed.run.error
-        assert confirmed.run.steps[-1].resolution is Resolution.FINGERPRINT
+        submit = next(s for s in confirmed.run.steps if s.title == "Click 'Submit report'")
+        assert submit.resolution is Resolution.FINGERPRINT
         assert any(r["reference"] == "EXP-1001" for r in site.expense_reports())
 
         with_yes = run(sv, version, site.url, assume_yes=True, patience_s=QUICK)
         assert with_yes.run.status is RunStatus.SUCCEEDED
-        assert "--yes" in (with_yes.run.steps[-1].detail or "")
+        submitted = next(s for s in with_yes.run.steps if s.title == "Click 'Submit report'")
+        assert "--yes" in (submitted.detail or "")
 
 
 def test_a_person_points_at_the_element_and_the_next_run_remembers() -> None:

@@ -33,6 +33,7 @@ def test_a_call_step_runs_the_approved_sub_workflow_with_its_arguments() -> None
                     p for p in contact.workflow.parameters if p.name in ("username", "password")
                 ),
                 "intent_template": None,
+                "success": (),
             }
         )
         saved = sv.workflows.save(Workflow.model_validate(sign_in.model_dump()), actor="tester")

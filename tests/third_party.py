@@ -48,7 +48,7 @@ FLASK_ADMIN_VERSIONS: Final = ("2.2.1",)
 _INSTALL_TIMEOUT_S: Final = 600
 
 
-def _installed(name: str, install: Any) -> Path:
+def installed(name: str, install: Any) -> Path:
     """The folder *name* in the cache, made by ``install(folder)`` the first time (atomically:
     a half-made folder is never used)."""
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -87,7 +87,7 @@ def _install_todomvc(folder: Path) -> None:
 
 def todomvc_root() -> Path:
     """The unpacked ``todomvc`` package (its ``examples/`` hold the implementations)."""
-    return _installed(f"todomvc-{TODOMVC_VERSION}", _install_todomvc) / "package"
+    return installed(f"todomvc-{TODOMVC_VERSION}", _install_todomvc) / "package"
 
 
 class _QuietFiles(SimpleHTTPRequestHandler):
@@ -205,7 +205,7 @@ def _install_flask_admin(version: str, folder: Path) -> None:
 def flask_admin_env(version: str = FLASK_ADMIN_VERSIONS[0]) -> Path:
     """The folder holding Flask-Admin *version*'s virtual environment and the site's glue."""
     digest = hashlib.sha256(_FLASK_ADMIN_APP.encode()).hexdigest()[:8]
-    return _installed(
+    return installed(
         f"flask-admin-{version}-{digest}", functools.partial(_install_flask_admin, version)
     )
 

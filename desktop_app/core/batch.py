@@ -19,10 +19,12 @@ Decisions a user will notice:
 * The results go to ``<input stem>.results.csv`` next to the input, rewritten (atomically) after
   every row: ``row`` (the row's line in the input, as a spreadsheet numbers it), the input values
   of the mapped columns, ``status``, ``run_id``, ``error`` and ``finished_at``. Rows not run yet
-  say ``pending``. Secret values are masked wherever they would appear.
+  say ``pending``; a row whose run did every step while nothing showed the task was done says
+  ``unverified`` (shown as "done, unverified"). Secret values are masked wherever they would
+  appear.
 * Resuming: a row whose input values equal those of a row that succeeded in the existing
   results file is skipped (the same line first, else any line: inserting rows is fine); failed,
-  interrupted and pending rows run again, and so does a row whose values were edited.
+  unverified, interrupted and pending rows run again, and so does a row whose values were edited.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from desktop_app.core.errors import DocumentError, ProceduraError
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import MASK, Run
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
+from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.replay.parameters import ParameterError, bind_parameters
 
 __all__ = [
@@ -97,6 +100,9 @@ class RowStatus(StrEnum):
 
     PENDING = "pending"
     SUCCEEDED = "succeeded"
+    UNVERIFIED = "unverified"
+    """Every step ran, but nothing showed the task was done ("done, unverified"); it runs again
+    when the batch is resumed."""
     FAILED = "failed"
     ABORTED = "aborted"
     INTERRUPTED = "interrupted"
@@ -689,8 +695,8 @@ class RowOutcome:
 
     @classmethod
     def of_run(cls, run: Run) -> RowOutcome:
-        """The outcome a finished run record describes."""
-        return cls(status=RowStatus(run.status.value), run_id=run.id, error=run.error or "")
+        """The outcome a finished run record describes (for an unverified run, the reason)."""
+        return cls(status=RowStatus(run.status.value), run_id=run.id, error=outcome_reason(run))
 
 
 @dataclass(frozen=True, slots=True)
@@ -880,6 +886,15 @@ class BatchSummary:
         return all(r.status is RowStatus.SUCCEEDED for r in self.results)
 
     @property
+    def not_done(self) -> int:
+        """How many rows failed, were aborted or interrupted, or have not run (the rows done,
+        unverified are not among them)."""
+        return sum(
+            self.count(s)
+            for s in (RowStatus.FAILED, RowStatus.ABORTED, RowStatus.INTERRUPTED, RowStatus.PENDING)
+        )
+
+    @property
     def ran(self) -> int:
         """How many rows ran this time."""
         return sum(
@@ -889,11 +904,13 @@ class BatchSummary:
         )
 
     def line(self) -> str:
-        """``5 rows: 3 succeeded (1 before), 1 failed, 1 not run``."""
+        """``5 rows: 3 succeeded (1 in an earlier run), 1 done unverified, 1 failed``."""
         total = len(self.results)
         parts = [f"{self.count(RowStatus.SUCCEEDED)} succeeded"]
         if self.skipped:
             parts[0] += f" ({len(self.skipped)} in an earlier run)"
+        if self.count(RowStatus.UNVERIFIED):
+            parts.append(f"{self.count(RowStatus.UNVERIFIED)} done unverified")
         for status in (RowStatus.FAILED, RowStatus.ABORTED, RowStatus.INTERRUPTED):
             if self.count(status):
                 parts.append(f"{self.count(status)} {status.value}")

@@ -1,5 +1,5 @@
-"""Expectations (a step's checks) and what a recorded action did, in words: one line each, the
-same in the editor, diffs and the CLI.
+"""Expectations (a step's checks, a workflow's success check), locators and what a recorded
+action did, in words: one line each, the same in the editor, diffs and the CLI.
 
 The line is a lower-case clause, so callers can use it alone (``page shows “Saved”``) or inside
 a sentence (``wait until page shows “Saved”``).
@@ -7,9 +7,10 @@ a sentence (``wait until page shows “Saved”``).
 
 from __future__ import annotations
 
+import re
 from typing import Final, Literal
 
-from desktop_app.core.models.target import Target
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.trajectory import Effects
 from desktop_app.core.models.workflow import (
     ElementHidden,
@@ -22,7 +23,7 @@ from desktop_app.core.models.workflow import (
     WindowTitleMatches,
 )
 
-__all__ = ["describe_effects", "describe_expectation"]
+__all__ = ["describe_effects", "describe_expectation", "describe_locator", "item_noun"]
 
 #: The most characters of quoted text a description carries.
 _QUOTE_LIMIT: Final = 120
@@ -45,6 +46,47 @@ def describe_expectation(expectation: Expectation) -> str:
             return f"window title {_matches(how, pattern)}"
         case ImageVisible(anchor=anchor):
             return f"recorded image {anchor[:8]}… is on screen"
+
+
+#: What a person calls a repeated item, by the tag or role its selector starts with.
+_ITEM_NOUNS: Final = {
+    "tr": "row",
+    "row": "row",
+    "li": "list item",
+    "listitem": "list item",
+    "option": "option",
+    "article": "card",
+    "fieldset": "group",
+    "radiogroup": "group",
+    "group": "group",
+}
+_ITEM_HEAD: Final = re.compile(r"""^\s*(?:\[role=["']?([\w-]+)["']?\]|([a-zA-Z][\w-]*))""")
+
+
+def item_noun(css: str) -> str:
+    """What a person calls the repeated item *css* matches: ``tr`` is a "row", ``li`` a "list
+    item", ``[role="row"]`` a "row", ``div.card`` a "card"; anything else an "item"."""
+    found = _ITEM_HEAD.match(css)
+    word = (found.group(1) or found.group(2)).lower() if found else ""
+    if word not in _ITEM_NOUNS and "card" in css.lower():
+        return "card"
+    return _ITEM_NOUNS.get(word, "item")
+
+
+def describe_locator(locator: Locator) -> str:
+    """*locator* in one line: :meth:`Locator.describe` (``role=button[name="Save"]``), except
+    that one looking inside a repeated item says so in words, e.g.
+    ``in the row showing “{full_name}”: checkbox``."""
+    scope = locator.within
+    if scope is None:
+        return locator.describe()
+    if locator.strategy is LocatorStrategy.ROLE:
+        inner = locator.value + (f" {_quote(locator.name)}" if locator.name is not None else "")
+        if locator.nth is not None:
+            inner += f" (match {locator.nth + 1})"
+    else:
+        inner = locator.model_copy(update={"within": None}).describe()
+    return f"in the {item_noun(scope.css)} showing {_quote(scope.text)}: {inner}"
 
 
 def describe_effects(effects: Effects) -> str:
@@ -93,4 +135,4 @@ def _quote(text: str) -> str:
 
 
 def _first_locator(target: Target) -> str:
-    return target.locators[0].describe() if target.locators else "(no locator)"
+    return describe_locator(target.locators[0]) if target.locators else "(no locator)"

@@ -6,7 +6,8 @@ left the longest run of matched steps that kept their order, so inserting or rem
 moves nothing. Each matched step lists its field-level changes, the changes to its target's
 locators (added, removed, changed, re-ranked) and one line summing up how the recorded
 fingerprint changed. Parameters are matched by name; a parameter that disappeared while one of the
-same type appeared in the same places is reported as renamed.
+same type appeared in the same places is reported as renamed. The workflow's success check (what
+shows the task was done) is compared check by check, in words, with its other fields.
 
 The result is plain data (frozen models: ``model_dump(mode="json")`` gives JSON) that the review
 screen renders, and :func:`render_text` turns it into lines for the command line.
@@ -21,9 +22,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel
 
-from desktop_app.core.describe import describe_expectation
+from desktop_app.core.describe import describe_expectation, describe_locator
 from desktop_app.core.models.common import FrozenModel
-from desktop_app.core.models.target import Fingerprint, Locator, Target
+from desktop_app.core.models.target import Fingerprint, ItemContext, Locator, Target
 from desktop_app.core.models.workflow import (
     AgentStep,
     AssertStep,
@@ -34,6 +35,7 @@ from desktop_app.core.models.workflow import (
     DesktopTypeStep,
     ElementHidden,
     ElementVisible,
+    Expectation,
     ExtractStep,
     FillStep,
     GotoStep,
@@ -245,7 +247,7 @@ def _quote(text: str, limit: int = 120) -> str:
 
 
 def _primary(target: Target | None) -> str:
-    return target.locators[0].describe() if target is not None else "the page"
+    return describe_locator(target.locators[0]) if target is not None else "the page"
 
 
 def describe_step(step: Step) -> str:
@@ -365,6 +367,7 @@ def _workflow_fields(old: Workflow | None, new: Workflow) -> list[FieldChange]:
         )
     old_domains = old.domains if old is not None else ()
     changes += _list_changes("domains", "domain", old_domains, new.domains, str)
+    changes += _success_changes(old.success if old is not None else (), new.success)
     old_sources = old.source_trajectories if old is not None else ()
     if len(old_sources) != len(new.source_trajectories) and old is not None:
         changes.append(
@@ -376,6 +379,29 @@ def _workflow_fields(old: Workflow | None, new: Workflow) -> list[FieldChange]:
             )
         )
     return changes
+
+
+def _success_changes(
+    before: Sequence[Expectation], after: Sequence[Expectation]
+) -> list[FieldChange]:
+    """How the success check changed: checks removed, added, and (a removed and an added one
+    of the same kind, in order) changed."""
+    changes = _list_changes("success", "success check", before, after, describe_expectation)
+    kinds = {describe_expectation(e): e.kind for e in (*before, *after)}
+    removed = [c for c in changes if c.after is None]
+    added = [c for c in changes if c.before is None]
+    paired: list[FieldChange] = []
+    for gone in removed:
+        came = next(
+            (c for c in added if kinds[c.after or ""] == kinds[gone.before or ""]),
+            None,
+        )
+        if came is None:
+            paired.append(gone)
+            continue
+        added.remove(came)
+        paired.append(gone.model_copy(update={"after": came.after}))
+    return paired + added
 
 
 def _list_changes(
@@ -530,12 +556,16 @@ def _diff_parameters(
 # ── steps ───────────────────────────────────────────────────────────────────────────────────
 
 
-def _locator_key(locator: Locator) -> tuple[str, str, str | None, bool, int | None]:
-    return (locator.strategy.value, locator.value, locator.name, locator.exact, locator.nth)
+def _locator_key(
+    locator: Locator,
+) -> tuple[str, str, str | None, bool, int | None, tuple[str, str] | None]:
+    scope = locator.within
+    within = (scope.css, scope.text) if scope is not None else None
+    return (locator.strategy.value, locator.value, locator.name, locator.exact, locator.nth, within)
 
 
 def _describe_locator(locator: Locator) -> str:
-    text = locator.describe()
+    text = describe_locator(locator)
     return text if locator.exact else f"{text} (inexact)"
 
 
@@ -755,7 +785,23 @@ def _fingerprint_summary(old: Fingerprint | None, new: Fingerprint | None) -> st
         parts.append("nearby text changed")
     if old.ancestors != new.ancestors:
         parts.append("ancestors changed")
+    if old.item != new.item:
+        parts.append(_item_change(old.item, new.item))
     return "; ".join(parts) if parts else "updated"
+
+
+def _item_change(old: ItemContext | None, new: ItemContext | None) -> str:
+    """How the repeated item (row, card) the element was recorded in changed, in words."""
+    if new is None:
+        return "no longer recorded in a repeated item"
+    shows = f"showing {_short(new.texts[0])}" if new.texts else "showing no text"
+    if old is None:
+        return f"recorded in a repeated item ({new.css}, {shows})"
+    if old.css != new.css:
+        return f"item {old.css} → {new.css}"
+    if old.texts != new.texts:
+        return f"item texts changed (now {shows})"
+    return "item's inner locator changed"
 
 
 def _step_fields(old: Step, new: Step) -> list[FieldChange]:

@@ -1,5 +1,8 @@
 """Editing a workflow in the step editor: pure operations that return a new workflow, and checks.
 
+The workflow's steps, parameters and fields, and its success check (what shows the task was done,
+checked after the last step: "Done when" in the editor) are all edited here.
+
 Every operation takes a :class:`~desktop_app.core.models.workflow.Workflow` and returns a new one;
 nothing changes in place, so an undo stack can keep whole snapshots. A draft may be incomplete
 while someone edits it (a step with an empty title, a click without a locator, a placeholder of a
@@ -22,7 +25,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from desktop_app.core.describe import describe_expectation
+from desktop_app.core.describe import describe_expectation, describe_locator
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import DocumentPathError, JsonScalar, new_id
 from desktop_app.core.models.target import Locator, Target
@@ -62,6 +65,7 @@ __all__ = [
     "Issue",
     "Severity",
     "add_parameter",
+    "add_success_check",
     "blank_step",
     "delete_parameter",
     "delete_step",
@@ -75,10 +79,13 @@ __all__ = [
     "parameter_uses",
     "parse_default",
     "placeholder_spans",
+    "remove_success_check",
     "rename_parameter",
     "rename_placeholder",
+    "replace_success_check",
     "retype_parameter",
     "set_locators",
+    "set_success",
     "start_url",
     "step_summary",
     "update_parameter",
@@ -151,8 +158,23 @@ class Issue:
         return self.severity == "error"
 
     @property
+    def is_success(self) -> bool:
+        """Whether it is about the workflow's success check (its field is ``success[k]…``)."""
+        return self.step is None and self.field.startswith("success[")
+
+    @property
+    def success_index(self) -> int | None:
+        """Which check of the success check it is about (from 0), if it is about one."""
+        found = re.match(r"success\[(\d+)\]", self.field) if self.step is None else None
+        return int(found.group(1)) if found else None
+
+    @property
     def where(self) -> str:
-        """A short human location: ``Step 3 · value``, ``Parameter email``, ``Workflow``."""
+        """A short human location: ``Step 3 · value``, ``Parameter email``, ``Done when · check
+        1``, ``Workflow``."""
+        index = self.success_index
+        if index is not None:
+            return f"Done when · check {index + 1}"
         if self.step is not None:
             return f"Step {self.step + 1}" + (f" · {self.field}" if self.field else "")
         if self.parameter is not None:
@@ -410,6 +432,54 @@ def update_workflow(workflow: Workflow, **changes: object) -> Workflow:
     return workflow.model_copy(update=update)
 
 
+# ── the success check ("done when") ─────────────────────────────────────────────────────────
+
+
+def set_success(workflow: Workflow, checks: Sequence[Expectation]) -> Workflow:
+    """*workflow* with *checks* as its success check: what shows the task was done, checked
+    once the last step is done. No checks leaves a workflow whose runs end "done, unverified".
+
+    Placeholders the workflow does not know are reported by :func:`validate`, not refused.
+    """
+    return workflow.model_copy(update={"success": tuple(checks)})
+
+
+def _check_at(workflow: Workflow, index: int) -> Expectation:
+    if not 0 <= index < len(workflow.success):
+        count = len(workflow.success)
+        raise EditError(
+            f"there is no check {index + 1} in the success check (it has {count})"
+            if count
+            else "the workflow has no success check yet"
+        )
+    return workflow.success[index]
+
+
+def add_success_check(workflow: Workflow, check: Expectation, index: int | None = None) -> Workflow:
+    """*workflow* with *check* added to its success check (at the end unless *index*)."""
+    checks = list(workflow.success)
+    if index is not None and not 0 <= index <= len(checks):
+        raise EditError(f"cannot add a check at position {index + 1}")
+    checks.insert(len(checks) if index is None else index, check)
+    return set_success(workflow, checks)
+
+
+def replace_success_check(workflow: Workflow, index: int, check: Expectation) -> Workflow:
+    """*workflow* with check *index* of its success check replaced by *check*."""
+    _check_at(workflow, index)
+    checks = list(workflow.success)
+    checks[index] = check
+    return set_success(workflow, checks)
+
+
+def remove_success_check(workflow: Workflow, index: int) -> Workflow:
+    """*workflow* without check *index* of its success check."""
+    _check_at(workflow, index)
+    checks = list(workflow.success)
+    del checks[index]
+    return set_success(workflow, checks)
+
+
 # ── parameters ──────────────────────────────────────────────────────────────────────────────
 
 
@@ -488,7 +558,8 @@ def rename_parameter(workflow: Workflow, old: str, new: str) -> Workflow:
     """*workflow* with parameter *old* called *new*, and every ``{old}`` rewritten to match.
 
     Placeholders are rewritten in step titles, values, URLs, locators, expectations, call
-    arguments and the intent template; recorded data (fingerprints, screenshots) is left alone.
+    arguments, the success check and the intent template; recorded data (fingerprints,
+    screenshots) is left alone.
 
     Raises:
         EditError: no parameter *old*, or *new* is not a usable name or is already taken.
@@ -505,11 +576,13 @@ def rename_parameter(workflow: Workflow, old: str, new: str) -> Workflow:
         return rename_placeholder(text, old, new)
 
     steps = tuple(_rewrite(step, fn, skip) for step in workflow.steps)
+    success = tuple(_rewrite(check, fn, skip) for check in workflow.success)
     intent = workflow.intent_template
     return workflow.model_copy(
         update={
             "parameters": tuple(params),
             "steps": steps,
+            "success": success,
             "intent_template": fn(intent) if intent is not None else None,
         }
     )
@@ -628,10 +701,10 @@ def known_names(workflow: Workflow) -> list[str]:
 
 
 def parameter_uses(workflow: Workflow, name: str) -> int:
-    """How many step fields (and the intent template) use ``{name}``."""
+    """How many step fields, success checks (and the intent template) use ``{name}``."""
     count = 0
-    for step in workflow.steps:
-        for _, text in _template_strings(step.model_dump(mode="json")):
+    for item in (*workflow.steps, *workflow.success):
+        for _, text in _template_strings(item.model_dump(mode="json")):
             count += name in placeholders(text)
     intent = workflow.intent_template or ""
     return count + (name in placeholders(intent))
@@ -655,7 +728,7 @@ def start_url(workflow: Workflow) -> str | None:
 def step_summary(step: Step) -> str:
     """One short line about what a step acts on, for its card (its title says what it does)."""
     target = step.target_or_none
-    where = target.locators[0].describe() if target is not None and target.locators else ""
+    where = describe_locator(target.locators[0]) if target is not None and target.locators else ""
     detail = ""
     if isinstance(step, GotoStep):
         detail = step.url
@@ -695,7 +768,9 @@ def validate(workflow: Workflow) -> list[Issue]:
     stores; a password field filled with anything but one secret parameter; a secret in the
     intent; a tick box set from a parameter that is not true/false; required text left empty.
     Warnings: parameters nothing uses, a secret put where it may show (a URL, a locator, a
-    check), a title mentioning an unknown placeholder.
+    check), a title mentioning an unknown placeholder. The success check's problems (field
+    ``success[k]…``) come last: it is checked after the last step, so it may use a variable any
+    step stores.
     """
     issues: list[Issue] = []
     params = {p.name: p for p in workflow.parameters}
@@ -749,6 +824,7 @@ def validate(workflow: Workflow) -> list[Issue]:
         variable = _stored_variable(step)
         if variable is not None:
             available.add(variable)
+    success_issues = _success_issues(workflow, available, secrets, used)
 
     for i, param in enumerate(workflow.parameters):
         if param.name not in used:
@@ -761,6 +837,7 @@ def validate(workflow: Workflow) -> list[Issue]:
                 )
             )
     issues += step_issues
+    issues += success_issues
 
     if not any(issue.is_error for issue in issues):
         issues += _model_problems(workflow)
@@ -863,6 +940,50 @@ def _step_issues(
             ):
                 continue
             add("error", _friendly(field, error), field)
+    return issues
+
+
+def _success_issues(
+    workflow: Workflow, available: set[str], secrets: set[str], used: set[str]
+) -> list[Issue]:
+    """The problems of the success check: unknown placeholders, an element without a locator,
+    required text left empty; a secret in it is worth a warning."""
+    issues: list[Issue] = []
+    for k, check in enumerate(workflow.success):
+        where = f"success[{k}]"
+        covered: set[str] = set()
+        for path, text in _template_strings(check.model_dump(mode="json"), where):
+            for name in placeholders(text):
+                used.add(name)
+                if name not in available:
+                    covered.add(path)
+                    issues.append(
+                        Issue(
+                            "error",
+                            f"{{{name}}} is not a parameter nor a variable a step stores; "
+                            "add the parameter or fix the name",
+                            field=path,
+                        )
+                    )
+                elif name in secrets:
+                    issues.append(
+                        Issue(
+                            "warning",
+                            f"the secret {{{name}}} is used in the success check, where it may "
+                            "show in logs or screenshots",
+                            field=path,
+                        )
+                    )
+        if isinstance(check, ElementVisible | ElementHidden) and not check.target.locators:
+            issues.append(Issue("error", "the check has no locator for its element", field=where))
+            continue
+        try:
+            type(check).model_validate(check.model_dump())
+        except ValidationError as exc:
+            for error in exc.errors():
+                field = f"{where}.{_field_path(error['loc'])}"
+                if field not in covered:
+                    issues.append(Issue("error", _friendly(field, error), field=field))
     return issues
 
 

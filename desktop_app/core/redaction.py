@@ -62,6 +62,10 @@ def redact_effects(effects: Effects, secrets: Iterable[str]) -> Effects:
         update={
             "texts_added": texts(effects.texts_added),
             "texts_removed": texts(effects.texts_removed),
+            "browser_dialogs": tuple(
+                d.model_copy(update={"message": redact_snapshot(d.message, hidden)})
+                for d in effects.browser_dialogs
+            ),
             "values_changed": tuple(
                 v.model_copy(
                     update={

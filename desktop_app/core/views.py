@@ -41,17 +41,23 @@ class WorkflowSummary(FrozenModel):
 
 
 class RunStats(FrozenModel):
-    """How a workflow's runs went: how many, how many succeeded, and when it last ran."""
+    """How a workflow's runs went: how many, how many succeeded, and when it last ran.
+
+    A run done, unverified (every step ran, nothing showed the task was done) is finished but not
+    a success: it counts in ``finished`` and ``unverified``, never in ``succeeded``.
+    """
 
     workflow_id: str
     runs: int
     finished: int
     succeeded: int
+    unverified: int = 0
     last_run_at: AwareDatetime | None = None
 
     @property
     def success_rate(self) -> float | None:
-        """Succeeded over finished runs (None before any run finished)."""
+        """Succeeded over finished runs (None before any run finished); runs done, unverified
+        count as finished, not as succeeded."""
         return self.succeeded / self.finished if self.finished else None
 
 

@@ -803,6 +803,7 @@ class _Progress:
 _STATUS_TEXT: Final[dict[RowStatus, str]] = {
     RowStatus.PENDING: "Waiting",
     RowStatus.SUCCEEDED: "✓ Succeeded",
+    RowStatus.UNVERIFIED: "⚠ Done, unverified",
     RowStatus.FAILED: "✗ Failed",
     RowStatus.ABORTED: "✗ Aborted",
     RowStatus.INTERRUPTED: "■ Interrupted",
@@ -1019,8 +1020,8 @@ class BatchWindow(QMainWindow):
         self.retry_button = QPushButton("&Retry the rows that did not succeed")
         self.retry_button.setObjectName("batch-retry")
         self.retry_button.setToolTip(
-            "Run again the rows that failed, were interrupted or did not start (F5); rows that "
-            "succeeded are skipped"
+            "Run again the rows that failed, were interrupted, did not start or are done, "
+            "unverified (F5); rows that succeeded are skipped"
         )
         self.retry_button.setShortcut(QKeySequence("F5"))
         self.retry_button.clicked.connect(self.retry)
@@ -1091,6 +1092,12 @@ class BatchWindow(QMainWindow):
         """Whether the batch ended with every row succeeded (now or before)."""
         return self.summary_result is not None and self.summary_result.all_succeeded
 
+    @property
+    def some_not_done(self) -> bool:
+        """Whether the batch was stopped, or a row failed, was aborted or interrupted (rows done,
+        unverified are not among them)."""
+        return self.summary_result is None or self.summary_result.not_done > 0
+
     def stop(self) -> None:
         """Stop the batch: running rows are interrupted, the others stay pending."""
         if not self.running:
@@ -1159,11 +1166,14 @@ class BatchWindow(QMainWindow):
             for e in entries
             if e.status in (RowStatus.FAILED, RowStatus.ABORTED, RowStatus.INTERRUPTED)
         )
+        unverified = sum(1 for e in entries if e.status is RowStatus.UNVERIFIED)
         text = f"{done} of {len(entries)} done"
         if running:
             text += f" · {running} running"
         if failed:
             text += f" · {failed} did not succeed"
+        if unverified:
+            text += f" · {unverified} done, unverified"
         self.status_label.setText(text)
 
     def _on_elapsed_timeout(self) -> None:
@@ -1201,10 +1211,16 @@ class BatchWindow(QMainWindow):
         elif summary.all_succeeded:
             headline = f"✓ All {len(summary.results)} rows succeeded"
             color = status_color(RunStatus.SUCCEEDED) or _GREY
-        else:
-            bad = len(summary.results) - summary.count(RowStatus.SUCCEEDED)
-            headline = f"✗ {bad} of {len(summary.results)} rows did not succeed"
+        elif summary.not_done:
+            unverified = summary.count(RowStatus.UNVERIFIED)
+            headline = f"✗ {summary.not_done} of {len(summary.results)} rows did not succeed" + (
+                f", {unverified} done, unverified" if unverified else ""
+            )
             color = _RED
+        else:  # every row that did not succeed did every step: nothing showed the task was done
+            unverified = summary.count(RowStatus.UNVERIFIED)
+            headline = f"⚠ {unverified} of {len(summary.results)} rows done, unverified"
+            color = status_color(RunStatus.UNVERIFIED) or _GREY
         self.outcome.setText(headline)
         self.outcome.setStyleSheet(f"color: {color.name()};")
         self._update_progress()

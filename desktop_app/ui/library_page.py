@@ -93,6 +93,19 @@ class LibraryRow:
             return "—"
         return f"{rate:.0%} of {self.stats.finished}"
 
+    @property
+    def success_help(self) -> str | None:
+        """``3 of 5 finished runs succeeded; 1 done, unverified`` (None before any run ended)."""
+        if self.stats is None or not self.stats.finished:
+            return None
+        text = f"{self.stats.succeeded} of {self.stats.finished} finished runs succeeded"
+        if self.stats.unverified:
+            text += (
+                f"; {self.stats.unverified} done, unverified (every step ran, but nothing "
+                "showed the task was done)"
+            )
+        return text
+
 
 class LibraryModel(RowsModel[LibraryRow]):
     """The library's rows as a table (a thin adapter over :class:`LibraryRow`)."""
@@ -142,6 +155,8 @@ class LibraryModel(RowsModel[LibraryRow]):
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
             score = f"\nmatch {row.score:.0%}" if row.score is not None else ""
             return (s.description or s.name) + score
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.HEADERS.index("Success"):
+            return row.success_help
         return None
 
 
@@ -656,8 +671,13 @@ def _summary_html(row: LibraryRow, version: WorkflowVersion | None) -> str:
     if s.description:
         parts.append(f"<p>{_escape(s.description)}</p>")
     if row.stats is not None and row.stats.runs:
+        unverified = (
+            f" ({row.stats.unverified} done, unverified: nothing showed the task was done)"
+            if row.stats.unverified
+            else ""
+        )
         parts.append(
-            f"<p>Ran {row.stats.runs} time(s); {row.success_text} succeeded; "
+            f"<p>Ran {row.stats.runs} time(s); {row.success_text} succeeded{unverified}; "
             f"last {row.last_run_text}.</p>"
         )
     if version is not None:

@@ -59,6 +59,7 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Resolution, Run, RunStep
 from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, WorkflowVersion
+from desktop_app.core.outcomes import outcome_words
 from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.replay.learning import REPLAY_ACTOR
 from desktop_app.core.views import WorkflowSummary
@@ -459,9 +460,19 @@ def diff_html(diff: WorkflowDiff, *, unchanged: bool = False) -> str:
         parts.append(
             f"<p>Version {diff.new_version} has the same content as version {diff.old_version}.</p>"
         )
-    if diff.fields:
+    fields = [c for c in diff.fields if c.field != "success"]
+    success = [c for c in diff.fields if c.field == "success"]
+    if fields:
         parts.append("<h2>Workflow</h2><table cellspacing='0' cellpadding='2'>")
-        parts += [_field_row(c) for c in diff.fields]
+        parts += [_field_row(c) for c in fields]
+        parts.append("</table>")
+    if success:
+        parts.append(
+            "<h2>Done when</h2><p class='muted'>The success check: what shows the task was "
+            "done, checked after the last step. A run succeeds only when it holds.</p>"
+            "<table cellspacing='0' cellpadding='2'>"
+        )
+        parts += [_field_row(c) for c in success]
         parts.append("</table>")
     if diff.parameters:
         parts.append("<h2>Parameters</h2><table cellspacing='0' cellpadding='3'>")
@@ -518,7 +529,8 @@ def healed_html(version: WorkflowVersion, runs: Sequence[Run], images: Sequence[
         llm = f", {run.llm_calls} LLM call(s), {run.tokens} tokens" if run.llm_calls else ""
         parts.append(
             f"<p>Run <span class='code'>{_e(run.id[:8])}</span> of version "
-            f"{run.workflow_version} on {_when(run.started_at)} ({_e(run.status.value)}{llm}) "
+            f"{run.workflow_version} on {_when(run.started_at)} "
+            f"({_e(outcome_words(run.status))}{llm}) "
             f"healed {len(healed)} step{'s' if len(healed) != 1 else ''}:</p>"
         )
         if not healed:
@@ -1217,6 +1229,12 @@ def _version_html(
     parts.append(
         f"<p><b>{_e(diff.summary())}</b> <span class='muted'>(against {against})</span></p>"
     )
+    if not compared.workflow.success:
+        parts.append(
+            "<p style='color: #9a6700;'>⚠ No success check: runs of this version end “done, "
+            "unverified”. <b>Done when</b> in the step editor adds what shows the task was "
+            "done.</p>"
+        )
     # A repair's note lists what healed; the table below says it better, when its run is known.
     if compared.change_note and not runs:
         parts.append(f"<h2>Change note</h2><p>{_e(compared.change_note)}</p>")

@@ -59,6 +59,7 @@ RESOLUTION_HELP: Final[dict[Resolution, str]] = {
 RUN_STATUS_LABELS: Final[dict[RunStatus, str]] = {
     RunStatus.RUNNING: "Running",
     RunStatus.SUCCEEDED: "Succeeded",
+    RunStatus.UNVERIFIED: "Done, unverified",
     RunStatus.FAILED: "Failed",
     RunStatus.ABORTED: "Aborted",
     RunStatus.INTERRUPTED: "Interrupted",
@@ -75,6 +76,8 @@ _UNHEALED: Final = (None, Resolution.DIRECT, Resolution.NOT_NEEDED)
 _GREEN: Final = QColor("#1b7f3b")
 _RED: Final = QColor("#b3261e")
 _AMBER: Final = QColor("#9a6700")
+#: Done, unverified: neither the success green nor the failure red (nor the amber of a stop).
+_ORANGE: Final = QColor("#b35900")
 _GREY: Final = QColor("#6e6e6e")
 
 
@@ -82,6 +85,8 @@ def status_color(status: RunStatus | StepStatus | None) -> QColor | None:
     """The text colour of a status (None: the palette's)."""
     if status in (RunStatus.SUCCEEDED, StepStatus.SUCCEEDED):
         return _GREEN
+    if status is RunStatus.UNVERIFIED:
+        return _ORANGE
     if status in (RunStatus.FAILED, StepStatus.FAILED):
         return _RED
     if status in (RunStatus.ABORTED, RunStatus.INTERRUPTED, StepStatus.SKIPPED):

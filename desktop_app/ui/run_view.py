@@ -52,6 +52,7 @@ from desktop_app.core.models.workflow import (
     WorkflowStatus,
     WorkflowVersion,
 )
+from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
 from desktop_app.core.replay.ladder import public_title
 from desktop_app.core.replay.parameters import bind_parameters
@@ -781,8 +782,9 @@ class RunWindow(QMainWindow):
             color = status_color(status)
             self.outcome.setStyleSheet(f"color: {color.name()};" if color is not None else "")
             lines = [run_summary(run, with_status=False)]
-            if run.error:
-                lines.append(run.error)
+            reason = outcome_reason(run)
+            if reason:
+                lines.append(reason)
             healed = healed_count(run)
             if healed and run.proposed_version is not None:
                 lines.append(
@@ -850,6 +852,7 @@ def _compact_rows(view: QTableView) -> None:
 _OUTCOME: Final[dict[RunStatus, str]] = {
     RunStatus.RUNNING: "Running",
     RunStatus.SUCCEEDED: "✓ Succeeded",
+    RunStatus.UNVERIFIED: "⚠ Done, unverified",
     RunStatus.FAILED: "✗ Failed",
     RunStatus.ABORTED: "✗ Aborted",
     RunStatus.INTERRUPTED: "■ Interrupted",

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.run import MASK, Run, RunStatus, RunStep, StepStatus
 from desktop_app.core.models.workflow import WorkflowStatus
+from desktop_app.core.outcomes import outcome_reason
 from desktop_app.ui.backend import Backend
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_models import (
@@ -61,6 +62,8 @@ __all__ = ["RunColumn", "RunsPage", "RunsTableModel"]
 RUN_LIMIT: Final = 500
 _SORT_ROLE: Final = Qt.ItemDataRole.UserRole + 1
 _RUN_ID_ROLE: Final = Qt.ItemDataRole.UserRole + 2
+#: The colour of a run's error in its record.
+_ERROR_COLOR: Final = "#b3261e"
 
 _TRIGGERS: Final = {
     "gui": "window",
@@ -163,7 +166,7 @@ class RunsTableModel(RowsModel[Run]):
             if column == RunColumn.STARTED:
                 return run.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
             if column == RunColumn.STATUS and run.error:
-                return run.error
+                return outcome_reason(run)
             if column == RunColumn.LLM:
                 return f"{run.llm_calls} LLM call(s), {run.tokens:,} tokens"
             return run_summary(run)
@@ -264,7 +267,7 @@ class _RunDetails(QWidget):
         self.error = QLabel()
         self.error.setObjectName("run-details-error")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #b3261e;")
+        self.error.setStyleSheet(f"color: {_ERROR_COLOR};")
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.again_button = QPushButton("Run &again…")
@@ -390,8 +393,12 @@ class _RunDetails(QWidget):
             where += f" · proposed version {run.proposed_version}"
         self.meta.setText(f"{run_summary(run, with_status=False)}\n{where}")
         self.meta.setToolTip(f"Run id: {run.id}")
-        self.error.setText(run.error or "")
-        self.error.setVisible(bool(run.error))
+        reason = outcome_reason(run)
+        self.error.setText(reason)
+        self.error.setVisible(bool(reason))
+        # A run done, unverified has no error, only a reason: in its own colour, not in red.
+        color = status_color(run.status) if run.status is RunStatus.UNVERIFIED else None
+        self.error.setStyleSheet(f"color: {color.name() if color else _ERROR_COLOR};")
         self.review_button.setVisible(run.proposed_version is not None)
         if run.proposed_version is not None:
             self.review_button.setText(f"Review &repair (version {run.proposed_version})")

@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.models.run import Run, RunStatus, RunTrigger
 from desktop_app.core.models.workflow import WorkflowStatus
+from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ui.backend import RunRequest
@@ -103,6 +104,9 @@ class TrayMessage:
     text: str
     run_id: str | None = None
     failed: bool = False
+    unverified: bool = False
+    """Done, unverified: every step ran, but nothing showed the task was done (not a failure,
+    not a success: the warning icon)."""
     show: Callable[[], object] | None = None
 
 
@@ -613,18 +617,26 @@ class Tray(QObject):
             return
         if run.status is RunStatus.SUCCEEDED:
             title = f"✓ “{name}” succeeded"
+        elif run.status is RunStatus.UNVERIFIED:
+            title = f"⚠ “{name}” done, unverified"
         elif run.status is RunStatus.INTERRUPTED:
             title = f"■ “{name}” was stopped"
         else:
             title = f"✗ “{name}” {run.status.value}"
         lines = [run_summary(run, with_status=False)]
-        if run.error:
-            lines.append(run.error)
+        reason = outcome_reason(run)
+        if reason:
+            lines.append(reason)
         if run.proposed_version is not None:
             lines.append(f"A repair waits for review as version {run.proposed_version}.")
         lines.append("Click to open the run record.")
+        unverified = run.status is RunStatus.UNVERIFIED
         self.notify(
-            title, "\n".join(lines), run_id=run.id, failed=run.status is not RunStatus.SUCCEEDED
+            title,
+            "\n".join(lines),
+            run_id=run.id,
+            failed=run.status is not RunStatus.SUCCEEDED and not unverified,
+            unverified=unverified,
         )
 
     def _watch_batch(self, window: BatchWindow) -> None:
@@ -661,7 +673,8 @@ class Tray(QObject):
             f"“{name}” over a CSV file: {window.outcome.text()}",
             f"{window.status_label.text()}\n{window.results_label.text()}\n"
             "Click to show the batch.",
-            failed=not window.all_succeeded,
+            failed=window.some_not_done,
+            unverified=not window.all_succeeded and not window.some_not_done,
             show=show,
         )
 
@@ -681,17 +694,19 @@ class Tray(QObject):
         *,
         run_id: str | None = None,
         failed: bool = False,
+        unverified: bool = False,
         show: Callable[[], object] | None = None,
     ) -> None:
         """A desktop notification (the status bar where there is no tray); clicking it opens
-        the run record of *run_id*, or calls *show*."""
+        the run record of *run_id*, or calls *show*. A failure, or a run done, unverified, gets
+        the warning icon, never the information icon of a success."""
         self.last_message = TrayMessage(
-            title=title, text=text, run_id=run_id, failed=failed, show=show
+            title=title, text=text, run_id=run_id, failed=failed, unverified=unverified, show=show
         )
         if self.icon is not None and self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
             kind = (
                 QSystemTrayIcon.MessageIcon.Warning
-                if failed
+                if failed or unverified
                 else QSystemTrayIcon.MessageIcon.Information
             )
             self.icon.showMessage(title, text, kind, MESSAGE_MS)

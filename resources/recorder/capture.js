@@ -96,15 +96,22 @@
  *                matched exactly this one element, as Playwright resolves it, when recorded;
  *                a strategy that would match several elements is left out.
  *   fingerprint  {tag, role, name, text, attributes, bbox: {x, y, width, height},
- *                nearby_text: [...<=4], ancestors: [...<=5]}; keys not observed are absent.
- *                attributes: those of FINGERPRINT_ATTRIBUTES that are set (never `value`;
- *                contenteditable="" reads "true")
+ *                nearby_text: [...<=4], ancestors: [...<=5], item}; keys not observed are
+ *                absent. attributes: those of FINGERPRINT_ATTRIBUTES that are set (never
+ *                `value`; contenteditable="" reads "true"), and `option-value`, a radio's or
+ *                checkbox's own value when it is a word of the markup (never a record's key).
+ *                item: {css, texts, inner} when the element is inside a repeated item (a table
+ *                row, a list item, a card: `css` matches it and its siblings), `texts` the
+ *                item's own short texts (cells, title; <=6, those no sibling shows first),
+ *                `inner` a locator finding the element inside the item (its role and name, or
+ *                an attribute selector, unique there)
  *   sensitive    true for secret fields; their value is null in every payload and never
  *                appears in locators or fingerprint
  *   css          the unique CSS selector (also among the locators) or null
  *
  * CANDIDATE: {fingerprint, css, xpath}
- *   fingerprint  exactly what `describe(element).fingerprint` is (the same function)
+ *   fingerprint  what `describe(element).fingerprint` is (the same function), but an item
+ *                has only its `texts`, in page order (no `inner`: candidates stay cheap)
  *   css, xpath   the unique selectors `describe` would give (each null if there is none)
  *
  * `window.__procedura` (non-enumerable): {version, describeOnly, describe(element) ->
@@ -922,6 +929,15 @@
       (part.match(/\d/g) || []).length >= 2); // hashes: css-1x2y3z, a8f3e9c1
   }
 
+  /**
+   * Whether an option's `value` is a word of the page's own markup ("customer", "on"), not a
+   * record's key ("11", "3f2a9c1e"): a key differs from one record to the next, so a locator or
+   * fingerprint pinned on it would find another record.
+   */
+  function isWordValue(value) {
+    return /[a-z]/i.test(value) && !/^[0-9a-f-]{8,}$/i.test(value) && !looksGenerated(value);
+  }
+
   function isUsableId(id) {
     return !!id && id.length <= 64 && !/\s/.test(id) && !looksGenerated(id);
   }
@@ -965,7 +981,7 @@
       // A radio/checkbox's value attribute is static markup (never a typed value).
       const value = element.getAttribute("value");
       const staticValue = ["radio", "checkbox"].includes(element.type) && !isSensitive(element);
-      if (staticValue && usable(value)) {
+      if (staticValue && usable(value) && isWordValue(value)) {
         selectors.push(`${base}[value=${cssString(value)}]`);
       }
     }
@@ -1076,7 +1092,8 @@
    * role + name, exactly as Playwright's get_by_role finds it. When several elements share the
    * role and name (a "New contact" link in the menu and a "New contact" button on the page),
    * the locator carries `nth`, this element's index among them in document order (Playwright's
-   * order), and ranks last: it still tells the element apart, but breaks if one is added before.
+   * order), and `nth_of`, how many there were, and ranks last: it still tells the element
+   * apart while the page has as many of them, but breaks if one is added before.
    */
   function roleLocator(element, role, name) {
     if (!role || !name || role === "presentation" || role === "none" || role === "generic") {
@@ -1100,7 +1117,7 @@
       if (count > MAX_NTH) return null;
     }
     if (count === 1) return { strategy: "role", value: role, name };
-    return index >= 0 ? { strategy: "role", value: role, name, nth: index } : null;
+    return index >= 0 ? { strategy: "role", value: role, name, nth: index, nth_of: count } : null;
   }
 
   /**
@@ -1263,6 +1280,13 @@
       if (name === "contenteditable" && value === "") value = "true"; // "" means editable
       if (value !== null && value !== "") attributes[name] = clip(value, 1000);
     }
+    // A radio's or checkbox's own value tells the options of one group apart (their `name` is
+    // the group's); kept only when it is markup, never a record's key or anything typed.
+    const option = tagOf(element) === "input" && ["radio", "checkbox"].includes(element.type);
+    const value = option ? element.getAttribute("value") : null;
+    if (value && value.length <= MAX_LOCATOR_TEXT && isWordValue(value) && !isSensitive(element)) {
+      attributes["option-value"] = value;
+    }
     return attributes;
   }
 
@@ -1371,7 +1395,126 @@
     return result;
   }
 
-  function fingerprint(element, role, name, secretInside) {
+  // ── the repeated item an element is in (a row, a list item, a card) ──────────────────────
+
+  /** Items of repeated structures, by what they are. */
+  const ITEM_SELECTOR = "tr, li, [role='row'], [role='listitem'], [role='article'], article";
+  /** How far up a card (a repeated sibling of the same tag and classes) is looked for. */
+  const MAX_ITEM_DEPTH = 6;
+  /** How many of an item's texts are reported. */
+  const MAX_ITEM_TEXTS = 6;
+
+  /** The class part of a selector for `node` (up to two classes that look hand-written). */
+  function classSelector(node) {
+    return Array.from(node.classList)
+      .filter((c) => c.length <= 30 && !looksGenerated(c) && /^[a-z_-][\w-]*$/i.test(c))
+      .slice(0, 2).map((c) => `.${cssEscape(c)}`).join("");
+  }
+
+  /**
+   * {node, css}: the item `element` is in, and a selector matching it and its siblings. Rows
+   * and list items are items; so is a card, an ancestor repeated beside siblings of the same
+   * tag and classes, unless `element` is a form control its own name already tells apart
+   * (the repeated wrappers of a form's fields).
+   */
+  function repeatedItem(element, name) {
+    const known = element.parentElement && element.parentElement.closest(ITEM_SELECTOR);
+    if (known && known !== document.body) {
+      const role = explicitRole(known);
+      return { node: known, css: role ? `[role="${role}"]` : tagOf(known) };
+    }
+    if (name && isFormControl(element)) return null;
+    let node = element.parentElement;
+    for (let depth = 0; node && depth < MAX_ITEM_DEPTH; depth += 1, node = node.parentElement) {
+      if (node === document.body || !node.parentElement) break;
+      const classes = classSelector(node);
+      if (!classes) continue;
+      const css = `${cssTag(node)}${classes}`;
+      const twins = Array.from(node.parentElement.children).filter((c) => c.matches(css));
+      if (twins.length >= 2) return { node, css };
+    }
+    return null;
+  }
+
+  /** How many sibling items are looked at to order an item's texts. */
+  const MAX_ITEM_SIBLINGS = 200;
+
+  /**
+   * The short texts an item shows (its cells, its title), in page order, each the whole text of
+   * the smallest element holding it, leaving out `element`'s own subtree, form controls, and
+   * texts without a letter (counts, record numbers). With `siblings`, the texts no sibling item
+   * also shows come first.
+   */
+  function itemTexts(node, element, cache, siblings) {
+    const found = [];
+    for (const text of ownTexts(node, element, cache)) {
+      if (!found.includes(text)) found.push(text);
+      if (found.length >= MAX_ITEM_TEXTS * 2) break;
+    }
+    if (!siblings) return found.slice(0, MAX_ITEM_TEXTS);
+    const shared = new Set();
+    for (const sibling of siblings.slice(0, MAX_ITEM_SIBLINGS)) {
+      for (const text of ownTexts(sibling, null, cache)) shared.add(text);
+    }
+    const unique = found.filter((t) => !shared.has(t));
+    return [...unique, ...found.filter((t) => shared.has(t))].slice(0, MAX_ITEM_TEXTS);
+  }
+
+  /** The whole texts of the smallest elements under `root` holding them (see itemTexts). */
+  function* ownTexts(root, element, cache) {
+    const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (element && (node === element || element.contains(node) || node.contains(element))) {
+        continue;
+      }
+      if (isFormControl(node) || TEXT_SKIP_TAGS.has(tagOf(node))) continue;
+      if ((node.textContent || "").length > MAX_LOCATOR_TEXT * 4) continue;
+      const text = playwrightText(node, cache).normalized;
+      if (!text || text.length > MAX_LOCATOR_TEXT || !/\p{L}/u.test(text)) continue;
+      if (matchesTextItself(node, text, cache)) yield text;
+    }
+  }
+
+  /** How to find `element` inside its item: its role (and name) or an attribute, if unique. */
+  function innerLocator(item, element, role, name) {
+    const inside = (matches) => matches.length === 1 && matches[0] === element;
+    if (role && role !== "generic" && role !== "presentation" && role !== "none") {
+      const same = Array.from(item.node.querySelectorAll("*")).filter((n) =>
+        ariaRole(n) === role && !isHiddenForAria(n) && (!name || accessibleName(n) === name));
+      if (inside(same)) return name ? { strategy: "role", value: role, name }
+        : { strategy: "role", value: role };
+    }
+    for (const selector of attributeSelectors(element)) {
+      if (/\[value=/.test(selector)) continue;
+      const matches = attempt(() => item.node.querySelectorAll(selector), []);
+      if (inside(Array.from(matches))) return { strategy: "css", value: selector };
+    }
+    const tag = cssTag(element);
+    return inside(Array.from(item.node.querySelectorAll(tag))) ? { strategy: "css", value: tag }
+      : null;
+  }
+
+  /**
+   * {css, texts, inner} of the repeated item `element` is in, or null (see TARGET). `full`
+   * (describing a target) also orders the texts by what tells the item from its siblings and
+   * finds `inner`; candidates get the texts only (their cost grows with the page).
+   */
+  function itemContext(element, role, name, full) {
+    const item = repeatedItem(element, name);
+    if (!item) return null;
+    const cache = new Map();
+    const parent = item.node.parentElement;
+    const siblings = full && parent
+      ? Array.from(parent.children).filter((c) => c !== item.node && c.matches(item.css))
+      : null;
+    const texts = itemTexts(item.node, element, cache, siblings);
+    if (!texts.length) return null;
+    if (!full) return { css: item.css, texts };
+    const inner = innerLocator(item, element, role, name);
+    return inner ? { css: item.css, texts, inner } : null;
+  }
+
+  function fingerprint(element, role, name, secretInside, full) {
     const tag = tagOf(element);
     const result = { tag };
     if (role) result.role = role;
@@ -1385,6 +1528,10 @@
     result.bbox = boundingBox(element);
     result.nearby_text = nearbyText(element);
     result.ancestors = ancestors(element);
+    if (!secretInside) {
+      const item = attempt(() => itemContext(element, role, name, full), null);
+      if (item) result.item = item;
+    }
     return result;
   }
 
@@ -1406,9 +1553,10 @@
   }
 
   /** The fingerprint of `element` (as in TARGET), given its `identityOf`. */
-  function fingerprintOf(element, identity) {
+  function fingerprintOf(element, identity, full) {
     const { role, name, secretInside } = identity;
-    return attempt(() => fingerprint(element, role, name, secretInside), { tag: tagOf(element) });
+    return attempt(() => fingerprint(element, role, name, secretInside, full),
+      { tag: tagOf(element) });
   }
 
   function describeElement(element) {
@@ -1428,7 +1576,7 @@
       xpath ? { strategy: "xpath", value: xpath } : null,
       ambiguousRole ? byRole : null,
     ].filter(Boolean);
-    return { locators, fingerprint: fingerprintOf(element, identity), sensitive, css };
+    return { locators, fingerprint: fingerprintOf(element, identity, true), sensitive, css };
   }
 
   // ── candidates: what replay matches a recorded fingerprint against ───────────────────────
@@ -1458,7 +1606,7 @@
       for (const element of document.querySelectorAll(CANDIDATE_SELECTOR)) {
         if (!attempt(() => isActionable(element) && isShownCandidate(element), false)) continue;
         found.push({
-          fingerprint: fingerprintOf(element, identityOf(element)),
+          fingerprint: fingerprintOf(element, identityOf(element), false),
           css: attempt(() => cssSelector(element), null),
           xpath: attempt(() => xpathFor(element), null),
         });

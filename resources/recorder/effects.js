@@ -12,7 +12,8 @@
  *
  * It never changes what the page does. To follow causes it wraps, before any page script runs,
  * `fetch` (and the body readers of its responses), `XMLHttpRequest.prototype.open/send`, the
- * `WebSocket` constructor and `send`, `setTimeout` and `requestAnimationFrame`: each wrapper
+ * `WebSocket` constructor and `send`, `setTimeout` and `requestAnimationFrame`, and `alert`,
+ * `confirm` and `prompt` (to note the person's answer): each wrapper
  * calls the page's function unchanged and only notes which action is behind it. Page scripts
  * that run their work through other queues (a MessageChannel scheduler, for one) are attributed
  * by time.
@@ -54,6 +55,9 @@
  *                   are not any more
  *   items_added / items_removed   change in the number of list items and table rows
  *   dialogs_opened / dialogs_closed   change in the number of open dialogs
+ *   browser_dialogs [{kind, message, accepted}] the browser's own dialogs (alert, confirm,
+ *                   prompt) the action led to and how the person answered (OK: accepted);
+ *                   never what was typed into a prompt
  *   values_changed  [{field, value}] fields whose value the page changed (never the field
  *                   acted on, never a sensitive one)
  *   requests        [{method, path, status}] requests the action caused (fetch, XHR, form
@@ -107,6 +111,7 @@
   const MAX_ROLES = 300;
   const MAX_REPORTED_REQUESTS = 20;
   const MAX_REPORTED_VALUES = 8;
+  const MAX_BROWSER_DIALOGS = 5;
   const MAX_CONTEXTS = 50;
   /** How long the frame clock keeps time after the page last changed. */
   const CLOCK_MS = 1000;
@@ -279,7 +284,7 @@
       appeared: new Map(), // line -> true while still shown
       roles: new Map(), // line -> the role of what shows it (looked up once)
       disappeared: new Set(),
-      rows: 0, dialogsOpened: 0, dialogsClosed: 0,
+      rows: 0, dialogsOpened: 0, dialogsClosed: 0, browserDialogs: [],
       values: new Map(), requests: [], pending: 0, timers: 0, timersAwaited: 0,
       domChanged: false, firstChange: 0, firstFrame: 0, textsKnown: true, leftPage: false,
       urlAfter: location.href, titleAfter: document.title,
@@ -495,6 +500,7 @@
       items_removed: Math.max(0, -context.rows),
       dialogs_opened: context.dialogsOpened,
       dialogs_closed: context.dialogsClosed,
+      browser_dialogs: context.browserDialogs.slice(0, MAX_BROWSER_DIALOGS),
       values_changed: values,
       requests: context.requests.slice(0, MAX_REPORTED_REQUESTS),
       left_page: context.leftPage,
@@ -949,12 +955,43 @@
     value: api, enumerable: false, configurable: false, writable: false,
   });
 
+  // ── the browser's own dialogs ────────────────────────────────────────────────────────────
+
+  /**
+   * `alert`, `confirm` and `prompt`, each called unchanged: what the person answered is noted
+   * on the action that asked (kind, message, accepted), never what they typed into a prompt.
+   */
+  function wrapBrowserDialogs() {
+    for (const kind of ["alert", "confirm", "prompt"]) {
+      const native = window[kind];
+      if (typeof native !== "function") continue;
+      const wrapped = {
+        [kind](...args) {
+          const answer = native.apply(this, args);
+          attemptOr(() => {
+            const context = causeNow();
+            if (!context) return;
+            const accepted = kind === "alert" || (kind === "confirm" ? answer === true
+              : answer !== null);
+            const message = normalizeLine(String(args.length ? args[0] : ""));
+            context.browserDialogs.push({ kind, message, accepted });
+            noteActivity(context);
+          });
+          return answer;
+        },
+      }[kind];
+      copyIdentity(wrapped, native);
+      window[kind] = wrapped;
+    }
+  }
+
   // ── installation ─────────────────────────────────────────────────────────────────────────
 
   attemptOr(wrapFetch);
   attemptOr(wrapXhr);
   attemptOr(wrapWebSocket);
   attemptOr(wrapTimers);
+  attemptOr(wrapBrowserDialogs);
 
   const noteUrlChange = guarded(() => {
     urlChangedAt = now();

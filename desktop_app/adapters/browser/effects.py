@@ -14,7 +14,13 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from desktop_app.core.models.trajectory import Effects, FieldChange, RequestSeen, TextChange
+from desktop_app.core.models.trajectory import (
+    BrowserDialog,
+    Effects,
+    FieldChange,
+    RequestSeen,
+    TextChange,
+)
 from desktop_app.core.redaction import redact_effects
 
 __all__ = ["effects_from_payload", "ms_of"]
@@ -87,6 +93,17 @@ def effects_from_payload(data: dict[str, Any], secrets: Collection[str]) -> Effe
                         status=status if isinstance(status, int) else None,
                     )
                 )
+    dialogs = []
+    for item in data.get("browser_dialogs") or ():
+        if isinstance(item, dict):
+            with contextlib.suppress(ValidationError, TypeError, ValueError):
+                dialogs.append(
+                    BrowserDialog(
+                        kind=item.get("kind"),
+                        message=_text(item.get("message"))[:500],
+                        accepted=item.get("accepted") is not False,
+                    )
+                )
     effects = Effects(
         dom_changed=bool(data.get("dom_changed")),
         texts_known=data.get("texts_known") is not False,
@@ -96,6 +113,7 @@ def effects_from_payload(data: dict[str, Any], secrets: Collection[str]) -> Effe
         items_removed=_count(data.get("items_removed")),
         dialogs_opened=_count(data.get("dialogs_opened")),
         dialogs_closed=_count(data.get("dialogs_closed")),
+        browser_dialogs=tuple(dialogs),
         values_changed=tuple(values),
         requests=tuple(requests),
         left_page=bool(data.get("left_page")),

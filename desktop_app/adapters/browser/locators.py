@@ -20,14 +20,23 @@ TEST_ID_ATTRIBUTES = ("data-testid", "data-test", "data-qa")
 def to_playwright(scope: Page | Frame, locator: Locator) -> PlaywrightLocator:
     """The Playwright locator for *locator* in *scope* (a page or a frame).
 
+    A locator ``within`` an item looks inside the items (``css``) that hold an element whose
+    whole text is the item's ``text``: with two such items it matches in both, so a probe sees
+    the ambiguity instead of a silent pick.
+
     Raises:
         ValueError: an ``image_anchor`` locator, which only the desktop backend resolves.
     """
-    found = _locate(scope, locator)
+    inside: Page | Frame | PlaywrightLocator = scope
+    if locator.within is not None:
+        inside = scope.locator(locator.within.css).filter(
+            has=scope.get_by_text(locator.within.text, exact=True)
+        )
+    found = _locate(inside, locator)
     return found if locator.nth is None else found.nth(locator.nth)
 
 
-def _locate(scope: Page | Frame, locator: Locator) -> PlaywrightLocator:
+def _locate(scope: Page | Frame | PlaywrightLocator, locator: Locator) -> PlaywrightLocator:
     value = locator.value
     match locator.strategy:
         case LocatorStrategy.ROLE:

@@ -73,10 +73,16 @@ class PlaywrightPreview:
         """
         from playwright.async_api import Error
 
+        within = locator.within
         rendered = locator.model_copy(
             update={
                 "value": render(locator.value, values),
                 "name": render(locator.name, values) if locator.name is not None else None,
+                "within": (
+                    within.model_copy(update={"text": render(within.text, values)})
+                    if within is not None
+                    else None
+                ),
             }
         )
         found = to_playwright(self._page, rendered)

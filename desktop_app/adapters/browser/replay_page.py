@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from desktop_app.adapters.browser.locators import to_playwright
 from desktop_app.adapters.browser.targets import fingerprint_from_payload, target_from_payload
@@ -28,23 +28,73 @@ from desktop_app.core.models.workflow import (
 from desktop_app.core.replay.browser import (
     ActionFailed,
     Candidate,
+    FieldState,
     Handle,
     NavigationRefused,
     Overlay,
     PageAction,
+    PageDialog,
     Probe,
 )
 from desktop_app.core.replay.render import domain_allowed
 from desktop_app.core.urls import url_matches
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, Page, Request, Route
+    from playwright.async_api import BrowserContext, Dialog, Page, Request, Route
     from playwright.async_api import Locator as PlaywrightLocator
 
 __all__ = ["PlaywrightPage"]
 
 _POLL_S: Final = 0.05
 _QUICK_MS: Final = 1500
+#: How long nothing must happen (no request, no change to the document) for a page to be
+#: settled.
+QUIET_S: Final = 0.5
+#: A request pending longer than this is the page's own long poll or stream, not loading.
+_LONG_REQUEST_S: Final = 5.0
+
+# Notes when the document last changed (Procedura's own marks left out), in every page of a
+# run, from its first element on.
+_CHANGES_JS: Final = """(() => {
+  if (window.__proceduraChanges) return;
+  const state = { last: performance.now() };
+  Object.defineProperty(window, "__proceduraChanges", { value: state, enumerable: false });
+  const own = (m) => m.type === "attributes"
+    && (m.attributeName || "").startsWith("data-procedura-");
+  const watch = new MutationObserver((records) => {
+    if (records.some((m) => !own(m))) state.last = performance.now();
+  });
+  const start = () => watch.observe(document, {
+    subtree: true, childList: true, attributes: true, characterData: true,
+  });
+  if (document.documentElement) start();
+  else document.addEventListener("readystatechange", start, { once: true });
+})()"""
+
+# What a form control holds: a field's value (an editable region's text), a toggle's state
+# (native or ARIA), a select's chosen options (labels and values).
+_FIELD_JS: Final = """(el) => {
+  const tag = el.localName;
+  const role = (el.getAttribute("role") || "").toLowerCase();
+  let checked = null;
+  if (tag === "input" && (el.type === "checkbox" || el.type === "radio")) checked = el.checked;
+  else if (["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"].includes(role))
+    checked = el.getAttribute("aria-checked") === "true";
+  const selected = [];
+  if (tag === "select") {
+    for (const option of el.selectedOptions) selected.push(option.label, option.value);
+  }
+  let value = "";
+  if ("value" in el && typeof el.value === "string" && tag !== "button") value = el.value;
+  else if (el.isContentEditable) value = el.innerText;
+  return { value, checked, selected };
+}"""
+
+_QUIET_JS: Final = """(quietMs) => {
+  if (document.readyState !== "complete") return false;
+  const changes = window.__proceduraChanges;
+  return !changes || performance.now() - changes.last >= quietMs;
+}"""
 
 _RECEIVES_POINTER_JS: Final = """(el) => {
   el.scrollIntoView({block: "nearest", inline: "nearest"});
@@ -179,6 +229,14 @@ class PlaywrightPage:
         self._script = describe_script
         self._refused: list[str] = []
         self._secret_fields: list[PlaywrightLocator] = []
+        self._pending: dict[Request, float] = {}
+        self._last_request = time.monotonic()
+        self._dialog_answer: Literal["accept", "dismiss"] | None = None
+        self._dialogs: list[PageDialog] = []
+        page.on("dialog", self._on_dialog)
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_request_done)
+        page.on("requestfailed", self._on_request_done)
 
     @property
     def page(self) -> Page:
@@ -191,8 +249,35 @@ class PlaywrightPage:
         return list(self._refused)
 
     async def install(self, context: BrowserContext) -> None:
-        """Guard *context*: abort navigation requests that leave the domains."""
+        """Guard *context* (abort navigation requests that leave the domains) and have its
+        pages note when their document changes (see :meth:`settled`)."""
         await context.route("**/*", self._guard)
+        await context.add_init_script(script=_CHANGES_JS)
+
+    async def _on_dialog(self, dialog: Dialog) -> None:
+        from playwright.async_api import Error
+
+        kind = dialog.type
+        expected = self._dialog_answer is not None and kind in ("confirm", "prompt")
+        accept = kind in ("alert", "beforeunload") or self._dialog_answer == "accept"
+        self._dialogs.append(PageDialog(kind, dialog.message[:300], accept, expected))
+        with contextlib.suppress(Error):
+            await (dialog.accept() if accept else dialog.dismiss())
+
+    async def answer_dialogs(self, answer: Literal["accept", "dismiss"] | None) -> None:
+        self._dialog_answer = answer
+        self._dialogs = []
+
+    async def dialogs(self) -> list[PageDialog]:
+        return list(self._dialogs)
+
+    def _on_request(self, request: Request) -> None:
+        self._pending[request] = time.monotonic()
+        self._last_request = time.monotonic()
+
+    def _on_request_done(self, request: Request) -> None:
+        self._pending.pop(request, None)
+        self._last_request = time.monotonic()
 
     async def _guard(self, route: Route, request: Request) -> None:
         if request.is_navigation_request() and not domain_allowed(request.url, self._domains):
@@ -244,6 +329,20 @@ class PlaywrightPage:
             return bool(await self._page.evaluate(_BUSY_JS))
         except Error:
             return True  # navigating: the page is busy
+
+    async def settled(self) -> bool:
+        from playwright.async_api import Error
+
+        now = time.monotonic()
+        if now - self._last_request < QUIET_S:
+            return False
+        if any(now - began < _LONG_REQUEST_S for began in self._pending.values()):
+            return False
+        try:
+            quiet = bool(await self._page.evaluate(_QUIET_JS, QUIET_S * 1000))
+        except Error:
+            return False  # navigating
+        return quiet and not await self.busy()  # a spinner saying "Loading…" is not rest
 
     async def blocking_overlay(self) -> Overlay | None:
         from playwright.async_api import Error
@@ -323,6 +422,20 @@ class PlaywrightPage:
             return await locator.get_attribute(attribute, timeout=_QUICK_MS) or ""
         except Error as exc:
             raise ActionFailed(f"could not read {handle.describe()}: {_first_line(exc)}") from None
+
+    async def field_state(self, handle: Handle) -> FieldState:
+        from playwright.async_api import Error
+
+        try:
+            data: Any = await self._locator(handle).evaluate(_FIELD_JS, timeout=_QUICK_MS)
+        except Error as exc:
+            raise ActionFailed(f"could not read {handle.describe()}: {_first_line(exc)}") from None
+        checked = data.get("checked")
+        return FieldState(
+            value=str(data.get("value") or ""),
+            checked=bool(checked) if checked is not None else None,
+            selected=tuple(str(v) for v in data.get("selected") or ()),
+        )
 
     async def screenshot(self) -> bytes:
         from playwright.async_api import Error

@@ -7,8 +7,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from desktop_app.core.items import with_item_locator
 from desktop_app.core.models.common import BoundingBox
-from desktop_app.core.models.target import Fingerprint, Locator, Target
+from desktop_app.core.models.target import Fingerprint, ItemContext, Locator, Target
 
 __all__ = ["fingerprint_from_payload", "target_from_payload"]
 
@@ -23,6 +24,7 @@ def fingerprint_from_payload(fp: Any) -> Fingerprint | None:
         }
         bbox = fp.get("bbox")
         return Fingerprint(
+            item=_item(fp.get("item")),
             tag=fp.get("tag"),
             role=fp.get("role"),
             name=fp.get("name"),
@@ -31,6 +33,20 @@ def fingerprint_from_payload(fp: Any) -> Fingerprint | None:
             bbox=BoundingBox.model_validate(bbox) if isinstance(bbox, dict) else None,
             nearby_text=tuple(str(t) for t in fp.get("nearby_text") or ()),
             ancestors=tuple(str(t) for t in fp.get("ancestors") or ()),
+        )
+    return None
+
+
+def _item(data: Any) -> ItemContext | None:
+    """The repeated item the element is in, or None (also when it does not validate)."""
+    if not isinstance(data, dict):
+        return None
+    with contextlib.suppress(ValidationError, TypeError, ValueError):
+        inner = data.get("inner")
+        return ItemContext(
+            css=str(data.get("css") or ""),
+            texts=tuple(str(t) for t in data.get("texts") or ())[:12],
+            inner=Locator.model_validate(inner) if isinstance(inner, dict) else None,
         )
     return None
 
@@ -50,4 +66,5 @@ def target_from_payload(data: Any) -> Target | None:
         fingerprint = fingerprint.model_copy(
             update={"attributes": {**fingerprint.attributes, "data-procedura-sensitive": "true"}}
         )
-    return Target(locators=tuple(locators), fingerprint=fingerprint)
+    # An element in a repeated item can also be found through the item showing its text.
+    return with_item_locator(Target(locators=tuple(locators), fingerprint=fingerprint))

@@ -131,6 +131,10 @@ class _Tab:
         return min((b for b in self.began if b.at_ms > moment_ms), key=_at_ms, default=None)
 
 
+def _leave_to_the_person(_dialog: object) -> None:
+    """A dialog the person answers themselves (see :meth:`WebRecorder._track`)."""
+
+
 class WebRecorder:
     """Records what a person does in a browser context into a :class:`RecordingSession`.
 
@@ -419,6 +423,10 @@ class WebRecorder:
         self._tabs[page] = tab
         page.on("framenavigated", lambda frame: self._on_navigated(page, frame))
         page.on("close", lambda _p: self._queue.put_nowait(("close", page)))
+        # A listener that answers nothing: the browser's own dialogs (confirm, alert) stay for
+        # the person to answer (without one, Playwright would dismiss them at once). Their
+        # answers are noted by the page script, on the action that asked.
+        page.on("dialog", _leave_to_the_person)
         tab.watch = self._spawn(self._watch(page))
         if self._active is None:
             self._active = tab

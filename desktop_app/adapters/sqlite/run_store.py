@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 
-from sqlalchemy import Engine, case, func
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow
@@ -113,26 +113,31 @@ class SqlRunStore:
             return len(rows)
 
     def run_stats(self) -> dict[str, RunStats]:
-        finished = [s.value for s in RunStatus if s is not RunStatus.RUNNING]
         query = select(
-            RunRow.workflow_id,
-            func.count(),
-            func.sum(case((col(RunRow.status).in_(finished), 1), else_=0)),
-            func.sum(case((col(RunRow.status) == RunStatus.SUCCEEDED.value, 1), else_=0)),
-            func.max(RunRow.started_at),
-        ).group_by(col(RunRow.workflow_id))
+            RunRow.workflow_id, RunRow.status, func.count(), func.max(RunRow.started_at)
+        ).group_by(col(RunRow.workflow_id), col(RunRow.status))
         with Session(self._engine) as session:
             rows = session.exec(query).all()
-        return {
-            workflow_id: RunStats(
+        counts: dict[str, dict[str, int]] = {}
+        latest: dict[str, datetime] = {}
+        for workflow_id, status, count, last in rows:
+            counts.setdefault(workflow_id, {})[status] = count
+            if last is not None and (workflow_id not in latest or last > latest[workflow_id]):
+                latest[workflow_id] = last
+        stats = {}
+        for workflow_id, by_status in counts.items():
+            newest = latest.get(workflow_id)
+            stats[workflow_id] = RunStats(
                 workflow_id=workflow_id,
-                runs=runs,
-                finished=done or 0,
-                succeeded=ok or 0,
-                last_run_at=last.replace(tzinfo=UTC) if last and last.tzinfo is None else last,
+                runs=sum(by_status.values()),
+                finished=sum(n for s, n in by_status.items() if s != RunStatus.RUNNING.value),
+                succeeded=by_status.get(RunStatus.SUCCEEDED.value, 0),
+                unverified=by_status.get(RunStatus.UNVERIFIED.value, 0),
+                last_run_at=(
+                    newest.replace(tzinfo=UTC) if newest and newest.tzinfo is None else newest
+                ),
             )
-            for workflow_id, runs, done, ok, last in rows
-        }
+        return stats
 
     def _run(self, session: Session, row: RunRow) -> Run:
         steps = session.exec(

@@ -3,8 +3,9 @@
 The guide is the standard operating procedure a team would file: title, description, the values
 to have at hand, then each step as a sentence ("Type the *Full name* (parameter ``full_name``)
 into **Full name**"), the screenshot recorded for it (the target outlined, sensitive fields
-covered), and what you should see after it. Secret values are never in a workflow, and the guide
-never names one: a secret is "your password (kept secret)".
+covered), and what you should see after it; it ends with the workflow's success check, "You are
+done when: …". Secret values are never in a workflow, and the guide never names one: a secret is
+"your password (kept secret)".
 
 Both outputs are built from one :class:`Guide` of styled text runs, so Markdown and HTML say the
 same thing and each escapes workflow text its own way.
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from desktop_app.core.describe import item_noun
 from desktop_app.core.models.target import LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     AgentStep,
@@ -164,7 +166,8 @@ class GuideStep:
 
 @dataclass(frozen=True, slots=True)
 class Guide:
-    """A whole guide: the workflow's text, its parameters as table rows, and its steps."""
+    """A whole guide: the workflow's text, its parameters as table rows, its steps, and what
+    shows it is done (its success check as clauses, e.g. "the page shows “Saved”")."""
 
     title: str
     description: str
@@ -173,6 +176,7 @@ class Guide:
     steps: tuple[GuideStep, ...]
     version: int
     workflow_id: str
+    done_when: tuple[Sentence, ...] = ()
 
 
 def _t(text: str) -> Run:
@@ -306,9 +310,18 @@ class _Writer:
         return "element"
 
     def _element(self, target: Target | None, *, acted_on: bool = True) -> list[Run]:
-        """The element by its name; one without a name is the one the screenshot outlines."""
+        """The element by its name, and the repeated item it is in when a locator looks inside
+        one: "**Select** in the row showing the *Full name* (parameter ``full_name``)"."""
         if target is None:
             return [_t("the highlighted place")]
+        runs = self._named(target, acted_on=acted_on)
+        scope = next((loc.within for loc in target.locators if loc.within is not None), None)
+        if scope is None or _plain(runs) == scope.text:
+            return runs
+        return [*runs, _t(f" in the {item_noun(scope.css)} showing "), *self._template(scope.text)]
+
+    def _named(self, target: Target, *, acted_on: bool) -> list[Run]:
+        """The element by its name; one without a name is the one the screenshot outlines."""
         found = self._label(target)
         if found is None:
             return [_t(f"the {'highlighted' if acted_on else 'expected'} {self._noun(target)}")]
@@ -342,6 +355,11 @@ class _Writer:
                 return [_t("a window titled "), *self._template(readable), _t(" is open")]
             case ImageVisible():
                 return [_t("the picture recorded for this step is on screen")]
+
+    def done_when(self, expectation: Expectation) -> Sentence:
+        """A check of the success check as a clause: "the page shows “Contact *Full name*
+        created”"."""
+        return tuple(self._condition(expectation))
 
     def expectation(self, expectation: Expectation) -> Sentence:
         """What a person should see after a step: "You should see “Contact *Full name* created”"."""
@@ -554,6 +572,7 @@ def build_guide(workflow: Workflow, media: MediaStore) -> Guide:
         steps=tuple(steps),
         version=workflow.version,
         workflow_id=workflow.id,
+        done_when=tuple(writer.done_when(e) for e in workflow.success),
     )
 
 
@@ -661,6 +680,9 @@ def render_markdown(
             lines += [f"![Step {step.number}]({target})", ""]
         if step.expectations:
             lines += [f"- {_md_runs(e)}" for e in step.expectations] + [""]
+    if guide.done_when:
+        lines += ["## Check that it worked", "", "You are done when:", ""]
+        lines += [f"- {_md_runs(e)}" for e in guide.done_when] + [""]
     lines += [
         "---",
         "",
@@ -793,9 +815,14 @@ def render_html(workflow: Workflow, media: MediaStore) -> str:
             items = "".join(f"<li>{_html_runs(e)}</li>" for e in step.expectations)
             out.append(f'<ul class="expect">{items}</ul>')
         out.append("</li>")
+    out += ["</ol>", "</section>"]
+    if guide.done_when:
+        items = "".join(f"<li>{_html_runs(e)}</li>" for e in guide.done_when)
+        out.append(
+            '<section class="done"><h2>Check that it worked</h2><p>You are done when:</p>'
+            f'<ul class="expect">{items}</ul></section>'
+        )
     out += [
-        "</ol>",
-        "</section>",
         f"<footer>{title}, version {guide.version} (workflow {_h(guide.workflow_id[:8])}). "
         "Generated by Procedura.</footer>",
         "</main>",

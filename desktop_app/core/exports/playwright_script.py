@@ -166,7 +166,8 @@ class By:
 
     strategy is role, label, placeholder, text, test_id, css or xpath; value is the role, the
     text or the selector; name is a role's accessible name; nth picks one of several matches
-    (0 is the first).
+    (0 is the first); within is (item selector, text): look only inside the one repeated item
+    (a table row, a list item) that shows an element whose whole text is that text.
     """
 
     strategy: str
@@ -174,32 +175,39 @@ class By:
     name: str | None = None
     exact: bool = True
     nth: int | None = None
+    within: tuple[str, str] | None = None
 
     def __str__(self) -> str:
         if self.strategy == "role" and self.name is not None:
             text = f'role={self.value}[name="{self.name}"]'
         else:
             text = f"{self.strategy}={self.value}"
+        if self.within is not None:
+            text = f'{self.within[0]} with "{self.within[1]}" >> {text}'
         return text if self.nth is None else f"{text} >> nth={self.nth}"
 
 
 def locate(page: Page, by: By) -> Locator:
     """The Playwright locator for *by*, built as Procedura builds it when it replays."""
+    scope: Page | Locator = page
+    if by.within is not None:
+        item, text = by.within
+        scope = page.locator(item).filter(has=page.get_by_text(text, exact=True))
     if by.strategy == "role":
-        found = page.get_by_role(by.value, name=by.name, exact=by.exact)
+        found = scope.get_by_role(by.value, name=by.name, exact=by.exact)
     elif by.strategy == "label":
-        found = page.get_by_label(by.value, exact=by.exact)
+        found = scope.get_by_label(by.value, exact=by.exact)
     elif by.strategy == "placeholder":
-        found = page.get_by_placeholder(by.value, exact=by.exact)
+        found = scope.get_by_placeholder(by.value, exact=by.exact)
     elif by.strategy == "text":
-        found = page.get_by_text(by.value, exact=by.exact)
+        found = scope.get_by_text(by.value, exact=by.exact)
     elif by.strategy == "test_id":
         selectors = [f"[{name}={json.dumps(by.value)}]" for name in TEST_ID_ATTRIBUTES]
-        found = page.locator(", ".join(selectors))
+        found = scope.locator(", ".join(selectors))
     elif by.strategy == "css":
-        found = page.locator(by.value)
+        found = scope.locator(by.value)
     elif by.strategy == "xpath":
-        found = page.locator(f"xpath={by.value}")
+        found = scope.locator(f"xpath={by.value}")
     else:
         raise ValueError(f"unknown locator strategy {by.strategy!r}")
     return found if by.nth is None else found.nth(by.nth)
@@ -273,6 +281,9 @@ def url_matches(url: str, pattern: str, match: str) -> bool:
     return fnmatchcase(url, pattern)
 '''
 
+#: The title of the exported script's last step (as the run record names it).
+_SUCCESS_TITLE: Final = "Check that the task was done"
+
 _EXPECT_TITLE: Final = '''
 async def expect_title(page: Page, step: Step, text: str) -> None:
     """Wait until the page title contains *text*."""
@@ -301,6 +312,16 @@ async def expect_text(page: Page, step: Step, text: str) -> None:
         raise StepFailed(
             f"{step}: expected the page to show the text {text!r}; it did not"
         ) from None
+'''
+
+_ANSWER_DIALOG: Final = '''
+def answer_next_dialog(page: Page, *, accept: bool) -> None:
+    """Answer the browser's next question (a confirm, a prompt) as the person did: OK or Cancel."""
+
+    async def answer(dialog: Dialog) -> None:
+        await (dialog.accept() if accept else dialog.dismiss())
+
+    page.once("dialog", answer)
 '''
 
 _EXPECT_ELEMENT: Final = '''
@@ -792,6 +813,7 @@ class _Script:
             _EXPECT_TEXT if "expect_text" in self.helpers else "",
             _EXPECT_ELEMENT if "expect_element" in self.helpers else "",
             _MATCHED if "matched" in self.helpers else "",
+            _ANSWER_DIALOG if "answer_next_dialog" in self.helpers else "",
             _CANNOT_RUN if "cannot_run" in self.helpers else "",
         ]
         if any(checks):
@@ -1083,6 +1105,8 @@ class _Script:
             if body:
                 body.append("")
             body += self._step(number, step, scope, taken, read)
+        if self.workflow.success:
+            body += ["", *self._success(len(steps) + 1, scope)]
         self.read = scope.read
         head = [
             "async def run(page: Page, args: argparse.Namespace) -> None:",
@@ -1152,6 +1176,11 @@ class _Script:
                         ["step", _literal("its element has only image-anchor locators")],
                     )
             action, stored = self._action(step, scope, taken, inner)
+            if step.dialog is not None:
+                self.helpers.add("answer_next_dialog")
+                self._need(playwright__async_api="Dialog")
+                accept = "True" if step.dialog == "accept" else "False"
+                body += [f"{inner}answer_next_dialog(page, accept={accept})"]
             if element is not None or target is None:
                 body += action
             if isinstance(step, WaitForStep | AssertStep):
@@ -1184,6 +1213,9 @@ class _Script:
             args.append("exact=False")
         if locator.nth is not None:
             args.append(f"nth={locator.nth}")
+        if locator.within is not None:
+            item = f"({_literal(locator.within.css)}, {scope.expr(locator.within.text)})"
+            args.append(f"within={item}")
         return _Nested("By", args)
 
     def _action(
@@ -1256,6 +1288,21 @@ class _Script:
             lines += _call(ind, f"{local} = matched", ["step", pattern, "text"])
         lines += _call(ind, "print", [f'f"{step.variable}={{{local}}}"'])
         return lines, (step.variable, local)
+
+    def _success(self, number: int, scope: _Scope) -> list[str]:
+        """The workflow's success check, as a last step: the task was done only if it holds."""
+        ind, inner = _INDENT, _INDENT * 2
+        lines = _comment(f"{number}. {_SUCCESS_TITLE}: the task was done only if this holds.", ind)
+        self.uses_timeout = True
+        lines += _call(
+            ind,
+            "with Step",
+            ["page", str(number), _literal(_SUCCESS_TITLE), "timeout"],
+            " as step:",
+        )
+        for expectation in self.workflow.success:
+            lines += self._check(expectation, scope, inner)
+        return lines
 
     def _check(self, expectation: Expectation, scope: _Scope, ind: str) -> list[str]:
         match expectation:

@@ -1,29 +1,39 @@
 """The offline inducer: one trajectory → a draft workflow, by rules a person can follow.
 
-Every entered or chosen value becomes a typed parameter named after its field; a value that recurs
-later (in a locator, a URL, an expectation) becomes that parameter there too; expectations come
-from what the recording observed each step do (the message the page showed, the page it led to)
-and the last step that changed the page also checks the outcome (the new item that holds an
-entered value); irreversible steps are flagged; the stated intent becomes an intent template.
-Nothing is invented: targets are the recorded ones.
+Every entered or chosen value becomes a typed parameter named after its field, and so does the
+label of what was clicked when the stated intent names it ("Open the Reports tab"); a value that
+recurs later (in a locator, a URL, an expectation) becomes that parameter there too, as a whole
+value only (``slots``); expectations come from what the recording observed each step do (the
+message the page showed, the page it led to); the workflow's success check comes from what the
+end of the recording showed of the outcome (``outcome``); irreversible steps are flagged; the
+stated intent becomes an intent template. Nothing is invented: targets are the recorded ones.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Final, Literal
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import urlsplit
 
+from desktop_app.core.induction import labels
 from desktop_app.core.induction.intent import make_intent_template
 from desktop_app.core.induction.naming import label_of, snake_case, unique_name
+from desktop_app.core.induction.outcome import (
+    NO_SUCCESS_NOTE,
+    message,
+    success_checks,
+    url_pattern,
+)
+from desktop_app.core.induction.slots import MIN_VALUE, Slot, Templater, url_parts
+from desktop_app.core.items import with_item_locator
 from desktop_app.core.models.target import LocatorStrategy, Target
 from desktop_app.core.models.trajectory import (
     ActionKind,
     Event,
     SecretPlaceholder,
-    TextChange,
     Trajectory,
 )
 from desktop_app.core.models.workflow import (
@@ -47,10 +57,10 @@ from desktop_app.core.models.workflow import (
     WindowTitleMatches,
     Workflow,
 )
-from desktop_app.core.templating import escape
+from desktop_app.core.templating import escape, placeholders
 from desktop_app.core.urls import normal_url
 
-__all__ = ["Induction", "induce"]
+__all__ = ["Induction", "induce", "introduced_parameters"]
 
 #: Words on a control that mean its effect cannot be taken back.
 IRREVERSIBLE: Final = re.compile(
@@ -61,12 +71,6 @@ IRREVERSIBLE: Final = re.compile(
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_STATUS_LINE = re.compile(r'^\s*- (?:status|alert)\b[^:\n]*:\s*"?(.+?)"?\s*$', re.MULTILINE)
-_ID_SEGMENT = re.compile(r"/(\d+|[0-9a-f]{8,}|[0-9a-f-]{36})(?=/|$)")
-_PLACEHOLDER = re.compile(r"\{[a-z_][a-z0-9_]*\}")
-_DIGITS = re.compile(r"\d+")
-#: A message part shorter than this, once the numbers that vary are cut out, checks nothing.
-_MIN_MESSAGE: Final = 8
 _DESKTOP_ACTIONS: Final = frozenset(
     {ActionKind.DESKTOP_CLICK, ActionKind.DESKTOP_TYPE, ActionKind.HOTKEY}
 )
@@ -75,16 +79,15 @@ _PREPOSITIONS: Final = frozenset({"for", "at", "to", "with", "in", "of", "on", "
 
 @dataclass
 class Induction:
-    """An induced workflow and what the inducer decided, for the person reviewing it."""
+    """An induced workflow and what the inducer decided, for the person reviewing it.
+
+    ``values``: the value recorded for each parameter that has one (not secrets, not
+    checkboxes): what was typed or chosen, or the label clicked.
+    """
 
     workflow: Workflow
     notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Slot:
-    parameter: Parameter
-    value: str | None  # the recorded value (None for a secret)
+    values: dict[str, str] = field(default_factory=dict)
 
 
 def _input_type(target: Target | None) -> str:
@@ -135,12 +138,40 @@ class _Builder:
     def __init__(self, trajectory: Trajectory) -> None:
         self.trajectory = trajectory
         self.events = list(trajectory.events)
-        self.slots: list[_Slot] = []
-        self._forms_cache: tuple[int, list[tuple[str, str]]] | None = None
+        self.values = Templater()
         self.steps: list[Step] = []
         self.notes: list[str] = []
+        self._url_seen = self._first_seen_in_urls()
+
+    @property
+    def slots(self) -> list[Slot]:
+        return self.values.slots
 
     # ── parameters ──────────────────────────────────────────────────────────────────────────
+
+    def _first_seen_in_urls(self) -> dict[str, int]:
+        """Each segment and query value of a recorded address, with the first event it was
+        there for: an address seen before event *i* (or as it began) has a number up to *i*."""
+        seen: dict[str, int] = {}
+        for part in url_parts(self.trajectory.start_url or ""):
+            seen.setdefault(part, 0)
+        for index, event in enumerate(self.events):
+            before = event.before.url if event.before else None
+            after = event.after.url if event.after else None
+            for url, at in ((before, index), (event.url, index + 1), (after, index + 1)):
+                for part in url_parts(url) if url else ():
+                    seen[part] = min(seen.get(part, at), at)
+        return seen
+
+    def _slot(self, parameter: Parameter, value: str | None, index: int) -> str:
+        """Add a slot for *parameter*, entered at event *index*; its placeholder. A value that
+        was part of an address before it was entered is the site's own: never in addresses."""
+        seen = self._url_seen.get(value.strip(), index + 1) if value is not None else index + 1
+        slot = Slot(parameter, value, since=index, in_urls=seen > index)
+        return self.values.add(slot)
+
+    def _taken(self) -> list[str]:
+        return [s.parameter.name for s in self.slots]
 
     def slot_for(self, event: Event, index: int) -> str:
         """The placeholder for the value *event* entered, creating its parameter."""
@@ -151,7 +182,7 @@ class _Builder:
             label or (fp.attributes.get("name") if fp else None) or ("text" if typed else "value"),
             fallback="value",
         )
-        name = unique_name(base, (s.parameter.name for s in self.slots))
+        name = unique_name(base, self._taken())
         window = event.before.window_title if event.before else None
         if typed:
             described = f"What to type in '{window}'" if window else "The text to type"
@@ -163,8 +194,7 @@ class _Builder:
                 type=ParameterType.SECRET,
                 description=f"{described} (a secret: asked for at run time or kept in the keyring)",
             )
-            self.slots.append(_Slot(parameter, None))
-            return "{" + name + "}"
+            return self._slot(parameter, None, index)
         value = event.value or ""
         if event.action is ActionKind.SELECT:
             options = _options(self.events, index, label)
@@ -193,54 +223,79 @@ class _Builder:
             if kind is ParameterType.DATE:
                 date.fromisoformat(value)  # a real date, or ValueError (caught by the caller)
             parameter = Parameter(name=name, type=kind, default=default, description=described)
-        self.slots.append(_Slot(parameter, value))
-        return "{" + name + "}"
+        return self._slot(parameter, value, index)
 
-    def flag_for(self, event: Event, checked: bool) -> str:
+    def flag_for(self, event: Event, index: int, checked: bool) -> str:
         """The placeholder of a bool parameter for a checkbox, its recorded state the default."""
         label = label_of(event.target)
-        name = unique_name(snake_case(label or "option"), (s.parameter.name for s in self.slots))
+        name = unique_name(snake_case(label or "option"), self._taken())
         parameter = Parameter(
             name=name,
             type=ParameterType.BOOL,
             default=checked,
             description=f"Whether to check '{label}'" if label else "Whether to check the box",
         )
-        self.slots.append(_Slot(parameter, None))  # "true" is no value to look for elsewhere
-        return "{" + name + "}"
+        return self._slot(parameter, None, index)  # "true" is no value to look for elsewhere
 
-    def templated(self, text: str) -> str:
-        """*text* as a template: every recorded value that appears in it becomes its slot."""
-        out = escape(text)
-        for escaped, placeholder in self._forms():
-            if escaped in out:
-                out = out.replace(escaped, placeholder)
-        return out
+    def own_label(self, event: Event, index: int, target: Target) -> str | None:
+        """The placeholder of a parameter made of the element's own label (a button, a link, a
+        tab, an option, a radio button) when the stated intent names it, else None."""
+        label = label_of(target)
+        if target.is_sensitive or not label or not self._nameable(label):
+            return None
+        verb = "choose" if _is_radio(target) else "click"
+        return self._named_label(event, index, target, label, verb=verb)
 
-    def _forms(self) -> list[tuple[str, str]]:
-        """Every slot's recorded value as it may appear in a text (plain, URL-quoted), escaped,
-        longest value first, with its placeholder; worked out again only when slots are added
-        (slots are only ever appended)."""
-        if self._forms_cache is None or self._forms_cache[0] != len(self.slots):
-            forms = []
-            for slot in sorted(self.slots, key=lambda s: -len(s.value or "")):
-                value = slot.value
-                if value is None or len(value) < 3:
-                    continue
-                for form in dict.fromkeys((value, quote(value), quote_plus(value))):
-                    forms.append((escape(form), "{" + slot.parameter.name + "}"))
-            self._forms_cache = (len(self.slots), forms)
-        return self._forms_cache[1]
+    def item_target(self, event: Event, index: int, target: Target) -> Target:
+        """*target* looking inside the item it is in by the item's text that holds a recorded
+        value ("{full_name}"), else by one the stated intent names (a parameter is made of
+        it), that locator first: the person meant that item. Else as recorded."""
+        if target.is_sensitive:
+            return target
+        fp = target.fingerprint
+        item = fp.item if fp is not None and fp.item is not None and fp.item.inner else None
+        scope = next((loc.within for loc in target.locators if loc.within is not None), None)
+        texts = item.texts if item is not None else (scope.text,) if scope is not None else ()
+        chosen = next((t for t in texts if _whole_placeholder(self.values.text(t))), None)
+        chosen = chosen or next((t for t in texts if placeholders(self.values.text(t))), None)
+        if chosen is None and self.trajectory.intent.strip():
+            named = (t for t in texts if self._nameable(t))
+            chosen = next(
+                (t for t in named if self._named_label(event, index, target, t, verb="act on")),
+                None,
+            )
+        if chosen is None or item is None:
+            return target
+        return with_item_locator(target, chosen, first=True)
 
-    def templated_target(self, target: Target) -> Target:
-        """*target* with recurring values in its locator values and names made slots."""
-        locators = []
-        for loc in target.locators:
-            image = loc.strategy is LocatorStrategy.IMAGE_ANCHOR
-            value = loc.value if image else self.templated(loc.value)
-            name = self.templated(loc.name) if loc.name is not None else None
-            locators.append(loc.model_copy(update={"value": value, "name": name}))
-        return target.model_copy(update={"locators": tuple(locators)})
+    def _nameable(self, label: str) -> bool:
+        """Long enough, and holding no value already (a name searched, then clicked)."""
+        return len(label) >= MIN_VALUE and self.values.text(label) == escape(label)
+
+    def _named_label(
+        self, event: Event, index: int, target: Target, label: str, *, verb: str
+    ) -> str | None:
+        intent = self.trajectory.intent
+        item = verb == "act on"
+        navigation = not item and labels.is_navigation(self.events, target, label)
+        found = labels.mention(intent, label, navigation=navigation)
+        if found is None:
+            return None
+        base = labels.name_for(intent, found, target, item=item)
+        name = unique_name(snake_case(base, fallback="label"), self._taken())
+        described = f"Which {base.replace('_', ' ')} to {verb} (the intent names it)"
+        choices = () if item else labels.choices_for(event, target, label)
+        if choices:
+            parameter = Parameter(
+                name=name,
+                type=ParameterType.CHOICE,
+                choices=choices,
+                default=label,
+                description=described,
+            )
+        else:
+            parameter = Parameter(name=name, default=label, description=described)
+        return self._slot(parameter, label, index)
 
     # ── steps ───────────────────────────────────────────────────────────────────────────────
 
@@ -251,78 +306,17 @@ class _Builder:
         if after is None:
             return ()
         found: list[Expectation] = []
-        message = self._message(event)
-        if message is not None:
-            found.append(TextPresent(text=message))
+        said = message(event, self.values)
+        if said is not None:
+            found.append(TextPresent(text=said))
         before_url = event.before.url if event.before else None
         if after.url and (
             navigated or (before_url and normal_url(after.url) != normal_url(before_url))
         ):
-            found.append(UrlMatches(pattern=_url_pattern(self.templated(after.url))))
+            found.append(UrlMatches(pattern=url_pattern(self.values.url(after.url))))
         elif navigated and after.title:
-            found.append(TitleMatches(text=self.templated(after.title)))
+            found.append(TitleMatches(text=self.values.text(after.title)))
         return tuple(found)
-
-    def _message(self, event: Event) -> str | None:
-        """The status or alert message the step made appear, templated: from what the page
-        reported (recordings before it did: the newest status line of the ARIA snapshot)."""
-        effects = event.effects
-        if effects is not None:
-            for change in effects.texts_added:
-                if change.role in {"status", "alert"}:
-                    text = self._checkable(change.text)
-                    if text is not None:
-                        return text
-            return None
-        after = event.after
-        if after is None or not after.aria_snapshot:
-            return None
-        before_text = event.before.aria_snapshot if event.before else None
-        for message in _STATUS_LINE.findall(after.aria_snapshot):
-            if before_text and message in before_text:
-                continue
-            return self.templated(message.strip())
-        return None
-
-    def _checkable(self, text: str) -> str | None:
-        """*text* templated, as a check that holds next time: numbers that are no entered
-        value (a new record's number: "Ticket #12 created") are cut out, keeping the longest
-        part between them; None when too little is left to check anything."""
-        templated = self.templated(text.strip())
-        if not _DIGITS.search(_PLACEHOLDER.sub("", templated)):
-            return templated
-        parts = [""]  # the text between numbers, placeholders kept whole
-        for piece in re.split(f"({_PLACEHOLDER.pattern})", templated):
-            if _PLACEHOLDER.fullmatch(piece):
-                parts[-1] += piece
-                continue
-            literal = _DIGITS.split(piece)
-            parts[-1] += literal[0]
-            parts.extend(literal[1:])
-        best = max((p.strip(" #:.,;-") for p in parts), key=len)
-        return best if len(_PLACEHOLDER.sub("", best)) >= _MIN_MESSAGE else None
-
-    def outcome(self, event: Event, already: tuple[Expectation, ...]) -> tuple[Expectation, ...]:
-        """The workflow's success check, on the last step that changed the page: besides its
-        own checks, the new item the step made appear that holds an entered value (the contact
-        in the list, the task added), as the person saw it."""
-        effects = event.effects
-        if effects is None:
-            return ()
-        shown = {e.text for e in already if isinstance(e, TextPresent)}
-        choices = {
-            "{" + s.parameter.name + "}"
-            for s in self.slots
-            if s.parameter.type is ParameterType.CHOICE
-        }
-        for change in _lasting_first(effects.texts_added):
-            text = self._checkable(change.text)
-            if text is None or text in shown or not _PLACEHOLDER.search(text):
-                continue
-            if text in choices:
-                continue  # an option's own label: its list shows it, whatever happened
-            return (TextPresent(text=text),)
-        return ()
 
     def desktop_expectations(self, index: int) -> tuple[Expectation, ...]:
         """A desktop action's check: the window the next action happens in, when the title
@@ -336,11 +330,34 @@ class _Builder:
         after = nxt.before.window_title
         if not after or after == before:
             return ()
-        return (WindowTitleMatches(pattern=self.templated(after), match="exact"),)
+        return (WindowTitleMatches(pattern=self.values.text(after), match="exact"),)
+
+    def click(self, event: Event, target: Target) -> ClickStep:
+        """A click: its title names the element (and the item it is in)."""
+        label = label_of(event.target)
+        double = event.action is ActionKind.DOUBLE_CLICK
+        name = self.values.text(label) if label else "the element"
+        return ClickStep(
+            title=f"{'Double-click' if double else 'Click'} '{name}'{_in_item(target)}",
+            target=target,
+            click_count=2 if double else 1,
+            modifiers=tuple(m.value for m in event.modifiers),
+            irreversible=_irreversible(event),
+            expectations=self.expectations(event, navigated=False),
+        )
 
     def add(self, index: int, event: Event) -> None:
         action = event.action
-        target = self.templated_target(event.target) if event.target is not None else None
+        clicked = action in {ActionKind.CLICK, ActionKind.DOUBLE_CLICK}
+        checked = action in {ActionKind.CHECK, ActionKind.UNCHECK}
+        radio = action is ActionKind.CHECK and _is_radio(event.target)
+        chosen = None
+        recorded = event.target
+        if recorded is not None and (clicked or radio) and self.trajectory.intent.strip():
+            chosen = self.own_label(event, index, recorded)
+        if recorded is not None and (clicked or checked):
+            recorded = self.item_target(event, index, recorded)
+        target = self.values.target(recorded) if recorded is not None else None
         label = label_of(event.target)
         common: dict[str, object] = {
             "source_events": (index,),
@@ -351,20 +368,11 @@ class _Builder:
             page = event.after.title if event.after and event.after.title else event.url
             step = GotoStep(
                 title=f"Open {page}",
-                url=self.templated(event.url),
+                url=self.values.url(event.url),
                 expectations=self.expectations(event, navigated=True),
             )
-        elif action in {ActionKind.CLICK, ActionKind.DOUBLE_CLICK} and target is not None:
-            double = action is ActionKind.DOUBLE_CLICK
-            name = self.templated(label) if label else "the element"
-            step = ClickStep(
-                title=f"{'Double-click' if double else 'Click'} '{name}'",
-                target=target,
-                click_count=2 if double else 1,
-                modifiers=tuple(m.value for m in event.modifiers),
-                irreversible=_irreversible(event),
-                expectations=self.expectations(event, navigated=False),
-            )
+        elif clicked and target is not None:
+            step = self.click(event, target)
         elif action in {ActionKind.FILL, ActionKind.UPLOAD} and target is not None:
             placeholder = self.slot_for(event, index)
             step = FillStep(
@@ -381,10 +389,15 @@ class _Builder:
                 value=placeholder,
                 expectations=self.expectations(event, navigated=False),
             )
-        elif action in {ActionKind.CHECK, ActionKind.UNCHECK} and target is not None:
-            placeholder = self.flag_for(event, action is ActionKind.CHECK)
+        elif checked and target is not None and chosen is not None:
+            # a radio button the intent names: which one is the value, not its state
             step = CheckStep(
-                title=f"Set '{label or 'the box'}' to {placeholder}",
+                title=f"Choose '{chosen}'{_in_item(target)}", target=target, checked=True
+            )
+        elif checked and target is not None:
+            placeholder = self.flag_for(event, index, action is ActionKind.CHECK)
+            step = CheckStep(
+                title=f"Set '{label or 'the box'}'{_in_item(target)} to {placeholder}",
                 target=target,
                 checked=placeholder,
             )
@@ -454,25 +467,50 @@ class _Builder:
         if step is None:
             self.notes.append(f"event {index} ({action.value}) has no step of its own; left out")
             return
-        self.steps.append(step.model_copy(update=common))
-
-    def add_outcome(self) -> None:
-        """Give the last step that changed the page the workflow's success check."""
-        for position in range(len(self.steps) - 1, -1, -1):
-            step = self.steps[position]
-            event = self.events[step.source_events[0]] if step.source_events else None
-            if event is None or event.effects is None or not event.effects.visible:
-                continue
-            extra = self.outcome(event, step.expectations)
-            if extra:
-                expectations = (*step.expectations, *extra)
-                self.steps[position] = step.model_copy(update={"expectations": expectations})
-            return
+        self.steps.append(
+            _answering_dialogs(step.model_copy(update=common), event, self.values.text)
+        )
 
 
-def _lasting_first(changes: tuple[TextChange, ...]) -> list[TextChange]:
-    """Texts that appeared, those still shown first, items of a list or table before others."""
-    return sorted(changes, key=lambda c: (c.gone, c.role != "item"))
+def _in_item(target: Target) -> str:
+    """`` in '{item}'`` for a target inside the item a parameter names (the row of
+    "{full_name}": what the step is about), else "" (a recorded row's other text would only
+    mislead the next run's reader)."""
+    scope = next((loc.within for loc in target.locators if loc.within is not None), None)
+    return f" in '{scope.text}'" if scope is not None and placeholders(scope.text) else ""
+
+
+def _is_radio(target: Target | None) -> bool:
+    if target is None:
+        return False
+    fp = target.fingerprint
+    roles = {loc.value for loc in target.locators if loc.strategy is LocatorStrategy.ROLE}
+    if fp is not None:
+        roles |= {fp.role or "", fp.attributes.get("type", "").lower()}
+    return "radio" in roles
+
+
+def _answering_dialogs(step: Step, event: Event, templated: Callable[[str], str]) -> Step:
+    """*step* answering the browser's own question its action led to as the person did (OK or
+    Cancel), said in its title; irreversible when the question was about something that cannot
+    be undone ("Are you sure you want to delete…?") and the person said OK."""
+    asked = [
+        d for d in (event.effects.browser_dialogs if event.effects else ()) if d.kind != "alert"
+    ]
+    if not asked:
+        return step
+    last = asked[-1]
+    answer = "OK" if last.accepted else "Cancel"
+    said = templated(last.message)
+    quoted = said if len(said) <= 80 else said[:79] + "…"
+    return step.model_copy(
+        update={
+            "dialog": "accept" if last.accepted else "dismiss",
+            "title": f"{step.title}, then {answer} to '{quoted}'"[:500],
+            "irreversible": step.irreversible
+            or (last.accepted and IRREVERSIBLE.search(last.message) is not None),
+        }
+    )
 
 
 def _irreversible(event: Event) -> bool:
@@ -487,19 +525,6 @@ def _irreversible(event: Event) -> bool:
             target.fingerprint.attributes.get("aria-label", ""),
         ]
     return any(IRREVERSIBLE.search(w) for w in words if w)
-
-
-def _url_pattern(url: str) -> str:
-    """A glob for *url* that tolerates what changes with other values: the ids a new record
-    gets (``/contacts/13`` → ``/contacts/*``) and the query string (``?status=shipped`` → ``?*``).
-    A route in the fragment stays (``#/active``); an empty one (``#``, ``#/``) goes.
-    """
-    parts = urlsplit(url)
-    path = _ID_SEGMENT.sub("/*", parts.path)
-    query = "?*" if parts.query else ""
-    # A route inside the page (``#/active``) is where the step leads: kept.
-    fragment = f"#{parts.fragment}" if parts.fragment.strip("/!") else ""
-    return f"{parts.scheme}://{parts.netloc}{path}{query}{fragment}" if parts.netloc else url
 
 
 def _domains(trajectory: Trajectory) -> tuple[str, ...]:
@@ -537,7 +562,9 @@ def induce(trajectory: Trajectory, *, name: str | None = None) -> Induction:
             builder.add(index, event)
         except ValueError as exc:  # a value that does not fit its guessed type
             builder.notes.append(f"event {index}: {exc}; kept as text")
-    builder.add_outcome()
+    success = success_checks(builder.events, builder.values)
+    if not success:
+        builder.notes.append(NO_SUCCESS_NOTE)
     values = {s.parameter.name: s.value for s in builder.slots if s.value}
     template = make_intent_template(trajectory.intent, values) if trajectory.intent else None
     titles = list(
@@ -556,6 +583,54 @@ def induce(trajectory: Trajectory, *, name: str | None = None) -> Induction:
         parameters=tuple(s.parameter for s in builder.slots),
         intent_template=template,
         steps=tuple(builder.steps),
+        success=success,
         source_trajectories=(trajectory.id,),
     )
-    return Induction(workflow=workflow, notes=builder.notes)
+    return Induction(workflow=workflow, notes=builder.notes, values=values)
+
+
+def _entered(step: Step) -> str | None:
+    """The parameter whose value *step* enters (fill, select, typed text, a checkbox's state)."""
+    text: str | bool | None = None
+    if isinstance(step, FillStep | SelectStep):
+        text = step.value
+    elif isinstance(step, DesktopTypeStep):
+        text = step.text
+    elif isinstance(step, CheckStep):
+        text = step.checked
+    return _whole_placeholder(text)
+
+
+def _found_by(step: Step) -> list[str]:
+    """The parameters the element a click or check acts on is found by: its name or text, and
+    its item's text."""
+    if not isinstance(step, ClickStep | CheckStep):
+        return []
+    found: list[str] = []
+    for loc in step.target.locators:
+        for text in (loc.name, loc.value, loc.within.text if loc.within else None):
+            name = _whole_placeholder(text)
+            if name is not None and name not in found:
+                found.append(name)
+    return found
+
+
+def _whole_placeholder(text: str | bool | None) -> str | None:
+    names = placeholders(text) if isinstance(text, str) else []
+    return names[0] if len(names) == 1 and text == "{" + names[0] + "}" else None
+
+
+def introduced_parameters(steps: Sequence[Step]) -> dict[int, tuple[str, ...]]:
+    """Which step introduces which parameters: step position → parameter names, for the step
+    that enters a value (fill, select, typed text, a checkbox's state) and for the first step
+    that acts on an element found by one (a label the intent names: ``Click '{tab}'``,
+    ``Choose '{status}'``, the row of ``{contact}``); the entered value first."""
+    introduced: dict[int, tuple[str, ...]] = {}
+    seen: set[str] = set()
+    for position, step in enumerate(steps):
+        entered = _entered(step)
+        names = [n for n in [entered, *_found_by(step)] if n is not None and n not in seen]
+        if names:
+            introduced[position] = tuple(dict.fromkeys(names))
+            seen.update(names)
+    return introduced

@@ -7,6 +7,9 @@ confirmation each step should expect. Its answer is checked against the recordin
 refer to events and parameters that exist and only expect text the page really showed. Anything
 else — an invalid answer after the client's repair round-trip, a refusal, a timeout — falls back
 to the heuristic result, and the caller is told why.
+
+The success check is the draft's (``Workflow.success``, from what the end of the recording
+showed), its parameters renamed as the model named them: the model proposes none of its own.
 """
 
 from __future__ import annotations
@@ -19,13 +22,12 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop_app.core.induction.heuristic import Induction
+from desktop_app.core.induction.heuristic import Induction, introduced_parameters
 from desktop_app.core.induction.naming import label_of
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM, assert_no_secrets
 from desktop_app.core.models.common import Identifier
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.models.workflow import TextPresent, Workflow
-from desktop_app.core.templating import placeholders
 
 __all__ = [
     "InductionPlan",
@@ -154,13 +156,11 @@ class _Rejected(Exception):
 def _apply(plan: InductionPlan, draft: Workflow, trajectory: Trajectory) -> Workflow:
     """The draft with the plan's names, titles and expectations, or :class:`_Rejected`."""
     step_by_event = {e: s for s in draft.steps for e in s.source_events}
-    param_by_event: dict[int, str] = {}
-    for step in draft.steps:
-        value = getattr(step, "value", None) or getattr(step, "text", None)
-        names = placeholders(value) if isinstance(value, str) else []
-        for event in step.source_events:
-            if len(names) == 1 and value == "{" + names[0] + "}":
-                param_by_event[event] = names[0]
+    param_by_event = {  # the value a step enters, else the label it acts on
+        event: names[0]
+        for position, names in introduced_parameters(draft.steps).items()
+        for event in draft.steps[position].source_events
+    }
 
     renames: dict[str, str] = {}
     descriptions: dict[str, str] = {}

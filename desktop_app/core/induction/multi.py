@@ -16,18 +16,20 @@ regardless of the values entered: the step's kind, plus
 
 Then, per aligned step:
 
-* a value entered (fill, select, typed text) that is the same in every demonstration that has
-  the step (two at least) becomes a constant: the parameter goes and the literal, escaped, takes
-  its place everywhere it was used (the step, locators, expectations); values that differ make a
-  parameter whose default is the first demonstration's value (a choice keeps its choices);
-  secrets stay secret parameters, always: their values were never recorded;
+* a value entered (fill, select, typed text, or a label clicked that the intent names) that is
+  the same in every demonstration that has the step (two at least) becomes a constant: the
+  parameter goes and the literal, escaped, takes its place everywhere it was used (the step,
+  locators, expectations); values that differ make a parameter whose default is the first
+  demonstration's value (a choice keeps its choices); secrets stay secret parameters, always:
+  their values were never recorded;
 * a step in at least half of the demonstrations is kept (``optional`` when some lack it), one in
   fewer is dropped;
 * its expectations are the ones every demonstration that has the step observed.
 
-The intent template is rebuilt from the parameters that remain, from the first stated intent,
-and checked against the others with ``bind_intent``. Recordings of different tasks are refused:
-when fewer than half of the steps of one line up with the first.
+The success check is made of the checks every demonstration's own success check has (after
+renaming their parameters). The intent template is rebuilt from the parameters that remain, from
+the first stated intent, and checked against the others with ``bind_intent``. Recordings of
+different tasks are refused: when fewer than half of the steps of one line up with the first.
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ from urllib.parse import urlsplit
 from pydantic import TypeAdapter
 
 from desktop_app.core.errors import DocumentError
-from desktop_app.core.induction.heuristic import Induction, induce
+from desktop_app.core.induction.heuristic import Induction, induce, introduced_parameters
 from desktop_app.core.induction.heuristic import _name as workflow_name
 from desktop_app.core.induction.intent import bind_intent, make_intent_template
 from desktop_app.core.induction.naming import unique_name
+from desktop_app.core.induction.outcome import NO_SUCCESS_NOTE
 from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.target import LocatorStrategy, Target
 from desktop_app.core.models.trajectory import ActionKind, SecretPlaceholder, Trajectory
@@ -55,18 +58,16 @@ from desktop_app.core.models.workflow import (
     DesktopClickStep,
     DesktopTypeStep,
     Expectation,
-    FillStep,
     GotoStep,
     HotkeyStep,
     Parameter,
     ParameterType,
     PressStep,
     ScrollStep,
-    SelectStep,
     Step,
     Workflow,
 )
-from desktop_app.core.templating import escape, placeholders
+from desktop_app.core.templating import escape
 
 __all__ = [
     "AlignedStep",
@@ -89,6 +90,7 @@ _KEY_STRATEGIES: Final = (
     LocatorStrategy.CSS,
 )
 _STEP: Final[TypeAdapter[Step]] = TypeAdapter(Step)
+_EXPECTATION: Final[TypeAdapter[Expectation]] = TypeAdapter(Expectation)
 
 
 class NotTheSameTaskError(DocumentError):
@@ -173,6 +175,8 @@ class _Demo:
     keys: list[str] = field(default_factory=list)
     #: parameter name → the value recorded for it (a secret placeholder for a secret)
     values: dict[str, str | SecretPlaceholder | None] = field(default_factory=dict)
+    #: step position → the parameters that step introduces (enters, or finds its element by)
+    entered: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -182,29 +186,23 @@ class _Demo:
         return step.source_events[0] if step.source_events else None
 
 
-def _entered(step: Step) -> str | None:
-    """The parameter a step enters a value for (fill, select, typed text), if any."""
-    text = step.value if isinstance(step, FillStep | SelectStep) else None
-    if isinstance(step, DesktopTypeStep):
-        text = step.text
-    if isinstance(step, CheckStep) and isinstance(step.checked, str):
-        text = step.checked
-    names = placeholders(text) if text is not None else []
-    return names[0] if len(names) == 1 and text == "{" + names[0] + "}" else None
-
-
 def _demo(index: int, trajectory: Trajectory) -> _Demo:
     demo = _Demo(index, trajectory, induce(trajectory))
     demo.keys = [step_key(s) for s in demo.steps]
-    for step in demo.steps:
-        name = _entered(step)
+    demo.entered = introduced_parameters(demo.steps)
+    for position, names in demo.entered.items():
+        step = demo.steps[position]
         event = demo.event_of(step)
-        if name is not None and name not in demo.values and event is not None:
-            recorded = trajectory.events[event]
-            if isinstance(step, CheckStep):  # a checkbox's value is its state
+        if event is None:
+            continue
+        recorded = trajectory.events[event]
+        for name in names:
+            if name in demo.induction.values:  # what was typed or chosen, or a label named
+                demo.values[name] = demo.induction.values[name]
+            elif isinstance(step, CheckStep):  # a checkbox's value is its state
                 demo.values[name] = "true" if recorded.action is ActionKind.CHECK else "false"
             else:
-                demo.values[name] = recorded.value
+                demo.values[name] = recorded.value  # a secret's placeholder
     return demo
 
 
@@ -292,6 +290,10 @@ class _Renaming:
         dumped["title"] = _rewrite(step.title, self.titles)
         return _STEP.validate_python(dumped)
 
+    def expectation(self, expectation: Expectation) -> Expectation:
+        dumped = _rewrite_dumped(expectation.model_dump(mode="json"), self.templates)
+        return _EXPECTATION.validate_python(dumped)
+
     def literal(self, name: str, value: str) -> None:
         self.templates[name] = escape(value)
         self.titles[name] = value
@@ -355,18 +357,20 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
             if isinstance(value, str):
                 renaming.literal(pname, value)
     taken: list[str] = []
-    finals: dict[int, Parameter] = {}  # column position → its parameter
+    # (column position, which of the step's parameters) → its parameter
+    finals: dict[tuple[int, int], Parameter] = {}
     recorded: list[dict[str, str]] = [{} for _ in demos]  # per demo: final name → value
     order = sorted(
         (k for k in range(len(columns)) if keep[k]), key=lambda k: (columns[k].present()[0], k)
     )
-    for k in order:
+    for k, j in [(c, j) for c in order for j in range(_width(columns[c], demos))]:
         column = columns[k]
         entries: list[tuple[int, str, Parameter, str | SecretPlaceholder | None]] = []
         for d in column.present():
             cell = column.cells[d]
             assert cell is not None
-            entered = _entered(demos[d].steps[cell])
+            names = demos[d].entered.get(cell, ())
+            entered = names[j] if j < len(names) else None
             parameter = demos[d].induction.workflow.parameter(entered) if entered else None
             if entered is not None and parameter is not None:
                 entries.append((d, entered, parameter, demos[d].values.get(entered)))
@@ -382,7 +386,7 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
         if secret:
             final = unique_name(label, taken)
             taken.append(final)
-            finals[k] = entries[0][2].model_copy(update={"name": final})
+            finals[k, j] = entries[0][2].model_copy(update={"name": final})
             for d, pname, _, _ in entries:
                 renamings[d].parameter(pname, final)
             if n > 1:
@@ -398,12 +402,12 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
         else:
             final = unique_name(label, taken)
             taken.append(final)
-            finals[k] = _merged_parameter(final, [(p, v) for _, _, p, v in entries])
+            finals[k, j] = _merged_parameter(final, [(p, v) for _, _, p, v in entries])
             for d, pname, _, value in entries:
                 renamings[d].parameter(pname, final)
                 if isinstance(value, str):
                     recorded[d][final] = value
-            default = finals[k].default
+            default = finals[k, j].default
             if n == 1:
                 pass  # one demonstration: nothing to compare, nothing to say
             elif len(entries) == 1:
@@ -469,6 +473,8 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
             AlignedStep(title=step.title, step_id=step.id, events=events, optional=optional)
         )
     parameters = tuple(finals[k] for k in sorted(finals))
+    success, success_notes = _agreed_success(demos, renamings)
+    notes += success_notes
 
     # The intent template: from the first stated intent, checked against the others.
     speaker = next((d for d in demos if d.trajectory.intent.strip()), None)
@@ -504,7 +510,11 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
                 notes.append(f"{said} binds the template: {pairs}")
 
     for demo in demos:
-        notes.extend(f"demonstration {demo.index + 1}: {note}" for note in demo.induction.notes)
+        notes.extend(
+            f"demonstration {demo.index + 1}: {note}"
+            for note in demo.induction.notes
+            if note != NO_SUCCESS_NOTE  # said once, of the whole, above
+        )
 
     first = demos[0].trajectory
     intent = speaker.trajectory.intent.strip() if speaker is not None else ""
@@ -523,6 +533,7 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
         parameters=parameters,
         intent_template=template,
         steps=tuple(steps),
+        success=success,
         source_trajectories=tuple(t.id for t in trajectories),
     )
     alignment = Alignment(
@@ -534,6 +545,31 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
     return MultiInduction(workflow=workflow, notes=tuple(notes), alignment=alignment)
 
 
+def _width(column: _Column, demos: Sequence[_Demo]) -> int:
+    """How many parameters the step of *column* introduces, at most, in a demonstration."""
+    cells = [(d, cell) for d, cell in enumerate(column.cells) if cell is not None]
+    return max((len(demos[d].entered.get(cell, ())) for d, cell in cells), default=0)
+
+
+def _agreed_success(
+    demos: Sequence[_Demo], renamings: Sequence[_Renaming]
+) -> tuple[tuple[Expectation, ...], list[str]]:
+    """The success checks every demonstration's own success check has, and notes on the rest."""
+    checks = [
+        [renaming.expectation(e) for e in demo.induction.workflow.success]
+        for demo, renaming in zip(demos, renamings, strict=True)
+    ]
+    agreed = [e for e in checks[0] if all(e in other for other in checks[1:])]
+    notes = [
+        f"not every demonstration ended showing {_describe(e)}; that success check is left out"
+        for e in checks[0]
+        if e not in agreed
+    ]
+    if not agreed:
+        notes.append(NO_SUCCESS_NOTE)
+    return tuple(agreed), notes
+
+
 def _all(count: int) -> str:
     return "both" if count == 2 else f"all {count}"
 
@@ -541,4 +577,7 @@ def _all(count: int) -> str:
 def _describe(expectation: Expectation) -> str:
     kind = getattr(expectation, "kind", "")
     text = getattr(expectation, "text", None) or getattr(expectation, "pattern", None) or ""
+    target = getattr(expectation, "target", None)
+    if isinstance(target, Target):
+        text = target.locators[0].describe()
     return f"{kind} {text!r}".strip()

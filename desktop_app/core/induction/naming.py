@@ -55,6 +55,10 @@ def label_of(target: Target | None) -> str | None:
             return loc.name
     if fp is not None:
         for attr in ("aria-label", "name", "id", "placeholder", "title"):
-            if fp.attributes.get(attr):
-                return fp.attributes[attr]
+            value = fp.attributes.get(attr)
+            if value and attr in ("name", "id"):
+                # A form name or id is a programmer's word: "_selected_action" → "selected action".
+                value = " ".join(re.split(r"[_\-\s]+", value)).strip()
+            if value:
+                return value
     return None

@@ -21,7 +21,14 @@ from desktop_app.core.models.run import (
     StepStatus,
     mask_parameters,
 )
-from desktop_app.core.models.target import Fingerprint, Locator, LocatorStrategy, Target
+from desktop_app.core.models.target import (
+    Fingerprint,
+    ItemContext,
+    ItemScope,
+    Locator,
+    LocatorStrategy,
+    Target,
+)
 from desktop_app.core.models.trajectory import (
     ActionKind,
     Effects,
@@ -101,6 +108,8 @@ __all__ = [
     "GotoStep",
     "HotkeyStep",
     "ImageVisible",
+    "ItemContext",
+    "ItemScope",
     "Locator",
     "LocatorStrategy",
     "MediaRef",

@@ -39,6 +39,9 @@ class RunStatus(StrEnum):
 
     RUNNING = "running"
     SUCCEEDED = "succeeded"
+    UNVERIFIED = "unverified"
+    """Every step was done (or skipped by a person), but nothing showed the task was done: the
+    workflow has no success check, or a step was skipped. Shown as "done, unverified"."""
     FAILED = "failed"
     ABORTED = "aborted"
     INTERRUPTED = "interrupted"

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
+from typing import Final
 
 from pydantic import Field, model_validator
 
 from desktop_app.core.models.common import BoundingBox, FrozenModel
 
-__all__ = ["Fingerprint", "Locator", "LocatorStrategy", "Target"]
+__all__ = ["Fingerprint", "ItemContext", "ItemScope", "Locator", "LocatorStrategy", "Target"]
+
+
+#: An XPath step picked by its index (``tr[2]``, ``*[local-name()='svg'][1]``).
+_INDEXED_XPATH: Final = re.compile(r"\[\d+\]")
+#: A CSS step picked by its position among siblings.
+_POSITIONAL_CSS: Final = re.compile(r":(?:nth-(?:last-)?(?:of-type|child)|first-|last-|only-)")
 
 
 class LocatorStrategy(StrEnum):
@@ -24,13 +32,35 @@ class LocatorStrategy(StrEnum):
     IMAGE_ANCHOR = "image_anchor"
 
 
+class ItemScope(FrozenModel):
+    """The one item of a repeated structure (a table row, a list item, a card, a group of
+    options) a locator looks inside: of the elements ``css`` matches, the one holding an element
+    whose whole text is ``text`` (a cell, a title: "{full_name}", "Maria Garcia").
+
+    Items are told apart by what they show, never by their position or a per-record key: with
+    no such item, or more than one, the locator finds nothing.
+    """
+
+    css: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+
+    def describe(self) -> str:
+        """A short human form, e.g. ``tr with "Maria Garcia"``."""
+        return f'{self.css} with "{self.text}"'
+
+
 class Locator(FrozenModel):
     """One way to find an element.
 
     ``value`` is the role for ``role`` (with the accessible name in ``name``), the label text for
     ``label``, the selector for ``css`` and ``xpath``, and a media ref for ``image_anchor``.
     Values may contain ``{parameter}`` placeholders. ``nth`` picks one of several matches (in
-    document order) where the strategy alone is ambiguous; such a locator ranks last.
+    document order) where the strategy alone is ambiguous, and ``nth_of`` says how many there
+    were when recorded; such a locator ranks last, and decides between look-alikes only while
+    the page has as many of them as when recorded (the second of two line items is still the
+    second of two; the first of two search results, where there was one, is anybody's guess).
+    ``within`` looks only inside one item of a repeated structure (the row of the contact named
+    "{full_name}"), where ``value`` is relative to that item.
     """
 
     strategy: LocatorStrategy
@@ -38,11 +68,20 @@ class Locator(FrozenModel):
     name: str | None = None
     exact: bool = True
     nth: int | None = Field(default=None, ge=0)
+    nth_of: int | None = Field(default=None, ge=2)
+    within: ItemScope | None = None
 
     @model_validator(mode="after")
     def _name_only_for_role(self) -> Locator:
         if self.name is not None and self.strategy is not LocatorStrategy.ROLE:
             raise ValueError("an accessible name goes only with the 'role' strategy")
+        if self.nth_of is not None and (self.nth is None or self.nth >= self.nth_of):
+            raise ValueError("nth_of goes with an nth below it")
+        if self.within is not None and self.strategy in (
+            LocatorStrategy.XPATH,
+            LocatorStrategy.IMAGE_ANCHOR,
+        ):
+            raise ValueError(f"a {self.strategy.value} locator cannot look inside an item")
         return self
 
     def describe(self) -> str:
@@ -51,7 +90,35 @@ class Locator(FrozenModel):
             text = f'role={self.value}[name="{self.name}"]'
         else:
             text = f"{self.strategy.value}={self.value}"
+        if self.within is not None:
+            text = f"{self.within.describe()} >> {text}"
         return text if self.nth is None else f"{text} >> nth={self.nth}"
+
+    @property
+    def positional(self) -> bool:
+        """Whether it tells elements apart by their place in the page (``nth``, an indexed
+        XPath step, an ``:nth-of-type``/``:nth-child`` CSS step): such a locator must never
+        decide between look-alikes."""
+        if self.nth is not None:
+            return True
+        if self.strategy is LocatorStrategy.XPATH:
+            return _INDEXED_XPATH.search(self.value) is not None
+        if self.strategy is LocatorStrategy.CSS:
+            return _POSITIONAL_CSS.search(self.value) is not None
+        return False
+
+
+class ItemContext(FrozenModel):
+    """The repeated item (table row, list item, card) an element was recorded in.
+
+    ``css`` matches the item and its siblings; ``texts`` are the item's own short texts (its
+    cells, its title), those that told it from its siblings first; ``inner`` finds the element
+    inside the item (None for a candidate on a page being healed, which is described cheaply).
+    """
+
+    css: str = Field(min_length=1)
+    texts: tuple[str, ...] = Field(default=(), max_length=12)
+    inner: Locator | None = None
 
 
 class Fingerprint(FrozenModel):
@@ -68,6 +135,7 @@ class Fingerprint(FrozenModel):
     bbox: BoundingBox | None = None
     nearby_text: tuple[str, ...] = ()
     ancestors: tuple[str, ...] = ()
+    item: ItemContext | None = None
 
 
 class Target(FrozenModel):

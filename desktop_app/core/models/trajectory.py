@@ -128,6 +128,15 @@ class RequestSeen(FrozenModel):
     status: int | None = None
 
 
+class BrowserDialog(FrozenModel):
+    """One of the browser's own dialogs (``alert``, ``confirm``, ``prompt``) an action led to,
+    and how the person answered: ``accepted`` is OK (never what was typed into a prompt)."""
+
+    kind: Literal["alert", "confirm", "prompt"]
+    message: str = Field(default="", max_length=500)
+    accepted: bool = True
+
+
 class Effects(FrozenModel):
     """What the page did in response to an action, as the page itself saw it.
 
@@ -149,6 +158,7 @@ class Effects(FrozenModel):
     items_removed: int = Field(default=0, ge=0)
     dialogs_opened: int = Field(default=0, ge=0)
     dialogs_closed: int = Field(default=0, ge=0)
+    browser_dialogs: tuple[BrowserDialog, ...] = ()
     values_changed: tuple[FieldChange, ...] = ()
     requests: tuple[RequestSeen, ...] = ()
     left_page: bool = False
@@ -166,6 +176,7 @@ class Effects(FrozenModel):
             or self.items_removed
             or self.dialogs_opened
             or self.dialogs_closed
+            or self.browser_dialogs
             or self.values_changed
             or self.left_page
         )

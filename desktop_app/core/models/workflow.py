@@ -208,6 +208,11 @@ class _StepBase(FrozenModel):
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, le=3600)
     irreversible: bool = False
     optional: bool = False
+    dialog: Literal["accept", "dismiss"] | None = None
+    """How to answer a question the browser itself asks while the step acts (a ``confirm``, a
+    ``prompt``): OK or Cancel, as the person did when recording. None: the step expects no
+    question; one that comes anyway is cancelled and the step fails (an ``alert``, which asks
+    nothing, is always acknowledged)."""
     screenshot: MediaRef | None = None
     source_events: tuple[int, ...] = ()
 
@@ -424,6 +429,10 @@ class Workflow(FrozenModel):
     parameters: tuple[Parameter, ...] = ()
     intent_template: str | None = None
     steps: tuple[Step, ...] = ()
+    success: tuple[Expectation, ...] = ()
+    """What shows the task was done, checked once the last step is done and the page has
+    settled. A run succeeds only when this holds; without it a run that did every step ends
+    "done, unverified"."""
     source_trajectories: tuple[str, ...] = ()
 
     def parameter(self, name: str) -> Parameter | None:
@@ -454,6 +463,21 @@ class Workflow(FrozenModel):
 
         known = set(seen_params)
         step_ids: set[str] = set()
+        variables = set(seen_params)
+        for step in self.steps:
+            if isinstance(step, ExtractStep):
+                variables.add(step.variable)
+            if isinstance(step, AgentStep) and step.output_variable is not None:
+                variables.add(step.output_variable)
+        for i, check in enumerate(self.success):
+            for path, text in _template_strings(check.model_dump(mode="json"), f"success[{i}]"):
+                for name in placeholders(text):
+                    if name not in variables:
+                        raise DocumentPathError(
+                            path,
+                            f"{{{name}}} is not a parameter of this workflow "
+                            "nor a variable a step extracts",
+                        )
         for i, step in enumerate(self.steps):
             if step.id in step_ids:
                 raise DocumentPathError(f"steps[{i}].id", f"step id {step.id!r} is used twice")

@@ -19,11 +19,13 @@ __all__ = [
     "ActionFailed",
     "BrowserPort",
     "Candidate",
+    "FieldState",
     "Handle",
     "NavigationRefused",
     "NoBrowser",
     "Overlay",
     "PageAction",
+    "PageDialog",
     "Probe",
 ]
 
@@ -84,6 +86,31 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldState:
+    """What a form control holds now, read back after acting on it.
+
+    ``value`` is a field's value (an editable region's text); ``checked`` a checkbox's, radio's
+    or switch's state (None for other elements); ``selected`` the labels and values of a
+    select's chosen options.
+    """
+
+    value: str = field(default="", repr=False)
+    checked: bool | None = None
+    selected: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PageDialog:
+    """A question the browser itself asked (``confirm``, ``prompt``; an ``alert`` tells only),
+    and how it was answered: ``accepted`` is OK; ``expected``: the step said how to answer."""
+
+    kind: str
+    message: str
+    accepted: bool
+    expected: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Overlay:
     """Something covering the page (a consent banner, a modal) and the control that clears it."""
 
@@ -140,6 +167,12 @@ class BrowserPort(Protocol):
         """Whether the page shows it is still loading (a spinner, ``aria-busy``)."""
         ...
 
+    async def settled(self) -> bool:
+        """Whether the page has come to rest: loaded, no request of its own pending, no
+        change to its document for a short while, and nothing showing it is still loading (a
+        person would see nothing happening)."""
+        ...
+
     async def blocking_overlay(self) -> Overlay | None:
         """A visible overlay that takes the page's clicks, with its dismiss control, if any."""
         ...
@@ -164,8 +197,22 @@ class BrowserPort(Protocol):
         """The element's text (or *attribute*; ``value`` for a field's value)."""
         ...
 
+    async def field_state(self, handle: Handle) -> FieldState:
+        """What the form control *handle* finds holds now (raises :class:`ActionFailed` when
+        it is gone)."""
+        ...
+
     async def screenshot(self) -> bytes:
         """A PNG of the viewport with every password field masked."""
+        ...
+
+    async def answer_dialogs(self, answer: Literal["accept", "dismiss"] | None) -> None:
+        """Answer the browser's own questions from now on with *answer* (None: cancel them,
+        they were not expected); forget the dialogs seen so far."""
+        ...
+
+    async def dialogs(self) -> list[PageDialog]:
+        """The browser's own dialogs since :meth:`answer_dialogs`, and how they were answered."""
         ...
 
 
@@ -196,6 +243,9 @@ class NoBrowser:
     async def busy(self) -> bool:
         return False
 
+    async def settled(self) -> bool:
+        return True
+
     async def blocking_overlay(self) -> Overlay | None:
         return None
 
@@ -214,5 +264,14 @@ class NoBrowser:
     async def read(self, handle: Handle, attribute: str | None) -> str:
         raise ActionFailed(self._WHY)
 
+    async def field_state(self, handle: Handle) -> FieldState:
+        raise ActionFailed(self._WHY)
+
     async def screenshot(self) -> bytes:
         raise ActionFailed(self._WHY)
+
+    async def answer_dialogs(self, answer: Literal["accept", "dismiss"] | None) -> None:
+        return None
+
+    async def dialogs(self) -> list[PageDialog]:
+        return []

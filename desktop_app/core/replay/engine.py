@@ -1,11 +1,17 @@
 """The replay engine: run a workflow version step by step, healing drift up the ladder.
 
 For every step: find the element (rung 1 the recorded locators in rank order; 2 fingerprint
-matching; 3 a remembered repair; 4 the LLM; 5 a person), act, then check the step's
-expectations. An expectation that fails after acting is drift too: the engine goes back up the
-ladder for another element, except for an irreversible step, which is never done twice. Every
-step's rung, time, LLM use and (on a heal or a failure) screenshot goes into the run record,
-which is saved after each step so a killed run leaves what it did.
+matching; 3 a remembered repair; 4 the LLM; 5 a person), act, read back what a fill, select or
+check left in the control, then check the step's expectations. An expectation that fails after
+acting is drift too: the engine goes back up the ladder for another element, except for an
+irreversible step, which is never done twice. An action that timed out on the element found
+looks for it once more (the page may have replaced it).
+
+A run **succeeds** only when, every step done, the workflow's success check holds on the
+settled page. Without a success check, or with a step a person skipped, it ends "done,
+unverified"; when the check does not hold, it failed. Every step's rung, time, LLM use and (on
+a heal or a failure) screenshot goes into the run record, which is saved after each step so a
+killed run leaves what it did.
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from desktop_app.core.errors import ProceduraError
+from desktop_app.core.items import pins_record
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import (
+    MASK,
     Resolution,
     Run,
     RunStatus,
@@ -53,6 +61,7 @@ from desktop_app.core.replay.agent import AgentContext, run_agent_step
 from desktop_app.core.replay.browser import (
     ActionFailed,
     BrowserPort,
+    FieldState,
     Handle,
     NavigationRefused,
     PageAction,
@@ -79,11 +88,29 @@ from desktop_app.core.replay.ladder import (
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters, bind_parameters
 from desktop_app.core.replay.person import Person, Question
-from desktop_app.core.replay.render import domain_allowed, fingerprint_for_run, render_step
+from desktop_app.core.replay.render import (
+    domain_allowed,
+    fingerprint_for_run,
+    render_expectation,
+    render_step,
+)
 
-__all__ = ["ReplayEvent", "ReplayOptions", "ReplayOutcome", "Replayer", "StepRepair"]
+__all__ = [
+    "SUCCESS_TITLE",
+    "ReplayEvent",
+    "ReplayOptions",
+    "ReplayOutcome",
+    "Replayer",
+    "StepRepair",
+]
 
 _MAX_CALL_DEPTH: Final = 5
+#: The most a success check waits for the page to settle before it looks.
+_SETTLE_S: Final = 5.0
+#: How long the success check may take to hold, once the page settled.
+_SUCCESS_TIMEOUT_S: Final = 10.0
+#: The title of the run record's last step, the workflow's success check.
+SUCCESS_TITLE: Final = "Check that the task was done"
 _HEALED: Final = frozenset(
     {Resolution.FINGERPRINT, Resolution.EXPERIENCE, Resolution.LLM, Resolution.PERSON}
 )
@@ -200,6 +227,7 @@ class Replayer:
         status, error = RunStatus.SUCCEEDED, None
         try:
             await self._run_steps(context)
+            status, error = await self._verify(context)
         except RunAborted as exc:
             status, error = RunStatus.ABORTED, str(exc)
         except StepFailed as exc:
@@ -212,9 +240,6 @@ class Replayer:
         except Exception as exc:
             self._finish(RunStatus.FAILED, f"unexpected error: {type(exc).__name__}: {exc}")
             raise
-        skipped = sum(1 for s in self._steps if s.status is StepStatus.SKIPPED)
-        if status is RunStatus.SUCCEEDED and skipped:
-            error = f"{skipped} step(s) skipped"
         run = self._finish(status, error)
         return ReplayOutcome(run=run, repairs=list(self._repairs))
 
@@ -260,6 +285,67 @@ class Replayer:
             if record.status is StepStatus.FAILED and not step.optional:
                 raise StepFailed(f"step {index + 1} '{title}' failed: {record.error}")
 
+    # ── did the task happen ────────────────────────────────────────────────────────────────
+
+    async def _verify(self, context: _Context) -> tuple[RunStatus, str | None]:
+        """How a run whose steps all went ends: succeeded only when the workflow's success
+        check holds and no step was skipped (raises :class:`StepFailed` when it does not hold)."""
+        skipped = sum(1 for s in self._steps if s.status is StepStatus.SKIPPED)
+        if context.version.workflow.success:
+            await self._check_success(context)
+        reasons = []
+        if skipped:
+            reasons.append(f"{skipped} step(s) skipped")
+        if not context.version.workflow.success:
+            reasons.append("the workflow has no success check to show the task was done")
+        if reasons:
+            return RunStatus.UNVERIFIED, "; ".join(reasons)
+        return RunStatus.SUCCEEDED, None
+
+    async def _check_success(self, context: _Context) -> None:
+        """Check the workflow's success check once the page has settled, as a last step of the
+        run record (raises :class:`StepFailed` when it does not hold)."""
+        workflow = context.version.workflow
+        index = len(self._steps)
+        self._emit(ReplayEvent(index=index, title=SUCCESS_TITLE))
+        started, clock = utcnow(), time.monotonic()
+        settle_until = clock + _SETTLE_S
+        while not await self._browser.settled() and time.monotonic() < settle_until:
+            await asyncio.sleep(0.05)
+        failed = None
+        deadline = time.monotonic() + _SUCCESS_TIMEOUT_S
+        for expectation in workflow.success:
+            rendered = render_expectation(expectation, context.params.values)
+            left = max(deadline - time.monotonic(), 0.0)
+            if not await self._holds(rendered, timeout_s=left):
+                failed = describe_expectation(rendered)
+                break
+        shown = "; ".join(
+            describe_expectation(render_expectation(e, context.params.values))
+            for e in workflow.success
+        )
+        screenshot = None
+        if self._options.screenshots and (failed or self._options.screenshot_every_step):
+            desktop = all(is_desktop_expectation(e) for e in workflow.success)
+            screenshot = await self._screenshot(desktop=desktop)
+        record = self._record(
+            RunStep(
+                index=index,
+                step_id=context.prefix + "success",
+                title=SUCCESS_TITLE,
+                status=StepStatus.FAILED if failed else StepStatus.SUCCEEDED,
+                resolution=Resolution.NOT_NEEDED,
+                started_at=started,
+                duration_ms=(time.monotonic() - clock) * 1000,
+                screenshot=screenshot,
+                error=f"expected {failed}; it did not" if failed else None,
+                detail=_secret_free(f"checked: {shown}", self._secrets),
+            )
+        )
+        self._emit(ReplayEvent(index=record.index, title=SUCCESS_TITLE, step=record))
+        if failed:
+            raise StepFailed(f"the task's success check did not hold: expected {failed}")
+
     async def _run_one(
         self, index: int, step: Step, context: _Context, title: str
     ) -> tuple[RunStep, RunAborted | None]:
@@ -270,7 +356,9 @@ class Replayer:
         aborted = None
         try:
             bound = render_step(step, context.params.values)
+            await self._browser.answer_dialogs(bound.dialog)
             await self._dispatch(bound, step, context, tracker)
+            await self._check_dialogs(tracker)
         except RunAborted as exc:
             status, error, aborted = StepStatus.FAILED, str(exc), exc
         except StepSkipped as exc:
@@ -303,6 +391,19 @@ class Replayer:
             or None,
         )
         return record, aborted
+
+    async def _check_dialogs(self, tracker: Tracker) -> None:
+        """Note the browser's own questions the step met; fail it if one was not expected (it
+        was cancelled: the recording never answered such a question)."""
+        for dialog in await self._browser.dialogs():
+            message = _secret_free(dialog.message[:100], self._secrets)
+            answer = "OK" if dialog.accepted else "Cancel"
+            tracker.note(f"the page said '{message}' ({dialog.kind}): answered {answer}")
+            if dialog.kind in ("confirm", "prompt") and not dialog.expected:
+                raise StepFailed(
+                    f"the page asked '{message}', a question the recording never answered; "
+                    "it was cancelled"
+                )
 
     async def _screenshot(self, *, desktop: bool = False) -> str | None:
         if desktop:
@@ -410,6 +511,8 @@ class Replayer:
         )
         self._secrets = tuple(dict.fromkeys((*self._secrets, *params.secret_values())))
         await self._run_steps(inner)
+        if callee.workflow.success:
+            await self._check_success(inner)
 
     # ── acting on an element ───────────────────────────────────────────────────────────────
 
@@ -418,7 +521,8 @@ class Replayer:
     ) -> None:
         excluded: set[str] = set()
         problem = ""
-        action = _action(bound, context)
+        action = _action(bound, context, original)
+        timed_out = False
         for _attempt in range(3):
             attempt = self._attempt(
                 bound, original, context, tracker, excluded=excluded, problem=problem
@@ -430,7 +534,16 @@ class Replayer:
             if found.resolution is not Resolution.DIRECT:
                 repair = await self._repair(original, context, found)  # before acting: it may go
             before = await self._browser.url()
-            await self._perform(found.handle, action, bound.timeout_s, tracker)
+            try:
+                await self._perform(found.handle, action, bound.timeout_s, tracker)
+            except ActionFailed as exc:
+                if timed_out or exc.blocked:
+                    raise
+                # Nothing was done: the element may have been replaced since it was found.
+                timed_out = True
+                tracker.note(f"{exc}; looking for the element again")
+                continue
+            await self._read_back(found.handle, action, bound)
             failed = await self._first_failed_expectation(bound)
             if failed is None:
                 if repair is not None:
@@ -452,6 +565,21 @@ class Replayer:
             tracker.note(problem)
         raise StepFailed(f"no element led to what the step expects ({problem})")
 
+    async def _read_back(self, handle: Handle, action: PageAction, bound: Step) -> None:
+        """Check that a fill, select or check left the control as asked (raises
+        :class:`StepFailed` saying what it holds instead; a secret is never shown)."""
+        if action.kind not in ("fill", "select", "check"):
+            return
+        try:
+            state = await self._browser.field_state(handle)
+        except ActionFailed:
+            if action.kind == "fill":
+                return  # the field went with the typing (a search box that submits on input)
+            raise
+        problem = _mismatch(action, state)
+        if problem is not None:
+            raise StepFailed(_secret_free(f"after the {action.kind}, {problem}", self._secrets))
+
     async def _first_failed_expectation(self, bound: Step) -> Expectation | None:
         for expectation in bound.expectations:
             if not await self._holds(expectation, timeout_s=bound.timeout_s):
@@ -462,11 +590,9 @@ class Replayer:
         self, handle: Handle, action: PageAction, timeout_s: float, tracker: Tracker
     ) -> None:
         for _ in range(MAX_OVERLAYS + 1):
-            if (
-                action.kind == "click"
-                and not await self._browser.receives_pointer(handle)
-                and await self._ladder.clear_overlay(tracker)
-            ):
+            if not await self._browser.receives_pointer(
+                handle
+            ) and await self._ladder.clear_overlay(tracker):
                 continue
             try:
                 await self._browser.perform(handle, action, timeout_s=timeout_s)
@@ -550,15 +676,64 @@ class Replayer:
             step_kind=original.kind,
             resolution=found.resolution,
             target=described,
-            used=found.locator or described.locators[0],
+            used=found.locator
+            or next(
+                (loc for loc in described.locators if not pins_record(loc)), described.locators[0]
+            ),
             failed=tuple(loc for loc in target.locators if loc != found.locator),
             page_url=await self._browser.url(),
             reason=found.detail,
         )
 
 
-def _action(bound: Step, context: _Context) -> PageAction:
-    secret = any(f"{{{name}}}" in getattr(bound, "value", "") for name in context.params.secrets)
+def _comparable(text: str) -> str:
+    """A value as two spellings of it agree: letters and digits only, in order (a field that
+    formats what was typed, "(555) 123-4567" for "5551234567", still holds it)."""
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def _mismatch(action: PageAction, state: FieldState) -> str | None:
+    """What is wrong with the control after *action*, or None when it holds what was asked."""
+    match action.kind:
+        case "fill":
+            if state.value == action.value or _comparable(state.value) == _comparable(action.value):
+                return None
+            if _same_number(state.value, action.value):
+                return None
+            if action.secret:
+                return "the secret field does not hold the value typed"
+            return f"the field holds {state.value[:80]!r}, not {action.value[:80]!r}"
+        case "select":
+            if action.value in state.selected:
+                return None
+            shown = state.selected[0] if state.selected else "nothing"
+            return f"the list shows {shown!r}, not {action.value!r}"
+        case "check":
+            if state.checked is None or state.checked == action.checked:
+                return None
+            return "the box is " + ("unchecked" if action.checked else "still checked")
+    return None
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return False
+
+
+def _secret_free(text: str, secrets: tuple[str, ...]) -> str:
+    """*text* with any secret value in it masked."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def _action(bound: Step, context: _Context, original: Step | None = None) -> PageAction:
+    # Whether a secret goes in: the step as written says so (*bound* has its values filled).
+    written = getattr(original if original is not None else bound, "value", "")
+    secret = any(f"{{{name}}}" in str(written) for name in context.params.secrets)
     match bound:
         case ClickStep():
             return PageAction(

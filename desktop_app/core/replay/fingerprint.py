@@ -79,7 +79,7 @@ DEFAULT_MARGIN: Final = 0.1
 #: Features that tell which element it is (not only of which kind, or where): a match must rest
 #: on at least one of them.
 IDENTIFYING_FEATURES: Final = frozenset(
-    {"name", "text", "testid", "href", "attr name", "attr id"}
+    {"name", "text", "testid", "href", "attr name", "attr id", "attr option-value", "item"}
     | {"attr placeholder", "attr aria-label", "attr title", "attr alt"}
 )
 
@@ -92,10 +92,13 @@ W_TEXT: Final = 1.0
 W_NEARBY: Final = 1.5
 W_ANCESTORS: Final = 1.0
 W_POSITION: Final = 0.5
+#: The texts of the repeated item (row, list item, card) the element is in.
+W_ITEM: Final = 2.0
 
 #: Attributes compared for equality (after trimming and, where it makes sense, lowercasing).
 EXACT_ATTRIBUTES: Final[dict[str, float]] = {
     "name": 4.0,
+    "option-value": 3.0,
     "type": 0.5,
     "autocomplete": 0.5,
     "id": 0.5,
@@ -117,8 +120,9 @@ W_CLASS: Final = 0.25
 #: they differ: those are set on purpose and rarely change, so a conflict means another element
 #: far more often than a rebuild (a look-alike decoy such as "Save draft" next to "Save").
 CONFLICT_FACTOR: Final = 0.6
-#: The features whose disagreement is a conflict.
-_IDENTIFIERS: Final = frozenset({"testid", "attr name"})
+#: The features whose disagreement is a conflict (an option's own value tells the options of
+#: one radio group apart: their ``name`` is the group's).
+_IDENTIFIERS: Final = frozenset({"testid", "attr name", "attr option-value"})
 
 #: Pixels at which the position similarity has dropped to 1/e.
 POSITION_SCALE_PX: Final = 250.0
@@ -414,7 +418,22 @@ def _context_features(recorded: Fingerprint, candidate: Fingerprint) -> list[Fea
     if recorded.bbox is not None and candidate.bbox is not None:
         similarity = _position_similarity(recorded.bbox, candidate.bbox)
         features.append(Feature("position", W_POSITION, similarity, f"pos~{similarity:.2f}"))
+    if recorded.item is not None and candidate.item is not None and recorded.item.texts:
+        similarity, kept = _item_similarity(recorded.item.texts, candidate.item.texts)
+        note = f"in item {_short(kept)!r}" if kept else f"item~{similarity:.2f}"
+        features.append(Feature("item", W_ITEM, similarity, note))
     return features
+
+
+def _item_similarity(recorded: Sequence[str], candidate: Sequence[str]) -> tuple[float, str]:
+    """How much of the recorded item's texts the candidate's item shows (exactly, ignoring
+    case and spaces): the first text (the one that told the item from its siblings) counts for
+    half; and that first text when it is shown."""
+    shown = {_clean(t).casefold() for t in candidate}
+    hits = [_clean(t).casefold() in shown for t in recorded]
+    first = 1.0 if hits[0] else 0.0
+    rest = sum(hits[1:]) / (len(hits) - 1) if len(hits) > 1 else first
+    return 0.5 * first + 0.5 * rest, recorded[0] if hits[0] else ""
 
 
 _FEATURE_GROUPS: Final[tuple[Callable[[Fingerprint, Fingerprint], list[Feature]], ...]] = (

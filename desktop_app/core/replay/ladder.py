@@ -1,14 +1,17 @@
 """The healing ladder: find a step's element on the page, from cheapest evidence to dearest.
 
-1. the recorded locators in rank order (unique, visible, enabled; an alternate only if the
-   element still looks like the recorded one), waiting while the page is still loading;
+1. the recorded locators in rank order (unique, visible, enabled), waiting while the page is
+   still loading or changing; the first locator is taken as it finds, any other (and a
+   positional one, even first) only when its element is the page's best match for the recorded
+   fingerprint, clearly ahead of every look-alike;
 2. fingerprint matching over the page's candidates, above a threshold and clearly ahead;
 3. a repair remembered from an earlier run;
 4. the LLM, which picks one element in a pruned ARIA snapshot, never a value;
 5. a person.
 
 Overlays in the way are cleared when their controls commit to nothing. Every rung may refuse:
-acting on the wrong element is worse than asking.
+acting on the wrong element is worse than asking. No rung ever decides between look-alikes by
+their position: equal candidates go to a person, or the step fails saying so.
 """
 
 from __future__ import annotations
@@ -34,7 +37,12 @@ from desktop_app.core.models.workflow import (
     Workflow,
 )
 from desktop_app.core.replay.browser import ActionFailed, BrowserPort, Handle, PageAction
-from desktop_app.core.replay.fingerprint import best_match, score, text_similarity
+from desktop_app.core.replay.fingerprint import (
+    DEFAULT_MARGIN,
+    best_match,
+    score,
+    text_similarity,
+)
 from desktop_app.core.replay.heal_llm import HealRequest, ask_llm, known_refs
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
@@ -83,8 +91,9 @@ class ReplayOptions:
         assume_yes: irreversible steps found by healing need no confirmation (``--yes``).
         use_llm: whether rung 4 may be used (``--no-llm`` turns it off).
         max_llm_calls_per_step: the most LLM calls one step may make.
-        patience_s: how long the recorded locators are waited for before healing starts
-            (longer while the page shows it is loading; never past the step's timeout).
+        patience_s: the most the recorded locators are waited for before healing starts,
+            unless the page settles sooner (nothing loading, nothing changing) or still shows
+            it is loading (never past the step's timeout).
         trigger: what started the run, for the record.
         screenshots: keep a screenshot of every healed or failed step.
         screenshot_every_step: with *screenshots*, keep one of every step (the GUI shows them
@@ -212,6 +221,7 @@ class Ladder:
             RunAborted: the person asked said to stop the run.
         """
         bound, target, tracker = attempt.bound, attempt.target, attempt.tracker
+        started = time.monotonic()
         if not attempt.excluded:
             # A quick look first: if the recorded locators fail now and this step has been
             # repaired before, the remembered repair saves waiting for them.
@@ -222,12 +232,21 @@ class Ladder:
                 found = await self._rung_locators(bound, target, tracker)
             if found is not None:
                 return found
-        for rung in (
-            self._rung_fingerprint,
-            self._rung_experience,
-            self._rung_llm,
-            self._rung_person,
-        ):
+        found = await self._rung_fingerprint(attempt) or await self._rung_experience(attempt)
+        if found is not None:
+            return found
+        # The page settled without the element and nothing else found it: before asking the
+        # LLM or a person, give a late element (drawn by a timer) the rest of the patience.
+        left = min(self._options.patience_s, bound.timeout_s) - (time.monotonic() - started)
+        if not attempt.excluded and left > _POLL_S:
+            found = await self._rung_locators(
+                bound, target, tracker, patience_s=left, until_settled=False
+            )
+            if found is None:
+                found = await self._rung_fingerprint(attempt)
+            if found is not None:
+                return found
+        for rung in (self._rung_llm, self._rung_person):
             found = await rung(attempt)
             if found is not None:
                 return found
@@ -239,9 +258,20 @@ class Ladder:
         )
 
     async def _rung_locators(
-        self, bound: Step, target: Target, tracker: Tracker, *, patience_s: float | None = None
+        self,
+        bound: Step,
+        target: Target,
+        tracker: Tracker,
+        *,
+        patience_s: float | None = None,
+        until_settled: bool = True,
     ) -> Found | None:
-        """Rung 1: the recorded locators, polled while the page may still be coming."""
+        """Rung 1: the recorded locators, polled while the page may still be coming.
+
+        Healing starts as soon as the page has settled with no locator working (nothing
+        loading, nothing changing for a moment), after *patience_s* at most unless the page
+        shows it is still loading, and at the step's timeout at the latest.
+        """
         start = time.monotonic()
         patience = self._options.patience_s if patience_s is None else patience_s
         patient_until = start + min(patience, bound.timeout_s)
@@ -249,70 +279,127 @@ class Ladder:
         rejected: set[int] = set()
         overlays = 0
         while True:
+            settled = until_settled and patience > 0 and await self._browser.settled()
             for rank, locator in enumerate(target.locators):
                 if rank in rejected:
                     continue
                 handle = Handle(locator=locator)
-                probe = await self._browser.probe(handle)
-                if not probe.usable:
+                if not (await self._browser.probe(handle)).usable:
                     continue
-                if rank == 0:
-                    return Found(handle, Resolution.DIRECT, locator)
-                better = await self._better_ranked(target, rank, rejected)
+                better = await self._better_ranked(target, rank, rejected, tracker)
                 if better is not None:
                     return better
-                if await self._plausible(target, handle):
-                    return Found(
-                        handle, Resolution.ALTERNATE, locator, f"recorded locator #{rank + 1}"
-                    )
+                if await self._acceptable(target, rank, handle, tracker):
+                    return _found_by_locator(handle, rank)
                 rejected.add(rank)
-                tracker.note(f"{locator.describe()} now finds a different element; not used")
             now = time.monotonic()
             if overlays < MAX_OVERLAYS and await self.clear_overlay(tracker):
                 overlays += 1
                 continue
             if patience == 0:
                 return None
-            if now >= hard_until or (now >= patient_until and not await self._browser.busy()):
+            if (
+                now >= hard_until
+                or settled
+                or (now >= patient_until and not await self._browser.busy())
+            ):
                 tracker.note(f"no recorded locator matched after {now - start:.1f} s")
                 return None
             await asyncio.sleep(_POLL_S)
 
-    async def _better_ranked(self, target: Target, rank: int, rejected: set[int]) -> Found | None:
+    async def _better_ranked(
+        self, target: Target, rank: int, rejected: set[int], tracker: Tracker
+    ) -> Found | None:
         """A locator ranked above *rank* that works now (the page may have just finished)."""
         for higher, locator in enumerate(target.locators[:rank]):
-            if (
-                higher in rejected
-                or not (await self._browser.probe(Handle(locator=locator))).usable
-            ):
+            handle = Handle(locator=locator)
+            if higher in rejected or not (await self._browser.probe(handle)).usable:
                 continue
-            if higher == 0:
-                return Found(Handle(locator=locator), Resolution.DIRECT, locator)
-            if await self._plausible(target, Handle(locator=locator)):
-                return Found(
-                    Handle(locator=locator),
-                    Resolution.ALTERNATE,
-                    locator,
-                    f"recorded locator #{higher + 1}",
-                )
+            if await self._acceptable(target, higher, handle, tracker):
+                return _found_by_locator(handle, higher)
+            rejected.add(higher)
         return None
 
-    async def _plausible(self, target: Target, handle: Handle) -> bool:
-        if target.fingerprint is None:
+    async def _acceptable(
+        self, target: Target, rank: int, handle: Handle, tracker: Tracker
+    ) -> bool:
+        """Whether the one element a recorded locator finds may be acted on.
+
+        The first locator's element is, unless that locator tells elements apart by position;
+        any other's only when it is the page's best match for the recorded fingerprint, clearly
+        ahead of every look-alike (a fallback that finds one row of two equal ones, or another
+        option of the same group, is refused).
+        """
+        locator = target.locators[rank]
+        if rank == 0 and not locator.positional:
             return True
+        if locator.nth is not None and locator.nth_of is not None:
+            # The nth of as many look-alikes as when recorded: its place still tells it.
+            siblings = Handle(locator=locator.model_copy(update={"nth": None, "nth_of": None}))
+            if (await self._browser.probe(siblings)).count != locator.nth_of:
+                tracker.note(
+                    f"{locator.describe()} was recorded among {locator.nth_of} look-alikes, "
+                    "the page has another number; not used"
+                )
+                return False
+            if target.fingerprint is None:
+                return True
+            return await self._looks_like(target, handle, tracker, what=locator.describe())
+        if target.fingerprint is None:
+            if locator.positional:
+                tracker.note(
+                    f"{locator.describe()} goes by position; not used without a fingerprint"
+                )
+                return False
+            return True
+        return await self.stands_out(target, handle, tracker, what=locator.describe())
+
+    async def _looks_like(
+        self, target: Target, handle: Handle, tracker: Tracker, *, what: str
+    ) -> bool:
+        """Whether *handle*'s element still looks like the recorded one."""
+        assert target.fingerprint is not None
         described = await self._browser.describe(handle)
         if described is None or described.fingerprint is None:
             return False
-        return score(target.fingerprint, described.fingerprint).score >= PLAUSIBLE
+        own = score(target.fingerprint, described.fingerprint).score
+        if own < PLAUSIBLE:
+            tracker.note(f"{what} now finds a different element ({own:.2f} alike); not used")
+            return False
+        return True
+
+    async def stands_out(
+        self, target: Target, handle: Handle, tracker: Tracker, *, what: str
+    ) -> bool:
+        """Whether *handle*'s element looks like the recorded one and no other element on the
+        page looks nearly as much like it."""
+        assert target.fingerprint is not None
+        described = await self._browser.describe(handle)
+        if described is None or described.fingerprint is None:
+            return False
+        own = score(target.fingerprint, described.fingerprint).score
+        if own < PLAUSIBLE:
+            tracker.note(f"{what} now finds a different element ({own:.2f} alike); not used")
+            return False
+        me = _css_of(described)
+        runner_up = 0.0
+        for candidate in await self._browser.candidates():
+            if me is not None and candidate.handle.selector == me:
+                continue
+            runner_up = max(runner_up, score(target.fingerprint, candidate.fingerprint).score)
+        if own - runner_up < DEFAULT_MARGIN:
+            tracker.note(
+                f"{what} finds one of several look-alikes ({own:.2f} alike, another "
+                f"{runner_up:.2f}); not used"
+            )
+            return False
+        return True
 
     async def identity(self, handle: Handle) -> str:
         """A stable name of the element *handle* finds (its unique CSS selector)."""
         described = await self._browser.describe(handle)
-        if described is not None:
-            css = [loc.value for loc in described.locators if loc.strategy.value == "css"]
-            if css:
-                return css[0]
-        return handle.describe()
+        css = _css_of(described) if described is not None else None
+        return css if css is not None else handle.describe()
 
     async def _rung_fingerprint(self, attempt: Attempt) -> Found | None:
         target, tracker, excluded = attempt.target, attempt.tracker, attempt.excluded
@@ -355,7 +442,12 @@ class Ladder:
             reference = target.model_copy(
                 update={"fingerprint": target.fingerprint or experience.fingerprint}
             )
-            if not await self._plausible(reference, handle):
+            if reference.fingerprint is None:
+                if experience.repaired_locator.positional:
+                    continue
+            elif not await self.stands_out(
+                reference, handle, attempt.tracker, what="a remembered repair"
+            ):
                 continue
             if await self.identity(handle) in excluded:
                 continue
@@ -475,6 +567,25 @@ class Ladder:
         return [
             Choice(label=label_of(c.fingerprint), handle=c.handle, score=s) for s, c in scored[:8]
         ]
+
+
+def _found_by_locator(handle: Handle, rank: int) -> Found:
+    assert handle.locator is not None
+    if rank == 0:
+        return Found(handle, Resolution.DIRECT, handle.locator)
+    return Found(handle, Resolution.ALTERNATE, handle.locator, f"recorded locator #{rank + 1}")
+
+
+def _css_of(described: Target) -> str | None:
+    """The unique CSS selector among an element's described locators (not one inside an item)."""
+    return next(
+        (
+            loc.value
+            for loc in described.locators
+            if loc.strategy.value == "css" and loc.within is None
+        ),
+        None,
+    )
 
 
 def _procedure(workflow: Workflow) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from desktop_app.core.items import pins_record
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution
@@ -49,9 +50,11 @@ def templated_locator(locator: Locator, values: dict[str, str]) -> Locator:
                 text = text.replace(escape(value), "{" + name + "}")
         return text
 
-    update: dict[str, str | None] = {"value": template(locator.value)}
+    update: dict[str, object] = {"value": template(locator.value)}
     if locator.name is not None:
         update["name"] = template(locator.name)
+    if locator.within is not None:
+        update["within"] = locator.within.model_copy(update={"text": template(locator.within.text)})
     return locator.model_copy(update=update)
 
 
@@ -79,7 +82,11 @@ def _new_target(
     if old is None:
         return None
     values = _step_values(step, params)
-    fresh = [templated_locator(loc, values) for loc in repair.target.locators]
+    # Never a locator that finds the element by a record's key or its position: right for this
+    # run's row, wrong for the next one's.
+    fresh = [
+        templated_locator(loc, values) for loc in repair.target.locators if not pins_record(loc)
+    ]
     ranked: list[Locator] = []
     seen: set[str] = set()
     for locator in (*fresh, *old.locators):
@@ -116,11 +123,16 @@ def _swapped(fp: Fingerprint, swaps: dict[str, str]) -> Fingerprint:
                 text = text.replace(old, new)
         return text
 
+    item = fp.item
+    if item is not None:
+        item = item.model_copy(update={"texts": tuple(swap(t) or "" for t in item.texts)})
     return fp.model_copy(
         update={
             "name": swap(fp.name),
             "text": swap(fp.text),
             "attributes": {k: swap(v) or "" for k, v in fp.attributes.items()},
+            "nearby_text": tuple(swap(t) or "" for t in fp.nearby_text),
+            "item": item,
         }
     )
 
@@ -191,7 +203,10 @@ def learn(
                 continue
             step = next((s for s in version.workflow.steps if s.id == repair.step_id), None)
             values = _step_values(step, params) if step is not None else {}
-            locator = templated_locator(repair.target.locators[0], values)
+            kept = [loc for loc in repair.target.locators if not pins_record(loc)]
+            if not kept:
+                continue  # nothing that finds the element again without pinning this record
+            locator = templated_locator(kept[0], values)
             memory.remember(
                 Experience(
                     workflow_id=repair.workflow_id,

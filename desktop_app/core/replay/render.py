@@ -12,6 +12,7 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.target import Fingerprint, Target
 from desktop_app.core.models.workflow import (
     NON_TEMPLATE_FIELDS,
+    Expectation,
     GotoStep,
     ParameterType,
     Step,
@@ -26,11 +27,13 @@ __all__ = [
     "fingerprint_for_run",
     "rebase",
     "recorded_origin",
+    "render_expectation",
     "render_step",
     "render_text",
 ]
 
 _STEP: TypeAdapter[Step] = TypeAdapter(Step)
+_EXPECTATION: TypeAdapter[Expectation] = TypeAdapter(Expectation)
 
 
 class RebaseError(ProceduraError):
@@ -68,6 +71,12 @@ def render_step(step: Step, values: Mapping[str, str]) -> Step:
     """
     dumped = step.model_dump(mode="json")
     return _STEP.validate_python(_render_value(dumped, values))
+
+
+def render_expectation(expectation: Expectation, values: Mapping[str, str]) -> Expectation:
+    """*expectation* with its placeholders filled (one with no value stays as it is)."""
+    dumped = expectation.model_dump(mode="json")
+    return _EXPECTATION.validate_python(_render_value(dumped, _Missing(values)))
 
 
 def domain_allowed(url: str, domains: tuple[str, ...]) -> bool:
@@ -119,11 +128,17 @@ def rebase(workflow: Workflow, base_url: str, origin: str | None = None) -> Work
         _STEP.validate_python(_replace_origin(s.model_dump(mode="json"), old, new))
         for s in workflow.steps
     ]
+    success = tuple(
+        _EXPECTATION.validate_python(_replace_origin(e.model_dump(mode="json"), old, new))
+        for e in workflow.success
+    )
     new_host = urlsplit(new).hostname or ""
     domains = tuple(dict.fromkeys(new_host if d == old_host else d for d in workflow.domains))
     if new_host not in domains:
         domains = (new_host, *domains)
-    return workflow.model_copy(update={"steps": tuple(steps), "domains": domains})
+    return workflow.model_copy(
+        update={"steps": tuple(steps), "success": success, "domains": domains}
+    )
 
 
 def _replace_origin(value: Any, old: str, new: str) -> Any:
@@ -159,7 +174,10 @@ def fingerprint_for_run(
     if fp is None:
         return None
     names = {
-        n for loc in target.locators for t in (loc.value, loc.name or "") for n in placeholders(t)
+        n
+        for loc in target.locators
+        for t in (loc.value, loc.name or "", loc.within.text if loc.within else "")
+        for n in placeholders(t)
     }
     if not names:
         return fp
@@ -178,10 +196,15 @@ def fingerprint_for_run(
             text = text.replace(old, new)
         return text
 
+    item = fp.item
+    if item is not None:
+        item = item.model_copy(update={"texts": tuple(swap(t) or "" for t in item.texts)})
     return fp.model_copy(
         update={
             "name": swap(fp.name),
             "text": swap(fp.text),
             "attributes": {k: swap(v) or "" for k, v in fp.attributes.items()},
+            "nearby_text": tuple(swap(t) or "" for t in fp.nearby_text),
+            "item": item,
         }
     )

@@ -1,4 +1,5 @@
-"""Small dialogs of the step editor: one locator, one expectation (a check after a step)."""
+"""Small dialogs of the step editor: one locator, one expectation (a check after a step, or one
+of the workflow's success check)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLineEdit,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     ElementHidden,
     ElementVisible,
@@ -95,7 +97,11 @@ def _first_error(exc: ValidationError) -> str:
 
 
 class LocatorDialog(QDialog):
-    """Add or edit one locator. ``locator()`` is the result once accepted."""
+    """Add or edit one locator. ``locator()`` is the result once accepted.
+
+    Besides the strategy and its value, a locator may look only inside one repeated item (a
+    table row, a list item, a card): the item's selector and the text it shows ("{full_name}").
+    """
 
     def __init__(
         self, parent: QWidget | None, locator: Locator | None, names: Sequence[str]
@@ -131,6 +137,19 @@ class LocatorDialog(QDialog):
             "When several elements match, which one (0 is the first, in page order). "
             "A locator that needs this ranks last."
         )
+        item_tip = (
+            "Look only inside the one repeated item (a table row, a list item, a card) that "
+            "shows this text exactly, e.g. the row of {full_name}. Leave both empty to look in "
+            "the whole page."
+        )
+        self.item_css = QLineEdit()
+        self.item_css.setObjectName("locator-item-css")
+        self.item_css.setPlaceholderText("optional: the repeated item, e.g. tr, li, div.card")
+        self.item_css.setToolTip(item_tip)
+        self.item_text = TemplateEdit(placeholder_text="the text the item shows, e.g. {full_name}")
+        self.item_text.setObjectName("locator-item-text")
+        self.item_text.setToolTip(item_tip)
+        self.item_text.set_names(names)
         self.error = QLabel()
         self.error.setObjectName("locator-error")
         self.error.setStyleSheet("color: #b3261e")
@@ -144,6 +163,8 @@ class LocatorDialog(QDialog):
         form.addRow("Name", self.name)
         form.addRow("", self.exact)
         form.addRow("Which match", self.nth)
+        form.addRow("Inside the item", self.item_css)
+        form.addRow("that shows", self.item_text)
         self._form = form
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -164,6 +185,9 @@ class LocatorDialog(QDialog):
                 self.value.set_text(locator.value)
             self.exact.setChecked(locator.exact)
             self.nth.setValue(-1 if locator.nth is None else locator.nth)
+            if locator.within is not None:
+                self.item_css.setText(locator.within.css)
+                self.item_text.set_text(locator.within.text)
         self.strategy.currentIndexChanged.connect(self._on_strategy_current_index_changed)
         self._on_strategy_current_index_changed()
         self.resize(460, self.sizeHint().height())
@@ -173,6 +197,9 @@ class LocatorDialog(QDialog):
         self._form.setRowVisible(self.role, role)
         self._form.setRowVisible(self.name, role)
         self._form.setRowVisible(self.value, not role)
+        scoped = self._strategy() is not LocatorStrategy.XPATH  # an XPath cannot look inside one
+        self._form.setRowVisible(self.item_css, scoped)
+        self._form.setRowVisible(self.item_text, scoped)
         self.strategy.setToolTip(_STRATEGY_TIPS[self._strategy()])
 
     def _strategy(self) -> LocatorStrategy:
@@ -195,6 +222,14 @@ class LocatorDialog(QDialog):
             raise ValueError(
                 "say what to look for" if strategy is not LocatorStrategy.ROLE else "give the role"
             )
+        item_css, item_text = self.item_css.text().strip(), self.item_text.text().strip()
+        within = None
+        if strategy is not LocatorStrategy.XPATH and (item_css or item_text):
+            if not (item_css and item_text):
+                raise ValueError(
+                    "to look inside an item, give both the item (e.g. tr) and the text it shows"
+                )
+            within = ItemScope(css=item_css, text=item_text)
         try:
             return Locator(
                 strategy=strategy,
@@ -202,6 +237,7 @@ class LocatorDialog(QDialog):
                 name=name,
                 exact=self.exact.isChecked(),
                 nth=None if self.nth.value() < 0 else self.nth.value(),
+                within=within,
             )
         except ValidationError as exc:
             raise ValueError(_first_error(exc)) from None
@@ -217,7 +253,8 @@ class LocatorDialog(QDialog):
 
 
 class ExpectationDialog(QDialog):
-    """Add or edit one check of a kind the editor offers. ``expectation()`` once accepted."""
+    """Add or edit one check of a kind the editor offers (after a step, or in the workflow's
+    success check). ``expectation()`` once accepted."""
 
     def __init__(
         self,

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.describe import describe_expectation
+from desktop_app.core.describe import describe_expectation, describe_locator, item_noun
 from desktop_app.core.editing import TARGETED_KINDS, Issue, known_names
 from desktop_app.core.models.target import Locator, LocatorStrategy
 from desktop_app.core.models.workflow import (
@@ -619,8 +619,14 @@ class StepForm(QScrollArea):
             rank = QTableWidgetItem(str(row + 1))
             rank.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             self.locators.setItem(row, 0, rank)
-            item = QTableWidgetItem(locator.describe())
-            item.setToolTip(locator.describe())
+            item = QTableWidgetItem(describe_locator(locator))
+            tip = locator.describe()
+            if locator.within is not None:
+                tip = (
+                    f"Looks only inside the {item_noun(locator.within.css)} ({locator.within.css})"
+                    f" that shows exactly “{locator.within.text}”; Edit… changes that text.\n{tip}"
+                )
+            item.setToolTip(tip)
             self.locators.setItem(row, 1, item)
             button = self.locators.cellWidget(row, 2)
             if not isinstance(button, QToolButton):  # made once per row, then reused
@@ -649,6 +655,10 @@ class StepForm(QScrollArea):
             name = fingerprint.name or fingerprint.text or ""
             if name:
                 parts.append(f"“{name[:60]}”")
+            item = fingerprint.item
+            if item is not None:
+                shows = f" showing “{item.texts[0][:60]}”" if item.texts else ""
+                parts.append(f"in a {item_noun(item.css)}{shows}")
             self.fingerprint.setText(
                 "Recorded as " + " ".join(p for p in parts if p) + ": used to find the element "
                 "again when every locator fails."

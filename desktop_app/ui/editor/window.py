@@ -1,5 +1,6 @@
-"""The step editor window: a workflow's steps as cards, the selected step's details, its
-parameters and problems, with undo, save as a new version, review and export.
+"""The step editor window: a workflow's steps as cards and, after the last one, its success check
+("Done when"); the selected step's details, its parameters and problems, with undo, save as a new
+version, review and export.
 
 Every edit goes through :mod:`desktop_app.core.editing` and becomes one :class:`SnapshotCommand`
 on the undo stack; the stack's clean state is "same as the version saved".
@@ -11,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent, QUndoStack
@@ -40,6 +42,7 @@ from desktop_app.core.editing import EditError, Issue
 from desktop_app.core.errors import BrowserError, NotFoundError
 from desktop_app.core.models.target import Locator, LocatorStrategy
 from desktop_app.core.models.workflow import (
+    Expectation,
     Parameter,
     ParameterType,
     StepKind,
@@ -65,6 +68,7 @@ from desktop_app.ui.editor.steps_view import (
     StepListModel,
     ThumbnailCache,
 )
+from desktop_app.ui.editor.success import SuccessPanel
 from desktop_app.ui.host import Host
 from desktop_app.ui.tasks import describe_error
 
@@ -205,6 +209,11 @@ class EditorWindow(QMainWindow):
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addWidget(self.steps_header)
         left_layout.addWidget(self._steps_stack, 1)
+        self.success = SuccessPanel()
+        self.success.check_added.connect(self._on_success_check_added)
+        self.success.check_replaced.connect(self._on_success_check_replaced)
+        self.success.check_removed.connect(self._on_success_check_removed)
+        left_layout.addWidget(self.success)
 
         self.form = StepForm(self.thumbnails)
         self.form.step_edited.connect(self._on_form_step_edited)
@@ -329,6 +338,7 @@ class EditorWindow(QMainWindow):
         self.thumbnails.request(s.screenshot for s in workflow.steps if s.screenshot is not None)
         self.parameters.show_workflow(workflow, self.issues)
         self.workflow_panel.show_workflow(workflow)
+        self.success.show_workflow(workflow, self.issues)
         self._fill_problems()
         wanted = select or keep
         row = self.steps_model.row_of(wanted) if wanted is not None else None
@@ -386,8 +396,11 @@ class EditorWindow(QMainWindow):
             self.go_to(issue)
 
     def go_to(self, issue: Issue) -> None:
-        """Show where *issue* is: its step and field, its parameter, or the workflow panel."""
-        if issue.step is not None:
+        """Show where *issue* is: its step and field, its parameter, the success check, or the
+        workflow panel."""
+        if issue.is_success:
+            self.success.select(issue.success_index)
+        elif issue.step is not None:
             self.select_step(issue.step)
             self.form.focus_field(issue.field)
         elif issue.parameter is not None:
@@ -543,6 +556,50 @@ class EditorWindow(QMainWindow):
         row = self.steps_model.row_of(step_id)
         if row is not None and isinstance(locators, tuple):
             self.set_locators(row, locators, what)
+
+    # ── the success check ("done when") ─────────────────────────────────────────────────────
+
+    def add_success_check(self, check: Expectation) -> bool:
+        """Add *check* to the success check, as one edit."""
+        if self.workflow is None:
+            return False
+        after = editing.add_success_check(self.workflow, check)
+        done = self.push("Add a success check", after)
+        self.success.select(len(after.success) - 1)
+        return done
+
+    def replace_success_check(self, index: int, check: Expectation) -> bool:
+        """Make check *index* of the success check *check*, as one edit."""
+        if self.workflow is None:
+            return False
+        try:
+            after = editing.replace_success_check(self.workflow, index, check)
+        except EditError as exc:
+            self._host.show_status(str(exc))
+            return False
+        done = self.push(f"Edit success check {index + 1}", after)
+        self.success.select(index)
+        return done
+
+    def remove_success_check(self, index: int) -> bool:
+        """Remove check *index* of the success check, as one edit."""
+        if self.workflow is None:
+            return False
+        try:
+            after = editing.remove_success_check(self.workflow, index)
+        except EditError as exc:
+            self._host.show_status(str(exc))
+            return False
+        return self.push(f"Remove success check {index + 1}", after)
+
+    def _on_success_check_added(self, check: object) -> None:
+        self.add_success_check(cast(Expectation, check))
+
+    def _on_success_check_replaced(self, index: int, check: object) -> None:
+        self.replace_success_check(index, cast(Expectation, check))
+
+    def _on_success_check_removed(self, index: int) -> None:
+        self.remove_success_check(index)
 
     # ── parameters and the workflow ─────────────────────────────────────────────────────────
 
@@ -813,9 +870,9 @@ class EditorWindow(QMainWindow):
         if locator.strategy is LocatorStrategy.IMAGE_ANCHOR:
             self.form.set_test_result(step.id, locator_row, "desktop only", "warn")
             return None
-        needed = [
-            n for n in placeholders(f"{locator.value} {locator.name or ''}") if n not in values
-        ]
+        scope = locator.within
+        texts = f"{locator.value} {locator.name or ''} {scope.text if scope is not None else ''}"
+        needed = [n for n in placeholders(texts) if n not in values]
         if needed:
             self.form.set_test_result(
                 step.id, locator_row, f"give {{{needed[0]}}} a default to test", "warn"
@@ -1075,7 +1132,13 @@ class EditorWindow(QMainWindow):
         self.action_submit.setEnabled(can_submit)
 
     def _set_enabled(self, on: bool) -> None:
-        for widget in (self.steps_view, self.form, self.parameters, self.workflow_panel):
+        for widget in (
+            self.steps_view,
+            self.form,
+            self.parameters,
+            self.workflow_panel,
+            self.success,
+        ):
             widget.setEnabled(on)
         for action in (self.action_save, self.action_insert, *self.export_actions.values()):
             action.setEnabled(on)

@@ -1,0 +1,61 @@
+"""How a run ended, in the words the command line, the window and the tray all use.
+
+A run that did every step while nothing showed the task was done (no success check, or a step a
+person skipped) ends ``unverified``, shown as "done, unverified": never as a success, never as a
+failure.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from desktop_app.core.models.run import Run, RunStatus
+from desktop_app.core.replay.engine import SUCCESS_TITLE
+
+__all__ = [
+    "NO_SUCCESS_CHECK_ADVICE",
+    "UNVERIFIED_WORDS",
+    "checked_success",
+    "outcome_reason",
+    "outcome_words",
+]
+
+#: How an unverified run is named to people.
+UNVERIFIED_WORDS: Final = "done, unverified"
+
+#: What to do about a run that ended unverified because its workflow has no success check.
+NO_SUCCESS_CHECK_ADVICE: Final = "add one in the editor"
+
+#: The ``step_id`` of the run record's step for the workflow's success check.
+_SUCCESS_STEP_ID: Final = "success"
+
+_WORDS: Final[dict[RunStatus, str]] = {
+    RunStatus.RUNNING: "running",
+    RunStatus.SUCCEEDED: "succeeded",
+    RunStatus.UNVERIFIED: UNVERIFIED_WORDS,
+    RunStatus.FAILED: "failed",
+    RunStatus.ABORTED: "aborted",
+    RunStatus.INTERRUPTED: "interrupted",
+}
+
+
+def outcome_words(status: RunStatus) -> str:
+    """``succeeded``, ``done, unverified``, ``failed``, ``aborted``, ``interrupted`` or
+    ``running``."""
+    return _WORDS[status]
+
+
+def checked_success(run: Run) -> bool:
+    """Whether the run checked its workflow's success check (the record's last step)."""
+    return any(
+        step.step_id == _SUCCESS_STEP_ID and step.title == SUCCESS_TITLE for step in run.steps
+    )
+
+
+def outcome_reason(run: Run) -> str:
+    """Why *run* ended as it did (its ``error``), with what to do about an unverified run whose
+    workflow has no success check; ``""`` when there is nothing to say."""
+    reason = run.error or ""
+    if run.status is RunStatus.UNVERIFIED and not checked_success(run):
+        return f"{reason or 'nothing showed the task was done'} ({NO_SUCCESS_CHECK_ADVICE})"
+    return reason
