@@ -64,6 +64,7 @@ FIELDS_BY_TYPE = {
         "items_removed",
         "dialogs_opened",
         "dialogs_closed",
+        "browser_dialogs",
         "values_changed",
         "requests",
         "left_page",
@@ -425,6 +426,36 @@ def test_what_each_action_made_the_page_do(harness: CaptureHarness) -> None:
     harness.scenario(body)
 
 
+def test_what_the_person_answered_and_only_what_the_person_did(harness: CaptureHarness) -> None:
+    """A library clicking a checkbox of its own as it loads is nobody's action; the browser's
+    own question is noted with the answer given; a flash message without a role is a
+    message; an icon's glyph word is no text."""
+
+    async def body(session: Session) -> None:
+        page = await session.open("asked.html")
+        reports = session.reports
+        await page.get_by_label("Subscribe").check()
+        await reports.wait_for(lambda r: bool(r.of("check")), what="the person's check")
+        assert [css(p) for p in reports.of("check") + reports.of("uncheck")] == ["#subscribe"]
+
+        page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+        await page.get_by_role("button", name="Delete all").click()
+        deleted = await settled_effects(reports, reports.of("click")[-1])
+        assert deleted["browser_dialogs"] == [
+            {
+                "kind": "confirm",
+                "message": "Are you sure you want to delete all records?",
+                "accepted": True,
+            }
+        ]
+        assert deleted["texts_added"] == [
+            {"text": "All records deleted.", "role": "status", "gone": False}
+        ]
+        assert session.page_errors == []
+
+    harness.scenario(body)
+
+
 def test_late_effects_go_to_the_action_that_caused_them(harness: CaptureHarness) -> None:
     """At machine speed the next action begins before the page answers the last one: what a
     request, a timer or a slow server led to still belongs to the action that started it."""
@@ -724,7 +755,12 @@ def test_every_recorded_locator_finds_exactly_its_element(harness: CaptureHarnes
                 "value": "button",
                 "name": "Edit",
                 "nth": nth,
+                "nth_of": 3,  # used only while the page has three of them
             }
+            # and the row each is in, by what the row shows
+            item = edit["fingerprint"]["item"]
+            assert item["inner"] == {"strategy": "role", "value": "button", "name": "Edit"}
+            assert item["texts"] and item["css"]
         assert len({e["css"] for e in edits}) == 3
         assert "Jane Doe" in edits[0]["fingerprint"]["nearby_text"][-1]
         # "Delete" buttons are told apart by their accessible names; their text is ambiguous.
@@ -739,7 +775,9 @@ def test_every_recorded_locator_finds_exactly_its_element(harness: CaptureHarnes
         # Harder cases: hidden twins, nested text, names from CSS, aria-hidden label parts…
         by_name = {t["fingerprint"].get("name"): t for t in tricky.values()}
         assert strategies(by_name["Print"]) == ["role", "css", "xpath"]  # text finds the <span>
-        visible_export, hidden_export = (t for t in tricky.values() if "Export" in str(t))
+        visible_export, hidden_export = (
+            t for t in tricky.values() if "Export" in str({**t["fingerprint"], "item": None})
+        )
         assert strategies(visible_export) == ["role", "css", "xpath"]  # text matches both
         assert strategies(hidden_export) == ["css", "xpath"]
         assert by_name["✓Save draft"]["locators"][0]["name"] == "✓Save draft"

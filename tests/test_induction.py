@@ -90,8 +90,7 @@ def test_create_contact() -> None:
         UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
     )
     assert wf.success == (
-        TextPresent(text="{full_name}"),  # the new record's heading
-        TextPresent(text="Contact {full_name} created"),
+        TextPresent(text="{full_name}"),  # the new record's heading (the message may go)
         UrlMatches(pattern="http://127.0.0.1:8765/contacts/*"),
     )
     assert not any(s.irreversible for s in wf.steps)  # saving a contact can be undone
@@ -596,10 +595,7 @@ def test_the_llm_keeps_the_success_check_with_its_names() -> None:
 
     result = induce_with_llm(trajectory, induce(trajectory), Model())  # type: ignore[arg-type]
     assert result.used_llm
-    assert result.workflow.success[:2] == (
-        TextPresent(text="{contact_name}"),
-        TextPresent(text="Contact {contact_name} created"),
-    )
+    assert result.workflow.success[:1] == (TextPresent(text="{contact_name}"),)
 
 
 def _radio(name: str) -> Target:

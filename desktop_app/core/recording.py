@@ -297,7 +297,8 @@ def _navigation_owner(event: Event, tab: _TabNavigation, out: list[Event]) -> in
     A navigation the page started belongs to the last action made in its tab since the tab's
     previous navigation; with none, to whatever led to the page it left (the page moved on by
     itself). One the person started in the browser itself (the address bar, a bookmark) is a
-    step. Without a record of who started it, the old rules hold: an action just before it led
+    step, unless the page was already leaving during the action just before it (the page's
+    doing, whoever Chromium says started it). Without a record of who started it, the old rules hold: an action just before it led
     there unless the address was typed, and a navigation right after the last, with no action
     between, is a redirect.
     """
@@ -309,6 +310,14 @@ def _navigation_owner(event: Event, tab: _TabNavigation, out: list[Event]) -> in
             return tab.owner
         return _popup_opener(event, out)  # a tab the page opened: its first page
     if started == "browser":
+        # Unless the page began to leave while the tab's last action was under way, and the
+        # address was not typed: some pages go elsewhere in ways Chromium reports as nobody's
+        # (NiceGUI's navigation from its server, over its socket).
+        acted = out[tab.acted] if tab.acted is not None else None
+        left = acted is not None and acted.effects is not None and acted.effects.left_page
+        if left and acted is not None and event.typed is not True:
+            if event.at - _end(acted) <= _CONSEQUENCE:
+                return tab.acted
         return None
     quick = tab.at is not None and event.at - tab.at <= _REDIRECT
     if tab.acted is None and tab.owner is not None and quick:

@@ -1468,6 +1468,7 @@
         continue;
       }
       if (isFormControl(node) || TEXT_SKIP_TAGS.has(tagOf(node))) continue;
+      if (node.isContentEditable || isSensitive(node) || containsSecret(node)) continue;
       if ((node.textContent || "").length > MAX_LOCATOR_TEXT * 4) continue;
       const text = playwrightText(node, cache).normalized;
       if (!text || text.length > MAX_LOCATOR_TEXT || !/\p{L}/u.test(text)) continue;
@@ -1983,9 +1984,33 @@
     return openAction(element);
   }
 
+  /** Whether a person could see `element`: a box of its own, inside the document's area. */
+  function onScreen(element) {
+    if (!isElement(element) || !element.isConnected) return false;
+    if (element.checkVisibility && !element.checkVisibility()) return false;
+    const rect = element.getBoundingClientRect();
+    return rect.width > 0 && rect.height > 0 &&
+      rect.right + window.scrollX > 0 && rect.bottom + window.scrollY > 0;
+  }
+
+  /** When the person last pressed a button or a key (a trusted pointerdown or keydown). */
+  let lastPersonInput = -Infinity;
+
+  const notePersonInput = (event) => {
+    if (event.isTrusted && !isInjecting()) lastPersonInput = now();
+  };
+
   function onChange(event) {
     if (isInjecting()) return;
     const element = event.target;
+    // A change to a control nobody can see, with nobody acting, is not the person's: a
+    // library clicking a checkbox of its own off-screen as it loads (the browser calls the
+    // change it fires then trusted). A hidden control a widget changes for the person's click
+    // on it (a custom checkbox's input) follows their press; a file chosen in the browser's
+    // own dialog may come long after the press that opened it.
+    const file = isElement(element) && tagOf(element) === "input" && element.type === "file";
+    if (!file && now() - lastPersonInput > PRESS_CLAIM_MS && !attempt(() => onScreen(element),
+      true)) return;
     if (!isElement(element)) return;
     const tag = tagOf(element);
     if (tag === "select") {
@@ -2080,6 +2105,8 @@
     });
   }
   attempt(hideSensitiveText, undefined);
+  listen(window, "pointerdown", notePersonInput, { capture: true, passive: true });
+  listen(window, "keydown", notePersonInput, { capture: true, passive: true });
   listen(window, "pointerdown", onPointerDown);
   listen(window, "pointerup", onPointerUp);
   listen(window, "click", onClick);

@@ -50,7 +50,9 @@
  *                   below are empty because nothing is known, not because nothing changed)
  *   texts_added     [{text, role, gone}] lines of visible text that appeared (role: "status",
  *                   "alert", "dialog", "heading", "item" or null, from the element showing
- *                   it; gone: it disappeared again before the report)
+ *                   it; "status" also for the usual containers of flash messages without a
+ *                   role; gone: it disappeared again before the report). Icon glyphs and
+ *                   content hidden from assistive technology are no text.
  *   texts_removed   [{text, role: null}] lines that were visible when the action began and
  *                   are not any more
  *   items_added / items_removed   change in the number of list items and table rows
@@ -106,7 +108,7 @@
   const SLOW_SNAPSHOT_MS = 60;
   const MAX_LINE = 200;
   const MAX_LINES = 3000;
-  const MAX_REPORTED_TEXTS = 12;
+  const MAX_REPORTED_TEXTS = 30;
   /** How many lines that appeared get their role looked up (to report messages first). */
   const MAX_ROLES = 300;
   const MAX_REPORTED_REQUESTS = 20;
@@ -122,6 +124,13 @@
   const DIALOG_SELECTOR = "dialog[open], [role='dialog'], [role='alertdialog'], [aria-modal='true']";
   const FIELD_SELECTOR = "input:not([type='hidden' i]):not([type='password' i]), textarea, select";
   const STATUS_SELECTOR = "[role~='status' i], output, [aria-live]:not([aria-live='off' i])";
+  /**
+   * Where pages without ARIA roles show their messages ("Record was successfully deleted.",
+   * "The contact “Jane” was added successfully."): the usual containers of flash messages
+   * (Bootstrap's alerts, Django's message list, Rails' and Flask's flashes, toasts).
+   */
+  const MESSAGE_SELECTOR = ".alert, .messagelist, .messages, .flash, .flashes, .flash-message, " +
+    ".notice, .notification, .notifications, .toast, .toasts, .callout";
   const ALERT_SELECTOR = "[role~='alert' i]";
   const HEADING_SELECTOR = "h1, h2, h3, h4, h5, h6, [role~='heading' i]";
   const ITEM_SELECTOR = "li, tr, [role~='row' i], [role~='listitem' i], [role~='option' i]";
@@ -172,6 +181,16 @@
     "script", "style", "noscript", "template", "textarea", "select", "input", "svg", "canvas",
   ]);
 
+  /** Icon fonts draw their glyph from a word ("check_circle"): a person sees no word there. */
+  const ICON_CLASS = /(?:^|\s)(?:material-icons\S*|material-symbols\S*|q-icon|glyphicon)(?:\s|$)/;
+
+  /** Whether `element` only decorates (hidden from assistive technology, an icon's glyph). */
+  function isDecoration(element) {
+    if (element.getAttribute("aria-hidden") === "true") return true;
+    const classes = element.getAttribute("class");
+    return !!classes && ICON_CLASS.test(classes);
+  }
+
   /** Whether `element` is an editing region whose text is secret (never read as page text). */
   function holdsSecret(element) {
     if (element.getAttribute("data-procedura-sensitive") === "true") return true;
@@ -205,7 +224,7 @@
         }
         if (child.nodeType !== Node.ELEMENT_NODE) continue;
         const tag = child.localName;
-        if (TEXTLESS_TAGS.has(tag) || holdsSecret(child)) continue;
+        if (TEXTLESS_TAGS.has(tag) || holdsSecret(child) || isDecoration(child)) continue;
         if (tag === "br") {
           if (box) parts.set(box, (parts.get(box) || "") + " ");
           continue;
@@ -461,6 +480,7 @@
     if (!element || element.nodeType !== Node.ELEMENT_NODE) return null;
     if (element.closest(ALERT_SELECTOR)) return "alert";
     if (element.closest(STATUS_SELECTOR)) return "status";
+    if (element.closest(MESSAGE_SELECTOR)) return "status"; // a message without a role
     if (element.closest(HEADING_SELECTOR)) return "heading";
     if (element.closest("dialog, [role~='dialog' i], [role~='alertdialog' i]")) return "dialog";
     if (element.closest(ITEM_SELECTOR)) return "item";

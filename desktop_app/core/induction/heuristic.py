@@ -246,6 +246,49 @@ class _Builder:
         verb = "choose" if _is_radio(target) else "click"
         return self._named_label(event, index, target, label, verb=verb)
 
+    def chosen_option(self, event: Event, index: int, target: Target) -> str | None:
+        """The placeholder of the parameter an option chosen is (a radio button, an option of a
+        custom list): what was chosen is entered data, like a select's option, whether the
+        intent names it or not; named after the intent, else its group or the list it opened
+        from."""
+        label = label_of(target)
+        if target.is_sensitive or not label or not self._nameable(label):
+            return None
+        if self.trajectory.intent.strip():
+            named = self._named_label(event, index, target, label, verb="choose")
+            if named is not None:
+                return named
+        group = self._group_of(index, target)
+        name = unique_name(snake_case(group, fallback="option"), self._taken())
+        choices = labels.choices_for(event, target, label)
+        described = f"Which option to choose in '{group}'"
+        if choices and label in choices:
+            parameter = Parameter(
+                name=name,
+                type=ParameterType.CHOICE,
+                choices=choices,
+                default=label,
+                description=described,
+            )
+        else:
+            parameter = Parameter(name=name, default=label, description=described)
+        return self._slot(parameter, label, index)
+
+    def _group_of(self, index: int, target: Target) -> str:
+        """What a chosen option belongs to: its radio group's name, else the list it was
+        picked from (the combobox clicked just before), else "option"."""
+        fp = target.fingerprint
+        if _is_radio(target) and fp is not None and fp.attributes.get("name"):
+            return " ".join(fp.attributes["name"].replace("_", " ").replace("-", " ").split())
+        for event in reversed(self.events[:index]):
+            if event.action is not ActionKind.CLICK or event.target is None:
+                continue
+            opener = event.target.fingerprint
+            if opener is not None and opener.role == "combobox" and opener.name:
+                return opener.name.rstrip(" *:").strip()
+            break
+        return "option"
+
     def item_target(self, event: Event, index: int, target: Target) -> Target:
         """*target* looking inside the item it is in by the item's text that holds a recorded
         value ("{full_name}"), else by one the stated intent names (a parameter is made of
@@ -336,9 +379,11 @@ class _Builder:
         """A click: its title names the element (and the item it is in)."""
         label = label_of(event.target)
         double = event.action is ActionKind.DOUBLE_CLICK
-        name = self.values.text(label) if label else "the element"
+        fp = target.fingerprint
+        what = fp.role if fp is not None and fp.role and fp.role != "generic" else "element"
+        name = f"'{self.values.text(label)}'" if label else f"the {what}"
         return ClickStep(
-            title=f"{'Double-click' if double else 'Click'} '{name}'{_in_item(target)}",
+            title=f"{'Double-click' if double else 'Click'} {name}{_in_item(target)}",
             target=target,
             click_count=2 if double else 1,
             modifiers=tuple(m.value for m in event.modifiers),
@@ -353,7 +398,9 @@ class _Builder:
         radio = action is ActionKind.CHECK and _is_radio(event.target)
         chosen = None
         recorded = event.target
-        if recorded is not None and (clicked or radio) and self.trajectory.intent.strip():
+        if recorded is not None and (radio or (clicked and _is_option(recorded))):
+            chosen = self.chosen_option(event, index, recorded)
+        elif recorded is not None and clicked and self.trajectory.intent.strip():
             chosen = self.own_label(event, index, recorded)
         if recorded is not None and (clicked or checked):
             recorded = self.item_target(event, index, recorded)
@@ -478,6 +525,19 @@ def _in_item(target: Target) -> str:
     mislead the next run's reader)."""
     scope = next((loc.within for loc in target.locators if loc.within is not None), None)
     return f" in '{scope.text}'" if scope is not None and placeholders(scope.text) else ""
+
+
+def _is_option(target: Target | None) -> bool:
+    """An option of a list (a custom dropdown's ``option`` or ``menuitemradio``)."""
+    fp = target.fingerprint if target is not None else None
+    roles = (
+        {loc.value for loc in target.locators if loc.strategy is LocatorStrategy.ROLE}
+        if (target is not None)
+        else set()
+    )
+    if fp is not None and fp.role:
+        roles.add(fp.role)
+    return bool(roles & {"option", "menuitemradio"})
 
 
 def _is_radio(target: Target | None) -> bool:

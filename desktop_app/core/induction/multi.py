@@ -65,6 +65,7 @@ from desktop_app.core.models.workflow import (
     PressStep,
     ScrollStep,
     Step,
+    UrlMatches,
     Workflow,
 )
 from desktop_app.core.templating import escape
@@ -565,6 +566,10 @@ def _agreed_success(
         for e in checks[0]
         if e not in agreed
     ]
+    if all(isinstance(e, UrlMatches) for e in agreed) and any(
+        not isinstance(e, UrlMatches) for demo in checks for e in demo
+    ):
+        agreed = []  # where a task led shows its outcome only for a task that looks something up
     if not agreed:
         notes.append(NO_SUCCESS_NOTE)
     return tuple(agreed), notes

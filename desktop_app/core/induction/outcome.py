@@ -6,12 +6,13 @@ A step's message is the first status or alert text it made appear. The workflow'
 * the new item that holds an entered value (the to-do "{title}", the record's heading
   "{full_name}"), still shown at the end and first shown after the last value was entered (so
   not the page's own frame: "Signed in as {username}" was there before);
-* the status or alert message the final action that changed the page showed, when it was still
-  shown at the end (a toast that went away is not); on pages whose messages carry no role, a
+* else the status or alert message the final action that changed the page showed, when it was
+  still shown at the end (a toast that went away is not); on pages whose messages carry no role, a
   text that final action made appear, that the recording never showed before, and that words
   like a message ("Successfully deleted 1 contact.", "Your changes were saved");
 * for a task that removes something: the absence of the removed item that held an entered
-  value (an element whose whole text is "{title}");
+  value (an element whose whole text is "{title}"), seen go from the page, or gone from the
+  same list when the final action brought it back (a record deleted on the server);
 * with any of those, and when the final action led to another address: that address, with
   record ids and the query left open — a weaker check, never the only one;
 * for a task that only looks something up (no action of the recording sent the server a
@@ -219,13 +220,13 @@ def _lasting_message(
 def _new_item(
     events: Sequence[Event], shown: dict[str, tuple[int, TextChange]], values: Templater
 ) -> str | None:
-    """The text still shown at the end that holds the most recently entered value and was first
-    shown after the last value was entered, and that no page showed before then (the newest, an
-    item or heading first), templated."""
+    """The text still shown at the end that holds an entered value and was first shown after
+    the last value was entered, and that no page showed before then (a heading first, the
+    record's own page; then the one holding the most recently entered value), templated."""
     entered = max((s.since for s in values.slots if s.value is not None), default=-1)
     first = _first_shown(events)
     choices = values.choices()
-    candidates: list[tuple[tuple[int, int, int], str]] = []
+    candidates: list[tuple[tuple[int, int, int, int], str]] = []
     for text, (index, change) in shown.items():
         if change.role in _MESSAGE_ROLES or first.get(text, -1) < entered:
             continue  # a message (checked as such), or the page's frame, there before
@@ -240,7 +241,9 @@ def _new_item(
             # page's frame; a value alone (the record's heading) may be shown again anew.
             continue
         newest = max(_since(values, name) for name in placeholders(checkable))
-        candidates.append(((-newest, -index, _RANK.get(change.role, 3)), checkable))
+        # A heading that holds a value (the record's own page) first, then the newest value.
+        heading = 0 if change.role == "heading" else 1
+        candidates.append(((heading, -newest, -index, _RANK.get(change.role, 3)), checkable))
     return min(candidates)[1] if candidates else None
 
 
@@ -274,11 +277,17 @@ def _absences(
     return found
 
 
+def _page(url: str) -> str:
+    """The page an address shows, its query left out (a list searched, or not)."""
+    parts = urlsplit(normal_url(url))
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
 def _gone_from_view(events: Sequence[Event], final: int, values: Templater) -> list[Expectation]:
     """For a page the final action led back to without something (a record deleted on the
-    server, the list reloaded): each entered value that the same address showed earlier as an
-    element's whole text, and that it shows nowhere now, as the absence of an element whose
-    whole text is that value."""
+    server, the list reloaded): each entered value that the same page (searched or not) showed
+    earlier as an element's whole text, and that it shows nowhere now, as the absence of an
+    element whose whole text is that value."""
     last = next(
         (
             e.after
@@ -294,7 +303,7 @@ def _gone_from_view(events: Sequence[Event], final: int, values: Templater) -> l
         "\n".join(_shown_lines(o.aria_snapshot))
         for e in events[:final]
         for o in (e.before, e.after)
-        if o is not None and o.aria_snapshot and o.url and normal_url(o.url) == normal_url(last.url)
+        if o is not None and o.aria_snapshot and o.url and _page(o.url) == _page(last.url)
     ]
     found: list[Expectation] = []
     for slot in values.slots:
@@ -373,13 +382,16 @@ def success_checks(events: Sequence[Event], values: Templater) -> tuple[Expectat
     found: list[Expectation] = []
     item = _new_item(events, shown, values)
     said = _lasting_message(events[final], shown, values, _seen_before(events, final))
-    if item is not None and item != said:
+    if item is not None:
         found.append(TextPresent(text=item))
-    if said is not None:
+    elif said is not None:
+        # Only without a new item to show the outcome: a message may be a toast that goes
+        # (the step that made it appear checks it at once).
         found.append(TextPresent(text=said))
     found += _absences(events, shown, values)
     effects = events[final].effects
-    if found and effects is not None and effects.left_page:
+    if effects is not None and effects.left_page:
+        # The same list, shown again without the record that was there: it went.
         found += [e for e in _gone_from_view(events, final, values) if e not in found]
     reached = _reached(events[final], values) if found else None
     if reached is not None:

@@ -543,6 +543,7 @@ class Replayer:
                 timed_out = True
                 tracker.note(f"{exc}; looking for the element again")
                 continue
+            await self._check_dialogs(tracker)  # a question nobody answered fails it first
             await self._read_back(found.handle, action, bound)
             failed = await self._first_failed_expectation(bound)
             if failed is None:

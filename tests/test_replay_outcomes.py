@@ -1,0 +1,180 @@
+"""What a run reports is what the page did: a Save that does nothing is never "succeeded", a
+field the page emptied fails its step, the browser's own questions are answered as the person
+answered them (and one nobody answered is cancelled). Pages of our own; the judge is what the
+server received.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from recording_support import record_demonstration
+from replay_support import run, services
+
+from desktop_app.core.induction.heuristic import induce
+from desktop_app.core.models.run import RunStatus, StepStatus
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.workflow import (
+    ClickStep,
+    FillStep,
+    GotoStep,
+    Parameter,
+    TextPresent,
+    Workflow,
+)
+
+pytestmark = pytest.mark.slow
+
+_FORM = """<!doctype html><title>Note</title><h1>Note</h1>
+<label>Note <input id=note></label> <button id=save>Save</button><p id=out role=status></p>
+<script>
+  const mode = new URLSearchParams(location.search).get("mode");
+  const note = document.getElementById("note");
+  if (mode === "reset") note.addEventListener("input", () => { note.value = ""; });
+  document.getElementById("save").addEventListener("click", () => {
+    if (mode === "dead") return;  // the button looks fine and does nothing
+    fetch("/saved?" + encodeURIComponent(note.value));
+    document.getElementById("out").textContent = "Saved " + note.value;
+  });
+</script>"""
+
+_DELETE = """<!doctype html><title>Records</title><h1>Records</h1>
+<button id=delete>Delete all</button><p id=out role=status></p>
+<script>
+  document.getElementById("delete").addEventListener("click", () => {
+    if (!confirm("Are you sure you want to delete all records?")) return;
+    fetch("/deleted");
+    document.getElementById("out").textContent = "All records deleted";
+  });
+</script>"""
+
+HITS: list[str] = []
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        HITS.append(self.path)
+        body = _DELETE if self.path.startswith("/records") else _FORM
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    HITS.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _by_role(role: str, name: str) -> Target:
+    return Target(locators=(Locator(strategy=LocatorStrategy.ROLE, value=role, name=name),))
+
+
+def _save_a_note(mode: str) -> Workflow:
+    return Workflow(
+        name="Save a note",
+        domains=("127.0.0.1",),
+        parameters=(Parameter(name="note", default="Buy stamps"),),
+        steps=(
+            GotoStep(title="Open the form", url=f"http://127.0.0.1:1/form?mode={mode}"),
+            FillStep(title="Type the note", target=_by_role("textbox", "Note"), value="{note}"),
+            ClickStep(title="Save", target=_by_role("button", "Save")),
+        ),
+        success=(TextPresent(text="Saved {note}"),),
+    )
+
+
+def _approve(sv: Any, workflow: Workflow) -> Any:
+    saved = sv.workflows.save(workflow, actor="tester")
+    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+def test_a_run_succeeds_only_when_its_success_check_holds(site: str) -> None:
+    with services() as sv:
+        done = run(sv, _approve(sv, _save_a_note("ok")), site, values={"note": "Call Ida"})
+        dead = run(sv, _approve(sv, _save_a_note("dead")), site, values={"note": "Call Ida"})
+        unchecked = _save_a_note("dead").model_copy(update={"success": ()})
+        unknown = run(sv, _approve(sv, unchecked), site, values={"note": "Call Ida"})
+    assert done.run.status is RunStatus.SUCCEEDED, done.run.error
+    assert done.run.steps[-1].title == "Check that the task was done"
+    assert "/saved?Call%20Ida" in HITS
+    # Every step "worked" and nothing happened: never succeeded.
+    assert dead.run.status is RunStatus.FAILED
+    assert "success check did not hold" in (dead.run.error or "")
+    assert dead.run.steps[-1].status is StepStatus.FAILED
+    assert unknown.run.status is RunStatus.UNVERIFIED
+    assert HITS.count("/saved?Call%20Ida") == 1
+
+
+def test_a_field_the_page_emptied_fails_its_step(site: str) -> None:
+    with services() as sv:
+        result = run(sv, _approve(sv, _save_a_note("reset")), site, values={"note": "Call Ida"})
+    assert result.run.status is RunStatus.FAILED
+    fill = result.run.steps[1]
+    assert fill.status is StepStatus.FAILED
+    assert fill.error == "after the fill, the field holds '', not 'Call Ida'"
+    assert not any(hit.startswith("/saved") for hit in HITS)
+
+
+async def _delete_all(do: Any) -> None:
+    page = do.page
+    page.once("dialog", lambda dialog: dialog.accept())
+    await do.click(page.get_by_role("button", name="Delete all"))
+    await page.get_by_text("All records deleted").wait_for()
+
+
+def test_a_question_the_browser_asks_is_answered_as_the_person_did(site: str) -> None:
+    from demonstrations import MACHINE, Scenario
+
+    scenario = Scenario("delete", "own", "", "Delete all records", _delete_all)
+    with services() as sv:
+        trajectory = _record(sv, f"{site}/records", scenario, MACHINE)
+        workflow = induce(trajectory).workflow
+        click = next(s for s in workflow.steps if isinstance(s, ClickStep))
+        assert click.dialog == "accept"
+        assert click.irreversible, "OK to 'Are you sure you want to delete…' cannot be undone"
+        assert "then OK to 'Are you sure you want to delete all records?'" in click.title
+        HITS.clear()
+        result = run(sv, _approve(sv, workflow), site)
+        assert result.run.status is RunStatus.SUCCEEDED, result.run.error
+        assert "/deleted" in HITS
+        assert "answered OK" in (result.run.steps[1].detail or "")
+
+        # The same click where the recording met no question: cancelled, and the step fails.
+        HITS.clear()
+        unasked = workflow.model_copy(
+            update={
+                "steps": tuple(
+                    s.model_copy(update={"dialog": None}) if s is click else s
+                    for s in workflow.steps
+                )
+            }
+        )
+        refused = run(sv, _approve(sv, unasked), site)
+        assert refused.run.status is RunStatus.FAILED
+        assert "a question the recording never answered; it was cancelled" in (
+            refused.run.error or ""
+        )
+        assert "/deleted" not in HITS
+
+
+def _record(sv: Any, url: str, scenario: Any, pace: Any) -> Any:
+    import asyncio
+
+    return asyncio.run(record_demonstration(sv, url, scenario, pace))
