@@ -313,8 +313,7 @@ def test_a_check_not_every_demonstration_ended_showing_is_left_out_and_said() ->
     # led, which alone shows nothing of a record made: no success check, and said so.
     assert result.workflow.success == ()
     assert (
-        "not every demonstration ended showing text '{full_name}'; "
-        "that success check is left out"
+        "not every demonstration ended showing text '{full_name}'; that success check is left out"
     ) in result.notes
     assert NO_SUCCESS in result.notes
     save = result.workflow.steps[-1]  # the step itself saw the message in both

@@ -106,9 +106,7 @@ def test_an_element_in_a_row_is_found_through_the_row_that_shows_its_text() -> N
 
 
 def test_a_repair_puts_the_runs_value_back_as_its_parameter_in_the_row() -> None:
-    seen = Locator(
-        strategy=ROLE, value="checkbox", within=ItemScope(css="tr", text="Li Wei")
-    )
+    seen = Locator(strategy=ROLE, value="checkbox", within=ItemScope(css="tr", text="Li Wei"))
     assert templated_locator(seen, {"full_name": "Li Wei"}).within == ItemScope(
         css="tr", text="{full_name}"
     )

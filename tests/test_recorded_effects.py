@@ -87,6 +87,27 @@ def test_a_slow_link_still_belongs_to_its_click_and_a_typed_address_is_a_step() 
     assert clean[2].url == "http://x/orders"
 
 
+def test_a_page_that_left_during_an_action_went_there_itself_whoever_chromium_names() -> None:
+    raw = [
+        _ev(0, ActionKind.NAVIGATE, url="http://x/", typed=True, initiated_by="browser"),
+        # NiceGUI goes to the list from its server, over its socket: Chromium names nobody
+        _ev(
+            1000,
+            ActionKind.CLICK,
+            SAVE,
+            effects=Effects(left_page=True),
+            before=_page("http://x/new"),
+        ),
+        _ev(1400, ActionKind.NAVIGATE, url="http://x/", typed=False, initiated_by="browser"),
+        # much later, with the page at rest: the person went there
+        _ev(9000, ActionKind.NAVIGATE, url="http://x/orders", typed=False, initiated_by="browser"),
+    ]
+    clean = clean_events(raw)
+    assert _kinds(clean) == ["navigate", "click", "navigate"]
+    assert clean[1].after is not None and clean[1].after.url == "http://x/"
+    assert clean[2].url == "http://x/orders"
+
+
 def test_the_page_a_step_led_to_adds_what_it_showed_as_it_loaded() -> None:
     shown = Effects(
         texts_added=(TextChange(text="Contact Jane Doe created", role="status"),), settled=True

@@ -298,9 +298,9 @@ def _navigation_owner(event: Event, tab: _TabNavigation, out: list[Event]) -> in
     previous navigation; with none, to whatever led to the page it left (the page moved on by
     itself). One the person started in the browser itself (the address bar, a bookmark) is a
     step, unless the page was already leaving during the action just before it (the page's
-    doing, whoever Chromium says started it). Without a record of who started it, the old rules hold: an action just before it led
-    there unless the address was typed, and a navigation right after the last, with no action
-    between, is a redirect.
+    doing, whoever Chromium says started it). Without a record of who started it, the old
+    rules hold: an action just before it led there unless the address was typed, and a
+    navigation right after the last, with no action between, is a redirect.
     """
     started = event.initiated_by
     if started in _PAGE_STARTED:
@@ -315,9 +315,9 @@ def _navigation_owner(event: Event, tab: _TabNavigation, out: list[Event]) -> in
         # (NiceGUI's navigation from its server, over its socket).
         acted = out[tab.acted] if tab.acted is not None else None
         left = acted is not None and acted.effects is not None and acted.effects.left_page
-        if left and acted is not None and event.typed is not True:
-            if event.at - _end(acted) <= _CONSEQUENCE:
-                return tab.acted
+        soon = acted is not None and event.at - _end(acted) <= _CONSEQUENCE
+        if left and soon and event.typed is not True:
+            return tab.acted
         return None
     quick = tab.at is not None and event.at - tab.at <= _REDIRECT
     if tab.acted is None and tab.owner is not None and quick:
