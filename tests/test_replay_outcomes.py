@@ -19,6 +19,7 @@ from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models.run import RunStatus, StepStatus
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
+    CheckStep,
     ClickStep,
     FillStep,
     GotoStep,
@@ -42,6 +43,20 @@ _FORM = """<!doctype html><title>Note</title><h1>Note</h1>
   });
 </script>"""
 
+_PICKER = """<!doctype html><title>Birthday</title><h1>Birthday</h1>
+<div style="position: relative"><label>Birthday <input id=day></label>
+<div id=picker hidden style="position: absolute; top: 24px; left: 0; width: 300px;
+  height: 120px; background: #eee">1 2 3 4 5 6 7</div></div>
+<p style="margin-top: 30px"><label><input type=checkbox id=vip> VIP</label></p>
+<script>
+  const picker = document.getElementById("picker");
+  document.getElementById("day").addEventListener("focus", () => { picker.hidden = false; });
+  addEventListener("keydown", (e) => { if (e.key === "Escape") picker.hidden = true; });
+  document.getElementById("vip").addEventListener("change", (e) => {
+    fetch("/vip?" + e.target.checked);
+  });
+</script>"""
+
 _DELETE = """<!doctype html><title>Records</title><h1>Records</h1>
 <button id=delete>Delete all</button><p id=out role=status></p>
 <script>
@@ -58,7 +73,11 @@ HITS: list[str] = []
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         HITS.append(self.path)
-        body = _DELETE if self.path.startswith("/records") else _FORM
+        body = _FORM
+        if self.path.startswith("/records"):
+            body = _DELETE
+        elif self.path.startswith("/picker"):
+            body = _PICKER
         data = body.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -178,3 +197,21 @@ def _record(sv: Any, url: str, scenario: Any, pace: Any) -> Any:
     import asyncio
 
     return asyncio.run(record_demonstration(sv, url, scenario, pace))
+
+
+def test_a_popup_left_open_over_the_next_element_is_closed_with_escape(site: str) -> None:
+    workflow = Workflow(
+        name="Birthday and VIP",
+        domains=("127.0.0.1",),
+        steps=(
+            GotoStep(title="Open the form", url="http://127.0.0.1:1/picker"),
+            FillStep(title="Type the day", target=_by_role("textbox", "Birthday"), value="5"),
+            CheckStep(title="Tick VIP", target=_by_role("checkbox", "VIP"), timeout_s=3),
+        ),
+        success=(TextPresent(text="Birthday"),),
+    )
+    with services() as sv:
+        result = run(sv, _approve(sv, workflow), site)
+    assert result.run.status is RunStatus.SUCCEEDED, result.run.error
+    assert "/vip?true" in HITS
+    assert "pressed Escape" in (result.run.steps[2].detail or "")

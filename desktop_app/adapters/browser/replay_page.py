@@ -109,6 +109,23 @@ _RECEIVES_POINTER_JS: Final = """(el) => {
   return !!(label && (label.control === el || label.contains(el)));
 }"""
 
+# Whether what covers the element's centre is a popup: inside an absolutely or fixed
+# positioned box that does not hold the element, and not in a dialog (Escape would close that).
+_POPUP_JS: Final = """(el) => {
+  const r = el.getBoundingClientRect();
+  const x = Math.min(Math.max(r.left + r.width / 2, 0), window.innerWidth - 1);
+  const y = Math.min(Math.max(r.top + r.height / 2, 0), window.innerHeight - 1);
+  const hit = document.elementFromPoint(x, y);
+  if (!hit || el.contains(hit) || hit.contains(el)) return false;
+  if (hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]'))
+    return false;
+  for (let box = hit; box && box !== document.body; box = box.parentElement) {
+    const position = getComputedStyle(box).position;
+    if (position === "absolute" || position === "fixed") return !box.contains(el);
+  }
+  return false;
+}"""
+
 # [visible, enabled] of every match, as Playwright defines them, in one round trip.
 _STATES_JS: Final = """(elements) => elements.map((el) => {
   const r = el.getBoundingClientRect();
@@ -321,6 +338,14 @@ class PlaywrightPage:
             )
         except Error:
             return True  # let the action itself report what is wrong
+
+    async def covered_by_popup(self, handle: Handle) -> bool:
+        from playwright.async_api import Error
+
+        try:
+            return bool(await self._locator(handle).evaluate(_POPUP_JS, timeout=_QUICK_MS))
+        except Error:
+            return False
 
     async def busy(self) -> bool:
         from playwright.async_api import Error

@@ -155,6 +155,11 @@ class BrowserPort(Protocol):
         """Whether a click at the element's centre would reach it (nothing covers it)."""
         ...
 
+    async def covered_by_popup(self, handle: Handle) -> bool:
+        """Whether what covers the element is a popup the page left open (a date picker, a
+        menu: positioned over it, outside any dialog), which Escape would close."""
+        ...
+
     async def perform(self, handle: Handle | None, action: PageAction, *, timeout_s: float) -> None:
         """Do *action* on the element (or the page when *handle* is None)."""
         ...
@@ -232,6 +237,9 @@ class NoBrowser:
         return Probe(count=0)
 
     async def receives_pointer(self, handle: Handle) -> bool:
+        return False
+
+    async def covered_by_popup(self, handle: Handle) -> bool:
         return False
 
     async def perform(self, handle: Handle | None, action: PageAction, *, timeout_s: float) -> None:

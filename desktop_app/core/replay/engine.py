@@ -590,11 +590,21 @@ class Replayer:
     async def _perform(
         self, handle: Handle, action: PageAction, timeout_s: float, tracker: Tracker
     ) -> None:
+        escaped = False
         for _ in range(MAX_OVERLAYS + 1):
-            if not await self._browser.receives_pointer(
-                handle
-            ) and await self._ladder.clear_overlay(tracker):
-                continue
+            if not await self._browser.receives_pointer(handle):
+                if await self._ladder.clear_overlay(tracker):
+                    continue
+                if not escaped and await self._browser.covered_by_popup(handle):
+                    # Not an overlay but a popup the last step left open (a date picker, a
+                    # menu) over the element: Escape closes it, as a person would, and commits
+                    # to nothing.
+                    escaped = True
+                    await self._browser.perform(
+                        None, PageAction(kind="press", key="Escape"), timeout_s=5
+                    )
+                    tracker.note("pressed Escape: something the page had open covered the element")
+                    continue
             try:
                 await self._browser.perform(handle, action, timeout_s=timeout_s)
                 return
