@@ -76,7 +76,7 @@ def _letters(text: str) -> str:
 
 #: Snapshot lines that hold no text of the page's own: fields (their value is what was typed)
 #: and link targets.
-_FIELD_LINE: Final = re.compile(r"^\s*- (?:textbox|searchbox|combobox|spinbutton|/url:)")
+_FIELD_LINE: Final = re.compile(r"^\s*- '?(?:textbox|searchbox|combobox|spinbutton)\b|^\s*- /url:")
 
 
 def _shown_lines(snapshot: str) -> list[str]:
