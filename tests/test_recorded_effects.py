@@ -108,6 +108,20 @@ def test_a_page_that_left_during_an_action_went_there_itself_whoever_chromium_na
     assert clean[2].url == "http://x/orders"
 
 
+def test_a_field_the_page_wrote_again_as_the_focus_left_is_no_second_typing() -> None:
+    closed = Effects(texts_removed=(TextChange(text="Sun Mon Tue"),), settled=True)
+    raw = [
+        _ev(0, ActionKind.FILL, FIELD, value="1991-06-05"),
+        _ev(500, ActionKind.PRESS, FIELD, key="Tab"),
+        # the date picker writes the same value back as it closes
+        _ev(520, ActionKind.FILL, FIELD, value="1991-06-05", effects=closed),
+        _ev(900, ActionKind.CLICK, SAVE, effect=True),
+    ]
+    clean = clean_events(raw)
+    assert _kinds(clean) == ["fill", "press", "click"]  # the Tab closed the calendar: kept
+    assert clean[1].effects == closed
+
+
 def test_the_page_a_step_led_to_adds_what_it_showed_as_it_loaded() -> None:
     shown = Effects(
         texts_added=(TextChange(text="Contact Jane Doe created", role="status"),), settled=True

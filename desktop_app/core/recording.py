@@ -185,7 +185,8 @@ def clean_events(raw: Sequence[Event]) -> list[Event]:
     """The events a workflow should be induced from: *raw* without noise, typing coalesced.
 
     Dropped: input Procedura injected; repeated fills of one field (the last value wins, the first
-    keystroke's time is kept); the earlier states of a desktop typing burst (the last holds the
+    keystroke's time is kept); a field written again with the value it held right after a key
+    pressed in it (the page tidying it as the focus left); the earlier states of a desktop typing burst (the last holds the
     whole text); clicks that only focused a field; Tab and Shift+Tab presses that only moved the
     focus; clicks with no visible effect on something not interactive; accidental repeats of a
     click; the clicks a double click is made of; navigations to where the tab already was; form
@@ -231,11 +232,26 @@ def _clean_actions(events: Sequence[Event]) -> tuple[list[Event], list[int]]:
             out[-1] = event.model_copy(update={"at": prev.at, "ended_at": _end(event)})
             continue
 
+        if (
+            action is ActionKind.FILL
+            and prev is not None
+            and prev.action is ActionKind.PRESS
+            and _same_element(prev, event)
+            and len(out) >= 2
+            and out[-2].action is ActionKind.FILL
+            and _same_element(out[-2], event)
+            and out[-2].value == event.value
+        ):
+            # The field written again with what it already held, as the focus left it (a date
+            # picker tidying its value on blur): the page's doing, not a second typing.
+            out[-1] = _with_effects(prev, event)
+            continue
+
         if action is ActionKind.DESKTOP_TYPE and prev is not None and _same_burst(prev, event):
             out[-1] = event  # the desktop recorder stores a burst's text so far at each key
             continue
 
-        if _moves_focus_only(event):
+        if _moves_focus_only(event) and not _closes_with(event, nxt):
             continue
 
         if action is ActionKind.CLICK:
@@ -328,6 +344,25 @@ def _navigation_owner(event: Event, tab: _TabNavigation, out: list[Event]) -> in
         if caused:
             return len(out) - 1
     return None
+
+
+def _closes_with(press: Event, nxt: Event | None) -> bool:
+    """Whether the field the key was pressed in is written again next, with a visible effect
+    (the key closed a picker that then tidied the value): the key did something after all."""
+    return (
+        nxt is not None
+        and nxt.action is ActionKind.FILL
+        and _same_element(press, nxt)
+        and nxt.effects is not None
+        and nxt.effects.visible
+    )
+
+
+def _with_effects(event: Event, later: Event) -> Event:
+    """*event* with what *later* (folded into it) made the page do, when it knew nothing."""
+    if later.effects is None or (event.effects is not None and event.effects.visible):
+        return event
+    return event.model_copy(update={"effects": later.effects})
 
 
 def _popup_opener(event: Event, out: list[Event]) -> int | None:

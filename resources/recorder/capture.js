@@ -1190,7 +1190,8 @@
 
   function textLocator(element, role, secretInside) {
     if (secretInside || isFormControl(element) || tagOf(element) === "input") return null;
-    const isLeaf = element.children.length === 0;
+    // Script markers inside an element (Ember's metamorphs) hold no text a person sees.
+    const isLeaf = Array.from(element.children).every((child) => TEXT_SKIP_TAGS.has(tagOf(child)));
     if (!TEXT_LOCATOR_ROLES.has(role) && !isLeaf) return null;
     const cache = new Map();
     const text = playwrightText(element, cache).normalized;
@@ -1469,6 +1470,7 @@
       }
       if (isFormControl(node) || TEXT_SKIP_TAGS.has(tagOf(node))) continue;
       if (node.isContentEditable || isSensitive(node) || containsSecret(node)) continue;
+      if (node.checkVisibility && !node.checkVisibility()) continue; // a closed list's options
       if ((node.textContent || "").length > MAX_LOCATOR_TEXT * 4) continue;
       const text = playwrightText(node, cache).normalized;
       if (!text || text.length > MAX_LOCATOR_TEXT || !/\p{L}/u.test(text)) continue;
@@ -1707,7 +1709,16 @@
   function sendFill(record) {
     if (isInjecting()) return false;
     const element = record.element;
-    const target = element.isConnected ? describe(element) : record.target;
+    let target = element.isConnected ? describe(element) : record.target;
+    // The row a field is in, as it was when the typing began: a row that shows the field's text
+    // as it is typed (a to-do's title bound to its edit box) is told by what it showed before.
+    if (record.startItem === undefined) {
+      record.startItem = (record.target && record.target.fingerprint &&
+        record.target.fingerprint.item) || null;
+    }
+    if (target && target.fingerprint && record.startItem) {
+      target = { ...target, fingerprint: { ...target.fingerprint, item: record.startItem } };
+    }
     record.target = target;
     send(makePayload("fill", {
       ...actionFields(record.opened), target, value: fieldValue(element),
@@ -1909,16 +1920,22 @@
   }
 
   /**
-   * A press whose element the page removed before the release gets no click from the browser
-   * at all; the page acted on the press (a menu, a button that works on mousedown), so it is
-   * reported as the click it was, unless a click or change claims it meanwhile.
+   * A press whose element the page removed or hid by the release gets no click from the
+   * browser (or one on something else); the page acted on the press (a menu, a button that
+   * works on mousedown, a custom list's option chosen on mouseup), so it is reported as the
+   * click it was, unless a click or change claims it meanwhile.
    */
   function onPointerUp(event) {
     if (!event.isTrusted || isInjecting()) return;
     const press = pressed;
-    if (!press || press.element.isConnected) return;
+    if (!press) return;
+    // Released over something the press opened on top of it (a dropdown's mask)?
+    const covered = isElement(event.target) && !press.element.contains(event.target) &&
+      !event.target.contains(press.element);
     setTimer(guarded(() => {
       if (pressed !== press) return; // a click, check or select took it
+      const shown = press.element.isConnected && attempt(() => onScreen(press.element), true);
+      if (shown && !covered) return; // no click came, and nothing happened to what was pressed
       pressed = null;
       if (reportedByChange(press.element)) return;
       send(makePayload("click", {
@@ -1934,10 +1951,25 @@
     // detail 0: a click made by the keyboard; after Enter, the press already tells it.
     if (event.detail === 0 && now() - lastEnterPress < ENTER_CLICK_WINDOW_MS) return;
     const element = actionTarget(event.target);
-    if (!element) return;
+    if (!element) {
+      // Something the press opened took the release (a dropdown's mask), and the browser sent
+      // the click to what both share: it is the click of what was pressed.
+      const held = pressed;
+      if (held && isElement(event.target) && event.target.contains(held.element) &&
+        claimPress(held.element) && !reportedByChange(held.element)) {
+        send(makePayload("click", {
+          ...actionFields(held.opened), target: held.target, button: held.button,
+          modifiers: held.modifiers,
+        }));
+      }
+      return;
+    }
     const press = claimPress(element);
     if (reportedByChange(press ? press.element : element)) {
-      if (press) pressed = press; // the change event that follows claims it
+      if (press) {
+        pressed = press; // the change event that follows claims it
+        reportIfNoChange(press, element);
+      }
       return;
     }
     let target;
@@ -1956,6 +1988,25 @@
       button: press ? press.button : ["left", "middle", "right"][event.button] || "left",
       modifiers: press ? press.modifiers : modifiersOf(event),
     }));
+  }
+
+  /**
+   * A checkbox or radio button the page re-renders in its click handler (Backbone's to-do list)
+   * fires its change on the detached element, which reaches nobody: the click is reported as
+   * the check it was, with the state the click gave it, unless a change claims the press.
+   */
+  function reportIfNoChange(press, element) {
+    const input = isChangeDrivenInput(element) ? element
+      : (element.closest("label") || {}).control;
+    if (!input || (input.type !== "checkbox" && input.type !== "radio")) return;
+    const checked = input.checked; // already toggled as the click is dispatched
+    setTimer(guarded(() => {
+      if (pressed !== press) return; // a change took it
+      pressed = null;
+      send(makePayload(checked ? "check" : "uncheck", {
+        ...actionFields(press.opened), target: press.target,
+      }));
+    }), 0);
   }
 
   function onDoubleClick(event) {

@@ -56,6 +56,8 @@ def label_of(target: Target | None) -> str | None:
     if fp is not None:
         for attr in ("aria-label", "name", "id", "placeholder", "title"):
             value = fp.attributes.get(attr)
+            if value and attr in ("name", "id") and re.search(r"\d{3,}", value):
+                continue  # a generated id ("ember491") names nothing a person knows
             if value and attr in ("name", "id"):
                 # A form name or id is a programmer's word: "_selected_action" → "selected action".
                 value = " ".join(re.split(r"[_\-\s]+", value)).strip()
