@@ -184,17 +184,18 @@ class _TabNavigation:
 def clean_events(raw: Sequence[Event]) -> list[Event]:
     """The events a workflow should be induced from: *raw* without noise, typing coalesced.
 
-    Dropped: input Procedura injected; repeated fills of one field (the last value wins, the first
-    keystroke's time is kept); a field written again with the value it held right after a key
-    pressed in it (the page tidying it as the focus left); the earlier states of a desktop
+    Dropped: input Procedura injected; repeated fills of one field (the last value wins, the
+    first keystroke's time is kept); a field written again with the value it held right after a
+    key pressed in it (the page tidying it as the focus left); the earlier states of a desktop
     typing burst (the last holds the whole text); clicks that only focused a field; Tab and
-    Shift+Tab presses that only moved the focus; clicks with no visible effect on something not interactive; accidental repeats of a
-    click; the clicks a double click is made of; navigations to where the tab already was; form
-    submits caused by the click or key that precedes them. Navigations that an action led to
-    fold into that action (its ``after`` observation shows the new page), and those the page
-    made by itself with no action between (an HTTP or client-side redirect, a router rewriting
-    ``/`` to ``/#/``) fold into whatever led to the page before: the navigation the person
-    made, or the action. Notes stay, after what was cleaned from the actions before them.
+    Shift+Tab presses that only moved the focus; clicks with no visible effect on something not
+    interactive; accidental repeats of a click; the clicks a double click is made of;
+    navigations to where the tab already was; form submits caused by the click or key that
+    precedes them. Navigations that an action led to fold into that action (its ``after``
+    observation shows the new page), and those the page made by itself with no action between
+    (an HTTP or client-side redirect, a router rewriting ``/`` to ``/#/``) fold into whatever
+    led to the page before: the navigation the person made, or the action. Notes stay, after
+    what was cleaned from the actions before them.
     """
     kept = [e for e in raw if not e.injected]
     actions = [e for e in kept if e.action is not ActionKind.NOTE]
