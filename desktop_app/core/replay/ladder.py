@@ -279,7 +279,6 @@ class Ladder:
         rejected: set[int] = set()
         overlays = 0
         while True:
-            settled = until_settled and patience > 0 and await self._browser.settled()
             for rank, locator in enumerate(target.locators):
                 if rank in rejected:
                     continue
@@ -298,6 +297,9 @@ class Ladder:
                 continue
             if patience == 0:
                 return None
+            # Settled with no locator working: an element drawn since the probes would have
+            # changed the document, and the page would not be settled.
+            settled = until_settled and await self._browser.settled()
             if (
                 now >= hard_until
                 or settled
