@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from common import ROOT, Section, isolated_home, median
 from common import main as cli_main
@@ -116,7 +116,9 @@ class Report:
 # ── recording through ``procedura record web --attach`` ───────────────────────────────────────
 
 
-def _recorder(cdp: str, url: str, intent: str) -> subprocess.Popen[bytes]:
+def _recorder(cdp: str, url: str, intent: str, log: IO[bytes]) -> subprocess.Popen[bytes]:
+    """``procedura record web --attach``, writing what it says to *log* (a file: a pipe
+    nobody reads would stall it)."""
     return subprocess.Popen(
         [
             sys.executable,
@@ -134,20 +136,22 @@ def _recorder(cdp: str, url: str, intent: str) -> subprocess.Popen[bytes]:
         cwd=ROOT,
         env=dict(os.environ),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
 
 
-def _wait_started(process: subprocess.Popen[bytes]) -> None:
-    assert process.stderr is not None
+def _wait_started(process: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait for the recorder's "recording" line."""
     deadline = time.monotonic() + _RECORDER_START_S
     while time.monotonic() < deadline:
-        line = process.stderr.readline().decode()
-        if line.startswith("recording "):
+        said = log.read_text(errors="replace")
+        if any(line.startswith("recording ") for line in said.splitlines()):
             return
-        if not line and process.poll() is not None:
+        if process.poll() is not None:
             break
-    raise RuntimeError(f"the recorder did not start: {line.strip()}")
+        time.sleep(0.05)
+    last = log.read_text(errors="replace").strip().splitlines()[-1:]
+    raise RuntimeError(f"the recorder did not start: {' '.join(last)}")
 
 
 async def _demonstrate_attached(cdp: str, task: Task, values: Values, pace: Pace) -> None:
@@ -168,10 +172,11 @@ def record(instance: Instance, task: Task, pace: Pace) -> str:
             prefix="procedura-profile-", ignore_cleanup_errors=True
         ) as profile,
         chromium_with_cdp(Path(profile)) as cdp,
+        (Path(profile) / "recorder.log").open("wb") as log,
+        _recorder(cdp, instance.url + task.start, intent, log) as recorder,
     ):
-        recorder = _recorder(cdp, instance.url + task.start, intent)
         try:
-            _wait_started(recorder)
+            _wait_started(recorder, Path(log.name))
             asyncio.run(_demonstrate_attached(cdp, task, task.recorded, pace))
             recorder.send_signal(signal.SIGINT)
             recorder.wait(timeout=60)

@@ -396,7 +396,8 @@ def test_what_each_action_made_the_page_do(harness: CaptureHarness) -> None:
 
         await page.get_by_role("button", name="Show details").click()
         details = await settled_effects(reports, reports.of("click")[-1])
-        assert added(details) == ["Founded 1999, 120 employees."]  # one line, nothing re-split
+        # One line, nothing re-split; what only screen readers hear is no text a person saw.
+        assert added(details) == ["Founded 1999, 120 employees."]
         assert details["texts_removed"] == [] and details["items_added"] == 0
 
         await page.get_by_role("button", name="Load more").click()

@@ -34,7 +34,8 @@ def test_run_succeeds_prints_the_steps_and_records_the_run(
         )  # fmt: skip
         assert result.exit_code == 0, result.stderr
         assert "✓ 10 Click 'Save'" in result.stderr
-        assert "succeeded: 10 steps" in result.stdout
+        assert "✓ 11 Check that the task was done" in result.stderr
+        assert "succeeded: 11 steps" in result.stdout
         assert any(c["full_name"] == "Cy Twombly" for c in site.contacts())
     listed = procedura("runs", "list", "--json")
     (run,) = json.loads(listed.stdout)

@@ -121,8 +121,8 @@ def test_a_step_nothing_finds_exits_1_naming_the_step_and_its_locators(
     assert result.returncode == 1, result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith(
-        "failed: step 7 'Click 'Nobody Here'': none of the 4 locators matched "
-        '(role=link[name="Nobody Here"]: no element; text=Nobody Here: no element; '
+        "failed: step 7 'Click 'Nobody Here'': none of the 5 locators matched "
+        '(role=link[name="Nobody Here"]: no element; '
     ), last
     assert DEMO_PASSWORD not in result.stderr + result.stdout
 

@@ -152,17 +152,18 @@ def test_a_run_from_the_window_shows_each_step_and_ends_with_a_summary(gui: Gui)
         )
 
     model = window.steps_model
-    assert model.rowCount() == len(version.workflow.steps) == 10
+    assert model.rowCount() == len(version.workflow.steps) + 1 == 11  # and the success check
+    assert model.text(10, StepColumn.TITLE) == "Check that the task was done"
     for row in range(model.rowCount()):
         assert model.text(row, StepColumn.STATUS) == "✓ Succeeded"
     found_by = [model.text(row, StepColumn.RESOLUTION) for row in range(model.rowCount())]
-    assert found_by == ["no element"] + ["recorded locator"] * 9
+    assert found_by == ["no element"] + ["recorded locator"] * 9 + ["no element"]
     assert model.text(5, StepColumn.TITLE) == "Fill 'Full name' with Ada Lovelace"
     gui.run(until(window.screenshot.has_image, what="a screenshot"))
     assert window.outcome.text() == "✓ Succeeded"
-    assert "10 steps" in window.summary_text.text() and "0 healed" in window.summary_text.text()
+    assert "11 steps" in window.summary_text.text() and "0 healed" in window.summary_text.text()
     assert window.totals.text() == "LLM: 0 calls · 0 tokens"
-    assert window.progress.value() == 10
+    assert window.progress.value() == window.progress.maximum()  # full
     assert not window.review_button.isVisible() and not window.stop_button.isVisible()
     secret_key = ("procedura", f"workflow:{version.workflow_id}:password")
     assert keyring.passwords[secret_key] == DEMO_PASSWORD
@@ -232,10 +233,10 @@ def test_a_healed_irreversible_step_waits_for_a_person_and_stop_interrupts(gui: 
         gui.run(until(lambda: window.run is not None, timeout=60, what="the run to end"))
         run = window.run
         assert run is not None and run.status is RunStatus.SUCCEEDED, run and run.error
-        assert run.steps[-1].resolution is Resolution.FINGERPRINT
+        assert run.steps[-2].resolution is Resolution.FINGERPRINT  # Save, before the check
         assert any(c["full_name"] == "Bea Drift" for c in site.contacts())
-        last = window.steps_model.rowCount() - 1
-        assert window.steps_model.text(last, StepColumn.RESOLUTION) == "fingerprint match"
+        save = window.steps_model.rowCount() - 2
+        assert window.steps_model.text(save, StepColumn.RESOLUTION) == "fingerprint match"
         assert "healed" in window.summary_text.text()
         assert run.proposed_version is not None
         assert window.review_button.isVisible()

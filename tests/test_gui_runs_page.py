@@ -83,12 +83,13 @@ def test_the_history_lists_runs_and_shows_a_record_with_steps_and_screenshots(gu
     assert shown["password"] == MASK
     assert DEMO_PASSWORD not in " ".join(shown.values())
     steps = details.steps_model
-    assert steps.rowCount() == 10
+    assert steps.rowCount() == 11  # the ten recorded and the success check
+    assert steps.text(10, StepColumn.STATUS) == "✓ Succeeded"
     assert steps.text(9, StepColumn.STATUS) == "✓ Succeeded"
     assert steps.text(9, StepColumn.RESOLUTION) == "recorded locator"
     assert steps.text(9, StepColumn.LOCATOR).startswith("role=button")
     gui.run(until(details.screenshot.has_image, what="the last step's screenshot"))
-    assert details.caption.text() == "After step 10: Click 'Save'"
+    assert details.caption.text() == "After step 11: Check that the task was done"
 
     details.steps.selectRow(5)
     gui.run(until(lambda: details.caption.text().startswith("After step 6:"), what="step 6"))

@@ -68,6 +68,7 @@ def _elsewhere(sv: Services, version: WorkflowVersion) -> WorkflowVersion:
             "parameters": (),
             "intent_template": None,
             "steps": workflow.steps[:1],
+            "success": (),
         }
     )
     saved = sv.workflows.save(other, actor="tester")
@@ -225,7 +226,7 @@ def test_a_tray_entry_runs_the_workflow_in_the_background_and_notifies(
         gui.run(until(lambda: tray.state == "idle", timeout=60, what="the run to end"))
         message = tray.last_message
         assert message is not None and message.title == "✓ “Create a contact” succeeded"
-        assert message.run_id and "10 steps" in message.text
+        assert message.run_id and "11 steps" in message.text
         assert any(c["full_name"] == "Tray Person" for c in site.contacts())
         run = gui.call(lambda: gui.services.runs.get_run(message.run_id or ""))
         assert run.status is RunStatus.SUCCEEDED and run.trigger is RunTrigger.TRAY

@@ -163,10 +163,20 @@ def _same_elements_pictured(
         crop_a, crop_b = _element_crop(services, a), _element_crop(services, b)
         if crop_a is None or crop_b is None or crop_a.shape != crop_b.shape:
             continue
-        difference = float(np.mean(np.abs(crop_a.astype(int) - crop_b.astype(int))))
-        if difference > 40:
+        shade = float(np.mean(np.abs(crop_a.astype(int) - crop_b.astype(int))))
+        # An option the pointer is over is drawn highlighted (light text on a dark band): the
+        # same element, shaded otherwise. Its outlines stay where they were.
+        shape = float(np.mean(np.abs(_outlines(crop_a) - _outlines(crop_b))))
+        if shade > 40 and shape > 8:
             problems.append(f"event {index} ({a.action.value}): its element looks different")
     return problems
+
+
+def _outlines(crop: np.ndarray) -> np.ndarray:
+    """How sharply the picture changes at each pixel, whichever way (dark on light or not)."""
+    dx = cv2.Sobel(crop, cv2.CV_32F, 1, 0)
+    dy = cv2.Sobel(crop, cv2.CV_32F, 0, 1)
+    return np.clip(np.hypot(dx, dy), 0, 255)
 
 
 def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:

@@ -83,7 +83,7 @@ def test_a_second_start_brings_the_app_forward_and_hands_it_the_run(home: Path) 
             assert "The desktop app is open: it runs" in handed.stderr  # not here
             assert "✓ 10 Click 'Save'" in handed.stderr  # each step, as a local run prints it
             summary = handed.stdout.splitlines()
-            assert summary[0].startswith("run ") and " succeeded: 10 steps" in summary[0]
+            assert summary[0].startswith("run ") and " succeeded: 11 steps" in summary[0]
             assert any(c["full_name"] == "Handed Over" for c in site.contacts())
 
             # A batch is handed over row by row (two at once); the results file is written here.

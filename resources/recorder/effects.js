@@ -191,6 +191,27 @@
     return !!classes && ICON_CLASS.test(classes);
   }
 
+  /** A clip that shows nothing: "rect(0px, 0px, 0px, 0px)" (also written without commas). */
+  const EMPTY_CLIP = /^rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)$/;
+
+  /**
+   * Whether `element` is there for screen readers only (the "sr-only" idiom: an absolutely
+   * placed box clipped to nothing or shrunk to a pixel, or pushed off the left of the page):
+   * Select2's "3 results are available, use up and down arrow keys to navigate" live region,
+   * a skip link. A person sees none of its text.
+   */
+  function isVisuallyHidden(element, computed) {
+    const position = computed.position;
+    if (position !== "absolute" && position !== "fixed") return false;
+    if (EMPTY_CLIP.test(computed.clip)) return true;
+    const clipPath = computed.clipPath;
+    if (clipPath === "inset(50%)" || clipPath === "inset(100%)") return true;
+    const rect = element.getBoundingClientRect();
+    if (rect.right <= 0 && rect.width > 0) return true; // left of the page: never scrolled to
+    const clipped = computed.overflow === "hidden" || computed.overflowX === "hidden";
+    return clipped && rect.width <= 1 && rect.height <= 1;
+  }
+
   /** Whether `element` is an editing region whose text is secret (never read as page text). */
   function holdsSecret(element) {
     if (element.getAttribute("data-procedura-sensitive") === "true") return true;
@@ -235,6 +256,7 @@
         const contents = display === "contents";
         if (!contents && child.checkVisibility && !child.checkVisibility()) continue;
         if (computed.visibility !== "visible") continue;
+        if (!contents && isVisuallyHidden(child, computed)) continue;
         const own = contents || display === "inline" ? box : child;
         if (own !== box) count += 1;
         visit(child, own);

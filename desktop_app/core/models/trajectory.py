@@ -19,6 +19,7 @@ from desktop_app.core.models.target import Target
 
 __all__ = [
     "ActionKind",
+    "BrowserDialog",
     "Effects",
     "Event",
     "FieldChange",

@@ -96,6 +96,7 @@ from desktop_app.core.replay.render import (
 )
 
 __all__ = [
+    "NO_SUCCESS_CHECK",
     "SUCCESS_TITLE",
     "ReplayEvent",
     "ReplayOptions",
@@ -111,6 +112,8 @@ _SETTLE_S: Final = 5.0
 _SUCCESS_TIMEOUT_S: Final = 10.0
 #: The title of the run record's last step, the workflow's success check.
 SUCCESS_TITLE: Final = "Check that the task was done"
+#: Why a run whose steps all went, of a workflow without a success check, is "done, unverified".
+NO_SUCCESS_CHECK: Final = "the workflow has no success check to show the task was done"
 _HEALED: Final = frozenset(
     {Resolution.FINGERPRINT, Resolution.EXPERIENCE, Resolution.LLM, Resolution.PERSON}
 )
@@ -297,7 +300,7 @@ class Replayer:
         if skipped:
             reasons.append(f"{skipped} step(s) skipped")
         if not context.version.workflow.success:
-            reasons.append("the workflow has no success check to show the task was done")
+            reasons.append(NO_SUCCESS_CHECK)
         if reasons:
             return RunStatus.UNVERIFIED, "; ".join(reasons)
         return RunStatus.SUCCEEDED, None
