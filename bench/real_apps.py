@@ -440,6 +440,20 @@ def summarize(report: Report, *, smoke: bool) -> Section:
     )
     for outcome, count in sorted(Counter((r.verdict, r.status.value) for r in own).items()):
         section.notes.append(f"same version: {count} × {outcome[0]} ({outcome[1]})")
+    for app in apps:
+        mine = [r for r in own if r.app == app]
+        theirs = [r for r in drifted if r.app == app]
+        section.notes.append(
+            f"{app}: {sum(r.verdict == 'right' for r in mine)} of {len(mine)} right on the "
+            f"version recorded on, {sum(r.verdict == 'right' for r in theirs)} of {len(theirs)} "
+            "on another"
+        )
+    for r in own:
+        if r.verdict != "right" and r not in wrong and r not in false:
+            section.notes.append(
+                f"NOT DONE: {r.task} on {r.variant} ({r.pace}) {r.values}: "
+                f"{r.status.value} {r.error or ''}"[:300]
+            )
     for r in wrong + [r for r in false if r not in wrong]:
         section.notes.append(
             f"{r.verdict.upper()}: {r.task} on {r.variant} (recorded on {r.recorded_on}, "

@@ -26,12 +26,13 @@ Left out: ``knockoutjs`` (saves 500 ms after the last change, ``rateLimit``: wha
 had not saved yet is lost) and ``jquery`` (the package lacks its jQuery: it does not start).
 
 Each instance is a small HTTP server of its own (a new port, so a new origin and an empty
-``localStorage``) that serves the package and, in HTML pages only, puts one ``<script>`` first
-in ``<head>``: it seeds the prepared to-dos into an empty origin once (in the implementation's
-own layout) and, after every ``setItem``/``removeItem``/``clear`` (or write by property), posts
-the whole ``localStorage`` to the server (a synchronous request, so the server has it before the
-app goes on; ``sendBeacon`` while the page closes). :meth:`TodoSite.state` reads the last
-snapshot, or the seed while the app has written nothing.
+``localStorage``) that serves the package (its implementation at every implementation's address, so
+a workflow recorded on one meets another where it was recorded) and, in HTML pages only, puts one
+``<script>`` first in ``<head>``: it seeds the prepared to-dos into an empty origin once (in the
+implementation's own layout) and, after every ``setItem``/``removeItem``/``clear`` (or write by
+property), posts the whole ``localStorage`` to the server (a synchronous request, so the server has
+it before the app goes on; ``sendBeacon`` while the page closes). :meth:`TodoSite.state` reads the
+last snapshot, or the seed while the app has written nothing.
 
 Tasks: ``create`` (add two to-dos), ``search-edit`` (double-click the to-do titled exactly the
 value, retype it, Enter), ``bulk-delete`` (tick the to-do titled exactly the value, "Clear
@@ -164,6 +165,16 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def translate_path(self, path: str) -> str:
+        """Every implementation's address serves this instance's own: a workflow recorded on
+        one implementation meets this one where it was recorded (the same app, another DOM),
+        as an app upgraded in place would."""
+        parts = path.split("/", 3)  # "", "examples", implementation, rest
+        if len(parts) >= 3 and parts[1] == "examples" and parts[2] in IMPLEMENTATIONS:
+            parts[2] = self.site.implementation
+            path = "/".join(parts)
+        return super().translate_path(path)
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
