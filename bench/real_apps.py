@@ -16,7 +16,7 @@ that no one staged), where the time to heal a step that its first locator did no
 measured; and the happy path's time per step against the demonstration itself run as a
 hand-written Playwright script at machine speed, on the same instance kind.
 
-    .venv/bin/python bench/real_apps.py [--smoke] [--only django-admin,todomvc]
+    .venv/bin/python bench/real_apps.py [--smoke] [--only django-admin,todomvc/rename]
 """
 
 from __future__ import annotations
@@ -495,7 +495,14 @@ def _measure_task(app: App, variant: Variant, task: Task, report: Report, *, smo
 
 def measure(smoke: bool = False, only: str | None = None) -> Section:
     """Record, replay and judge the corpus (*smoke*: :data:`SMOKE`, machine speed only)."""
-    chosen = [a for a in APPS if only is None or a.name in only.split(",")]
+    wanted = [w.split("/", 1) for w in only.split(",")] if only else None
+    chosen = [a for a in APPS if wanted is None or any(w[0] == a.name for w in wanted)]
+
+    def picked(app: App, task: Task) -> bool:
+        return wanted is None or any(
+            w[0] == app.name and (len(w) == 1 or w[1] == task.name) for w in wanted
+        )
+
     report = Report()
     with isolated_home():
         for app in chosen:
@@ -505,14 +512,16 @@ def measure(smoke: bool = False, only: str | None = None) -> Section:
                         task = next(t for t in app.tasks if t.name == task_name)
                         _measure_task(app, app.variants[index], task, report, smoke=True)
                 continue
-            for task in app.tasks:
+            for task in (t for t in app.tasks if picked(app, t)):
                 for variant in app.variants:
                     _measure_task(app, variant, task, report, smoke=False)
     return summarize(report, smoke=smoke)
 
 
 def _options(parser: Any) -> None:
-    parser.add_argument("--only", help="apps to run, by name, comma-separated")
+    parser.add_argument(
+        "--only", help="apps (or app/task) to run, by name, comma-separated: todomvc/rename"
+    )
 
 
 def main() -> None:

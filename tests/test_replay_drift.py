@@ -79,7 +79,9 @@ def test_drift_heals_without_an_llm_and_touches_no_wrong_element(
         assert wrong_actions(expected, _keys(actions)) == 0, (expected, _keys(actions))
         healed = [s for s in record.steps if s.resolution not in _UNHEALED]
         if healed:
-            assert result.learned.proposed is not None
+            assert result.learned.proposed is not None, [
+                (s.title, s.resolution, s.locator, s.error) for s in healed
+            ]
             assert result.learned.proposed.status.value == "in_review"
 
 

@@ -64,9 +64,12 @@ _CHANGES_JS: Final = """(() => {
   const watch = new MutationObserver((records) => {
     if (records.some((m) => !own(m))) state.last = performance.now();
   });
-  const start = () => watch.observe(document, {
-    subtree: true, childList: true, attributes: true, characterData: true,
-  });
+  const start = () => {
+    state.last = performance.now();
+    watch.observe(document, {
+      subtree: true, childList: true, attributes: true, characterData: true,
+    });
+  };
   if (document.documentElement) start();
   else document.addEventListener("readystatechange", start, { once: true });
 })()"""
@@ -93,7 +96,8 @@ _FIELD_JS: Final = """(el) => {
 _QUIET_JS: Final = """(quietMs) => {
   if (document.readyState !== "complete") return false;
   const changes = window.__proceduraChanges;
-  return !changes || performance.now() - changes.last >= quietMs;
+  if (!changes) return null;  // not watched yet: nobody knows when it last changed
+  return performance.now() - changes.last >= quietMs;
 }"""
 
 _RECEIVES_POINTER_JS: Final = """(el) => {
@@ -153,6 +157,13 @@ _BUSY_JS: Final = """() => {
   }
   return false;
 }"""
+
+# Whether the document has been quiet a while and shows nothing loading (a spinner saying
+# "Loading…" is not rest); null when its changes are not watched.
+_SETTLED_JS: Final = f"""(quietMs) => {{
+  const quiet = ({_QUIET_JS})(quietMs);
+  return quiet === true ? !({_BUSY_JS})() : quiet;
+}}"""
 
 # A visible overlay taking clicks: what covers the middle of the window (or a modal dialog),
 # and the control inside it whose words say "close me without committing to anything".
@@ -248,6 +259,9 @@ class PlaywrightPage:
         self._secret_fields: list[PlaywrightLocator] = []
         self._pending: dict[Request, float] = {}
         self._last_request = time.monotonic()
+        # When the last action ended: a click's navigation may not have sent its request yet,
+        # and the page it leaves is no settled page.
+        self._last_action = time.monotonic()
         self._dialog_answer: Literal["accept", "dismiss"] | None = None
         self._dialogs: list[PageDialog] = []
         page.on("dialog", self._on_dialog)
@@ -359,15 +373,22 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         now = time.monotonic()
-        if now - self._last_request < QUIET_S:
+        if now - max(self._last_request, self._last_action) < QUIET_S:
             return False
         if any(now - began < _LONG_REQUEST_S for began in self._pending.values()):
             return False
         try:
-            quiet = bool(await self._page.evaluate(_QUIET_JS, QUIET_S * 1000))
+            # Quiet and not busy in one look: a spinner removed between two looks would leave
+            # a page that was quiet while loading and is no longer loading, but just changed.
+            settled = await self._page.evaluate(_SETTLED_JS, QUIET_S * 1000)
+            if settled is None:
+                # A document the init script missed (one open before the run, or a race with
+                # its creation): watched from now on, quiet from a moment from now.
+                await self._page.evaluate(_CHANGES_JS)
+                return False
         except Error:
             return False  # navigating
-        return quiet and not await self.busy()  # a spinner saying "Loading…" is not rest
+        return bool(settled)
 
     async def blocking_overlay(self) -> Overlay | None:
         from playwright.async_api import Error
@@ -556,6 +577,8 @@ class PlaywrightPage:
                 message = "the secret field could not be filled"
             target = handle.describe() if handle is not None else "the page"
             raise ActionFailed(f"{action.kind} on {target}: {message}", blocked=blocked) from None
+        finally:
+            self._last_action = time.monotonic()
         await self._stay_inside(refused)
 
     async def _stay_inside(self, refused_before: int) -> None:

@@ -130,10 +130,11 @@ class StepPictures:
         if painted is None:
             painted, rule = await watch.newest_between(page_since, began), "page"
         log.debug(
-            "picture of step %d (began %.0f, ready drawn %s): %s",
+            "picture of step %d (began %.0f, ready drawing %s, drawn %s): %s",
             index,
             began,
-            ready_drawn,
+            _from(data.get("ready_drawing"), began),
+            _from(ready_drawn, began),
             f"{rule}, frame of {painted.at_ms:.0f}" if painted else "none",
         )
         if painted is None:
@@ -213,6 +214,14 @@ class StepPictures:
         acted = newest_action()
         if acted is not None and acted > began:
             limit = min(limit, acted)
+        log.debug(
+            "  caught up until %+.0f ms (first change %s, its frame %s, settled %s, next %s)",
+            limit - began,
+            _from(report.get("first_change"), began),
+            _from(report.get("first_change_frame"), began),
+            report.get("settled"),
+            _from(acted, began),
+        )
         return limit
 
     async def _keep(
@@ -280,6 +289,11 @@ def _moved(box: Box | None, offset: tuple[float, float]) -> Box | None:
     if box is None:
         return None
     return Box(box.x + offset[0], box.y + offset[1], box.width, box.height)
+
+
+def _from(moment: Any, origin: float) -> str:
+    ms = ms_of(moment)
+    return "-" if ms is None else f"{ms - origin:+.0f} ms"
 
 
 def _near(watch: TabWatch, moment_ms: float) -> list[int]:
