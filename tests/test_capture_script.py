@@ -26,6 +26,10 @@ from capture_harness import (
 )
 from playwright.async_api import Frame, Page
 
+from desktop_app.adapters.browser.locators import to_playwright
+from desktop_app.core.items import item_locator
+from desktop_app.core.models.target import Fingerprint
+
 pytestmark = pytest.mark.slow
 
 COMMON_FIELDS = {"id", "type", "t", "url", "title", "frame"}
@@ -805,6 +809,37 @@ def test_every_recorded_locator_finds_exactly_its_element(harness: CaptureHarnes
         ]
         archive = by_name["Archive"]
         assert archive["css"] != "#btn-83af91c2"  # a generated id is not used
+
+    harness.scenario(body)
+
+
+def test_a_row_being_edited_is_told_by_its_hidden_title(harness: CaptureHarness) -> None:
+    """TodoMVC hides a row's title behind its edit box: the box has no name and the row shows
+    no text, yet replay must find the box in that row and no look-alike's."""
+
+    async def body(session: Session) -> None:
+        page = await session.open("editing.html")
+        box = "li.editing input.edit"
+        item = (await describe(page, box))["fingerprint"]["item"]
+        assert item["texts"] == ["Buy oat milk"]
+        assert item["inner"] is not None, item
+        fp = Fingerprint.model_validate({"tag": "input", "item": item})
+        for title, row in (("Buy oat milk", 1), ("Renew passport", 3)):
+            await page.evaluate(
+                "(n) => document.querySelectorAll('li').forEach("
+                "(li, i) => li.classList.toggle('editing', i === n - 1))",
+                row,
+            )
+            found = to_playwright(page, item_locator(fp, title))  # type: ignore[arg-type]
+            assert await found.count() == 1, (title, item)
+            same = await found.evaluate(
+                "(el, n) => el === document.querySelectorAll('li')[n - 1].querySelector('.edit')",
+                row,
+            )
+            assert same, title
+        # Rows showing their titles are told by what they show, as before.
+        shown = (await describe(page, "li:nth-child(3) input.toggle"))["fingerprint"]["item"]
+        assert shown["texts"] == ["Renew passport"]
 
     harness.scenario(body)
 

@@ -1447,22 +1447,34 @@
    * also shows come first.
    */
   function itemTexts(node, element, cache, siblings) {
-    const found = [];
-    for (const text of ownTexts(node, element, cache)) {
-      if (!found.includes(text)) found.push(text);
-      if (found.length >= MAX_ITEM_TEXTS * 2) break;
+    const collect = (shown) => {
+      const texts = [];
+      for (const text of ownTexts(node, element, cache, shown)) {
+        if (!texts.includes(text)) texts.push(text);
+        if (texts.length >= MAX_ITEM_TEXTS * 2) break;
+      }
+      return texts;
+    };
+    // An item showing no text while it is edited (its title hidden behind the edit box)
+    // is still told apart by that title.
+    let shown = true;
+    let found = collect(true);
+    if (!found.length) {
+      shown = false;
+      found = collect(false);
     }
     if (!siblings) return found.slice(0, MAX_ITEM_TEXTS);
     const shared = new Set();
     for (const sibling of siblings.slice(0, MAX_ITEM_SIBLINGS)) {
-      for (const text of ownTexts(sibling, null, cache)) shared.add(text);
+      for (const text of ownTexts(sibling, null, cache, shown)) shared.add(text);
     }
     const unique = found.filter((t) => !shared.has(t));
     return [...unique, ...found.filter((t) => shared.has(t))].slice(0, MAX_ITEM_TEXTS);
   }
 
-  /** The whole texts of the smallest elements under `root` holding them (see itemTexts). */
-  function* ownTexts(root, element, cache) {
+  /** The whole texts of the smallest elements under `root` holding them (see itemTexts),
+   * only those shown unless `shown` is false. */
+  function* ownTexts(root, element, cache, shown = true) {
     const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (element && (node === element || element.contains(node) || node.contains(element))) {
@@ -1470,7 +1482,7 @@
       }
       if (isFormControl(node) || TEXT_SKIP_TAGS.has(tagOf(node))) continue;
       if (node.isContentEditable || isSensitive(node) || containsSecret(node)) continue;
-      if (node.checkVisibility && !node.checkVisibility()) continue; // a closed list's options
+      if (shown && node.checkVisibility && !node.checkVisibility()) continue; // closed lists
       if ((node.textContent || "").length > MAX_LOCATOR_TEXT * 4) continue;
       const text = playwrightText(node, cache).normalized;
       if (!text || text.length > MAX_LOCATOR_TEXT || !/\p{L}/u.test(text)) continue;
