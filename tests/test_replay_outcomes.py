@@ -7,6 +7,7 @@ server received.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -38,8 +39,15 @@ _FORM = """<!doctype html><title>Note</title><h1>Note</h1>
   if (mode === "reset") note.addEventListener("input", () => { note.value = ""; });
   document.getElementById("save").addEventListener("click", () => {
     if (mode === "dead") return;  // the button looks fine and does nothing
-    fetch("/saved?" + encodeURIComponent(note.value));
-    document.getElementById("out").textContent = "Saved " + note.value;
+    const out = document.getElementById("out");
+    if (mode === "optimistic") {  // says it saved at once, and takes it back when refused
+      fetch("/refused?" + encodeURIComponent(note.value)).then((r) => {
+        if (!r.ok) out.textContent = "Could not save: the note is locked";
+      });
+    } else {
+      fetch("/saved?" + encodeURIComponent(note.value));
+    }
+    out.textContent = "Saved " + note.value;
   });
 </script>"""
 
@@ -73,6 +81,12 @@ HITS: list[str] = []
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         HITS.append(self.path)
+        if self.path.startswith("/refused"):
+            time.sleep(0.4)  # the server thinks a while before it says no
+            self.send_response(409)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         body = _FORM
         if self.path.startswith("/records"):
             body = _DELETE
@@ -139,6 +153,16 @@ def test_a_run_succeeds_only_when_its_success_check_holds(site: str) -> None:
     assert dead.run.steps[-1].status is StepStatus.FAILED
     assert unknown.run.status is RunStatus.UNVERIFIED
     assert HITS.count("/saved?Call%20Ida") == 1
+
+
+def test_a_save_the_page_takes_back_is_never_succeeded(site: str) -> None:
+    """The page shows "Saved …" at once and takes it back when the server refuses: the
+    success check looks only once the answer came and the page reacted to it."""
+    with services() as sv:
+        result = run(sv, _approve(sv, _save_a_note("optimistic")), site, values={"note": "X1"})
+    assert "/refused?X1" in HITS
+    assert result.run.status is RunStatus.FAILED
+    assert "success check did not hold" in (result.run.error or "")
 
 
 def test_a_field_the_page_emptied_fails_its_step(site: str) -> None:

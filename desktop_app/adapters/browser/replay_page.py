@@ -369,18 +369,19 @@ class PlaywrightPage:
         except Error:
             return True  # navigating: the page is busy
 
-    async def settled(self) -> bool:
+    async def settled(self, *, quiet_s: float | None = None) -> bool:
         from playwright.async_api import Error
 
+        quiet_s = QUIET_S if quiet_s is None else quiet_s
         now = time.monotonic()
-        if now - max(self._last_request, self._last_action) < QUIET_S:
+        if now - max(self._last_request, self._last_action) < quiet_s:
             return False
         if any(now - began < _LONG_REQUEST_S for began in self._pending.values()):
             return False
         try:
             # Quiet and not busy in one look: a spinner removed between two looks would leave
             # a page that was quiet while loading and is no longer loading, but just changed.
-            settled = await self._page.evaluate(_SETTLED_JS, QUIET_S * 1000)
+            settled = await self._page.evaluate(_SETTLED_JS, quiet_s * 1000)
             if settled is None:
                 # A document the init script missed (one open before the run, or a race with
                 # its creation): watched from now on, quiet from a moment from now.

@@ -172,10 +172,11 @@ class BrowserPort(Protocol):
         """Whether the page shows it is still loading (a spinner, ``aria-busy``)."""
         ...
 
-    async def settled(self) -> bool:
+    async def settled(self, *, quiet_s: float | None = None) -> bool:
         """Whether the page has come to rest: loaded, no request of its own pending, no
-        change to its document for a short while, and nothing showing it is still loading (a
-        person would see nothing happening)."""
+        change to its document (and no action) for a short while (*quiet_s*, by default the
+        page's own), and nothing showing it is still loading (a person would see nothing
+        happening)."""
         ...
 
     async def blocking_overlay(self) -> Overlay | None:
@@ -251,7 +252,7 @@ class NoBrowser:
     async def busy(self) -> bool:
         return False
 
-    async def settled(self) -> bool:
+    async def settled(self, *, quiet_s: float | None = None) -> bool:
         return True
 
     async def blocking_overlay(self) -> Overlay | None:

@@ -108,6 +108,12 @@ __all__ = [
 _MAX_CALL_DEPTH: Final = 5
 #: The most a success check waits for the page to settle before it looks.
 _SETTLE_S: Final = 5.0
+#: How long a page must be quiet before a success check of things shown only (no "hidden"
+#: check) looks. Such a check is fooled only by something shown and then taken back (an
+#: optimistic update undone when the server says no): that follows an answer, and no request
+#: may be pending, so the page's reaction to the last answer is all that is waited for.
+#: Something that must be gone waits for the page's full quiet instead.
+_SHOWN_QUIET_S: Final = 0.2
 #: How long the success check may take to hold, once the page settled.
 _SUCCESS_TIMEOUT_S: Final = 10.0
 #: The title of the run record's last step, the workflow's success check.
@@ -313,7 +319,9 @@ class Replayer:
         self._emit(ReplayEvent(index=index, title=SUCCESS_TITLE))
         started, clock = utcnow(), time.monotonic()
         settle_until = clock + _SETTLE_S
-        while not await self._browser.settled() and time.monotonic() < settle_until:
+        shown_only = all(e.kind != "hidden" for e in workflow.success)
+        quiet_s = _SHOWN_QUIET_S if shown_only else None
+        while not await self._browser.settled(quiet_s=quiet_s) and time.monotonic() < settle_until:
             await asyncio.sleep(0.05)
         failed = None
         deadline = time.monotonic() + _SUCCESS_TIMEOUT_S
