@@ -844,6 +844,27 @@ def test_a_row_being_edited_is_told_by_its_hidden_title(harness: CaptureHarness)
     harness.scenario(body)
 
 
+def test_a_checkbox_the_page_draws_anew_as_it_is_clicked_is_still_checked(
+    harness: CaptureHarness,
+) -> None:
+    """Backbone's TodoMVC redraws the row in the click handler: no change event reaches the
+    recorder, and the check must still be recorded, as a check of that row's box."""
+
+    async def body(session: Session) -> None:
+        page = await session.open("editing.html")
+        reports = session.reports
+        await page.locator("li:nth-child(3) .toggle").click()
+        await reports.wait_for_type("check")
+        await page.locator("li:nth-child(3) .toggle").click()
+        await reports.wait_for_type("uncheck")
+        checks = [p for p in actions(reports) if p["type"] in ("check", "uncheck", "click")]
+        assert [p["type"] for p in checks] == ["check", "uncheck"]
+        assert checks[0]["target"]["fingerprint"]["item"]["texts"] == ["Renew passport"]
+        assert await page.locator("li:nth-child(3)").get_attribute("class") == ""
+
+    harness.scenario(body)
+
+
 def test_fingerprint(harness: CaptureHarness) -> None:
     async def body(session: Session) -> None:
         page = await session.open("contact.html")

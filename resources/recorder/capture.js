@@ -1945,7 +1945,9 @@
     const covered = isElement(event.target) && !press.element.contains(event.target) &&
       !event.target.contains(press.element);
     setTimer(guarded(() => {
-      if (pressed !== press) return; // a click, check or select took it
+      // A click, check or select took it (a click on a checkbox hands it on to the change
+      // that follows, or reports it itself if none comes: see reportIfNoChange).
+      if (pressed !== press || press.clicked) return;
       const shown = press.element.isConnected && attempt(() => onScreen(press.element), true);
       if (shown && !covered) return; // no click came, and nothing happened to what was pressed
       pressed = null;
@@ -1980,6 +1982,7 @@
     if (reportedByChange(press ? press.element : element)) {
       if (press) {
         pressed = press; // the change event that follows claims it
+        press.clicked = true;
         reportIfNoChange(press, element);
       }
       return;
