@@ -136,8 +136,8 @@ async def kill_while_recording(
     cdp: str, notes_url: str, kills: int, *, seed: int, run_s: tuple[float, float]
 ) -> list[KilledRecording]:
     """*kills* times: ``procedura record web --attach CDP`` records a person adding notes on
-    *notes_url* as fast as they can, and is killed with SIGKILL after a random time in *run_s*
-    (seconds)."""
+    *notes_url* as fast as they can, and is killed with SIGKILL a random time in *run_s*
+    (seconds) after the first note was done."""
     rng = random.Random(seed)
     killed = []
     async with async_playwright() as pw:
@@ -148,6 +148,11 @@ async def kill_while_recording(
             recorder = await _start_recorder(cdp, session.intent)
             await page.goto(notes_url)
             user = asyncio.create_task(_add_notes(page, f"k{kill}", session.done))
+            # Killed while notes are being added: the random moment counts from the first
+            # note done (a loaded machine may take seconds to get there), 15 s at most.
+            started = time.monotonic()
+            while not session.done and not user.done() and time.monotonic() - started < 15:
+                await asyncio.sleep(0.02)
             await asyncio.sleep(rng.uniform(*run_s))
             recorder.send_signal(signal.SIGKILL)
             session.killed_at = time.time()
