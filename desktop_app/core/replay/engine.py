@@ -44,6 +44,7 @@ from desktop_app.core.models.workflow import (
     ClickStep,
     DesktopClickStep,
     DesktopTypeStep,
+    ElementHidden,
     Expectation,
     ExtractStep,
     FillStep,
@@ -319,7 +320,7 @@ class Replayer:
         self._emit(ReplayEvent(index=index, title=SUCCESS_TITLE))
         started, clock = utcnow(), time.monotonic()
         settle_until = clock + _SETTLE_S
-        shown_only = all(e.kind != "hidden" for e in workflow.success)
+        shown_only = not any(isinstance(e, ElementHidden) for e in workflow.success)
         quiet_s = _SHOWN_QUIET_S if shown_only else None
         while not await self._browser.settled(quiet_s=quiet_s) and time.monotonic() < settle_until:
             await asyncio.sleep(0.05)
