@@ -564,7 +564,13 @@ async def replay(
     if base_url is not None:
         version = _rebased(version, base_url, origin)
     workflow = version.workflow
-    options = replace(options, vision=settings.llm_vision)
+    options = replace(
+        options,
+        vision=settings.llm_vision,
+        ready_quiet_s=settings.replay_ready_quiet_s,
+        save_quiet_s=settings.replay_save_quiet_s,
+        reaction_s=settings.replay_reaction_s,
+    )
     desktop = await open_desktop() if needs_desktop(workflow) else None  # no display: says so
     llm = make_structured_llm(settings, secrets=params.secret_values()) if options.use_llm else None
     memory = ExperienceMemory(services.experiences, lambda: services.workflows.index)

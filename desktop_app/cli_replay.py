@@ -57,6 +57,8 @@ __all__ = [
 ]
 
 _MARKS = {StepStatus.SUCCEEDED: "✓", StepStatus.FAILED: "✗", StepStatus.SKIPPED: "–"}
+#: A step that waited this long for the page says so (a ready page costs a look or two).
+_WAIT_SHOWN_MS = 100
 
 #: The exit code of a run that ended "done, unverified": not 0, so that no script takes it for a
 #: success, and not 1, so that a script can tell it from a failure.
@@ -175,6 +177,8 @@ def _print_step(step: RunStep, *, err: bool) -> None:
     how = step.resolution.value if step.resolution else "not found"
     extra = f", {step.llm_calls} LLM call(s)" if step.llm_calls else ""
     took = f"{step.duration_ms:.0f} ms"
+    if step.waited_ms >= _WAIT_SHOWN_MS:
+        took += f", {step.waited_ms:.0f} ms of it waiting for the page"
     click.echo(
         f"{_MARKS[step.status]} {step.index + 1:>2} {step.title}  ({how}, {took}{extra})", err=err
     )

@@ -324,7 +324,7 @@ class SettingsPage(QWidget):
 
         return _Field(name, editor, get, put, editor.textChanged)
 
-    def _number(self, name: str, *, suffix: str = "", step: float = 1) -> _Field:
+    def _number(self, name: str, *, suffix: str = "", step: float = 1, decimals: int = 1) -> _Field:
         low, strict, high = _bounds(name)
         annotation = Settings.model_fields[name].annotation
         editor: QSpinBox | QDoubleSpinBox
@@ -334,8 +334,8 @@ class SettingsPage(QWidget):
             editor.setSingleStep(int(step))
         else:
             editor = QDoubleSpinBox()
-            editor.setDecimals(1)
-            editor.setRange((low or 0.0) + (0.1 if strict else 0.0), high or 3600.0)
+            editor.setDecimals(decimals)
+            editor.setRange((low or 0.0) + (10.0**-decimals if strict else 0.0), high or 3600.0)
             editor.setSingleStep(step)
         editor.setObjectName(f"settings-{name}")
         editor.setSuffix(suffix)
@@ -570,6 +570,27 @@ class SettingsPage(QWidget):
             self._number("replay_patience_s", suffix=" s", step=0.5),
             "Seconds replay waits for a step's recorded locators before it starts healing "
             "(at most 60).",
+        )
+        self._add(
+            form,
+            "Page &ready after:",
+            self._number("replay_ready_quiet_s", suffix=" s", step=0.05, decimals=2),
+            "Seconds a page just loaded must be quiet (nothing loading, nothing changing) "
+            "before replay acts on it (at most 5).",
+        )
+        self._add(
+            form,
+            "App &saved after:",
+            self._number("replay_save_quiet_s", suffix=" s", step=0.1, decimals=2),
+            "Seconds the app must be quiet, with nothing pending, after the last step before "
+            "the run checks its outcome and closes the browser (at most 10).",
+        )
+        self._add(
+            form,
+            "&Reaction within:",
+            self._number("replay_reaction_s", suffix=" s", step=0.5),
+            "Seconds a click the page reacted to when recorded may take to get a reaction "
+            "before replay does it once more (at most 30).",
         )
         check = QCheckBox("Ask be&fore an irreversible step found by healing acts")
         check.setObjectName("settings-confirm_irreversible")

@@ -15,6 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from desktop_app.adapters.browser.locators import to_playwright
+from desktop_app.adapters.browser.page_watch import (
+    BUSY_JS,
+    KEPT_JS,
+    MARK_JS,
+    SETTLED_JS,
+    WATCH_JS,
+)
 from desktop_app.adapters.browser.targets import fingerprint_from_payload, target_from_payload
 from desktop_app.core.models.target import Target
 from desktop_app.core.models.workflow import (
@@ -34,6 +41,7 @@ from desktop_app.core.replay.browser import (
     Overlay,
     PageAction,
     PageDialog,
+    PageMark,
     Probe,
 )
 from desktop_app.core.replay.render import domain_allowed
@@ -53,27 +61,6 @@ QUIET_S: Final = 0.5
 #: A request pending longer than this is the page's own long poll or stream, not loading.
 _LONG_REQUEST_S: Final = 5.0
 
-# Notes when the document last changed (Procedura's own marks left out), in every page of a
-# run, from its first element on.
-_CHANGES_JS: Final = """(() => {
-  if (window.__proceduraChanges) return;
-  const state = { last: performance.now() };
-  Object.defineProperty(window, "__proceduraChanges", { value: state, enumerable: false });
-  const own = (m) => m.type === "attributes"
-    && (m.attributeName || "").startsWith("data-procedura-");
-  const watch = new MutationObserver((records) => {
-    if (records.some((m) => !own(m))) state.last = performance.now();
-  });
-  const start = () => {
-    state.last = performance.now();
-    watch.observe(document, {
-      subtree: true, childList: true, attributes: true, characterData: true,
-    });
-  };
-  if (document.documentElement) start();
-  else document.addEventListener("readystatechange", start, { once: true });
-})()"""
-
 # What a form control holds: a field's value (an editable region's text), a toggle's state
 # (native or ARIA), a select's chosen options (labels and values).
 _FIELD_JS: Final = """(el) => {
@@ -91,13 +78,6 @@ _FIELD_JS: Final = """(el) => {
   if ("value" in el && typeof el.value === "string" && tag !== "button") value = el.value;
   else if (el.isContentEditable) value = el.innerText;
   return { value, checked, selected };
-}"""
-
-_QUIET_JS: Final = """(quietMs) => {
-  if (document.readyState !== "complete") return false;
-  const changes = window.__proceduraChanges;
-  if (!changes) return null;  // not watched yet: nobody knows when it last changed
-  return performance.now() - changes.last >= quietMs;
 }"""
 
 _RECEIVES_POINTER_JS: Final = """(el) => {
@@ -140,30 +120,6 @@ _STATES_JS: Final = """(elements) => elements.map((el) => {
     || el.closest("[inert]") !== null;
   return [visible, !disabled];
 })"""
-
-_BUSY_JS: Final = """() => {
-  if (document.readyState === "loading") return true;
-  const visible = (el) => {
-    const r = el.getBoundingClientRect();
-    const s = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none";
-  };
-  for (const el of document.querySelectorAll('[aria-busy="true"], [role="progressbar"]')) {
-    if (visible(el)) return true;
-  }
-  for (const el of document.querySelectorAll('[role="status"], .spinner, .loading')) {
-    if (visible(el) && /loading|please wait|…$|\\.\\.\\.$/i.test((el.textContent || "").trim()))
-      return true;
-  }
-  return false;
-}"""
-
-# Whether the document has been quiet a while and shows nothing loading (a spinner saying
-# "Loading…" is not rest); null when its changes are not watched.
-_SETTLED_JS: Final = f"""(quietMs) => {{
-  const quiet = ({_QUIET_JS})(quietMs);
-  return quiet === true ? !({_BUSY_JS})() : quiet;
-}}"""
 
 # A visible overlay taking clicks: what covers the middle of the window (or a modal dialog),
 # and the control inside it whose words say "close me without committing to anything".
@@ -259,6 +215,13 @@ class PlaywrightPage:
         self._secret_fields: list[PlaywrightLocator] = []
         self._pending: dict[Request, float] = {}
         self._last_request = time.monotonic()
+        self._requests = 0
+        self._asked = 0
+        self._documents = 0
+        self._document_method = "GET"
+        # While reloading to see what the app kept, a page asking to stay is not left.
+        self._staying = False
+        self._asked_to_stay = False
         # When the last action ended: a click's navigation may not have sent its request yet,
         # and the page it leaves is no settled page.
         self._last_action = time.monotonic()
@@ -283,12 +246,18 @@ class PlaywrightPage:
         """Guard *context* (abort navigation requests that leave the domains) and have its
         pages note when their document changes (see :meth:`settled`)."""
         await context.route("**/*", self._guard)
-        await context.add_init_script(script=_CHANGES_JS)
+        await context.add_init_script(script=WATCH_JS)
 
     async def _on_dialog(self, dialog: Dialog) -> None:
         from playwright.async_api import Error
 
         kind = dialog.type
+        self._asked += 1
+        if kind == "beforeunload" and self._staying:
+            self._asked_to_stay = True
+            with contextlib.suppress(Error):
+                await dialog.dismiss()
+            return
         expected = self._dialog_answer is not None and kind in ("confirm", "prompt")
         accept = kind in ("alert", "beforeunload") or self._dialog_answer == "accept"
         self._dialogs.append(PageDialog(kind, dialog.message[:300], accept, expected))
@@ -303,8 +272,15 @@ class PlaywrightPage:
         return list(self._dialogs)
 
     def _on_request(self, request: Request) -> None:
+        from playwright.async_api import Error
+
         self._pending[request] = time.monotonic()
         self._last_request = time.monotonic()
+        self._requests += 1
+        with contextlib.suppress(Error):  # a service worker's request has no frame
+            if request.is_navigation_request() and request.frame == self._page.main_frame:
+                self._documents += 1
+                self._document_method = request.method
 
     def _on_request_done(self, request: Request) -> None:
         self._pending.pop(request, None)
@@ -365,11 +341,11 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
-            return bool(await self._page.evaluate(_BUSY_JS))
+            return bool(await self._page.evaluate(BUSY_JS))
         except Error:
             return True  # navigating: the page is busy
 
-    async def settled(self, *, quiet_s: float | None = None) -> bool:
+    async def settled(self, *, quiet_s: float | None = None, pending: bool = False) -> bool:
         from playwright.async_api import Error
 
         quiet_s = QUIET_S if quiet_s is None else quiet_s
@@ -381,15 +357,73 @@ class PlaywrightPage:
         try:
             # Quiet and not busy in one look: a spinner removed between two looks would leave
             # a page that was quiet while loading and is no longer loading, but just changed.
-            settled = await self._page.evaluate(_SETTLED_JS, quiet_s * 1000)
+            settled = await self._page.evaluate(SETTLED_JS, [quiet_s * 1000, pending])
             if settled is None:
                 # A document the init script missed (one open before the run, or a race with
                 # its creation): watched from now on, quiet from a moment from now.
-                await self._page.evaluate(_CHANGES_JS)
+                await self._page.evaluate(WATCH_JS)
                 return False
         except Error:
             return False  # navigating
         return bool(settled)
+
+    async def documents(self) -> int:
+        return self._documents
+
+    async def mark(self) -> PageMark:
+        from playwright.async_api import Error
+
+        document, changes = None, 0
+        with contextlib.suppress(Error):
+            found: Any = await self._page.evaluate(MARK_JS)
+            if isinstance(found, list) and len(found) == 2:
+                document, changes = str(found[0]), int(found[1])
+        return PageMark(
+            document, changes, self._requests, self._documents, self._page.url, self._asked
+        )
+
+    async def reacted(self, mark: PageMark) -> bool:
+        now = await self.mark()
+        if now.requests != mark.requests or now.documents != mark.documents:
+            return True
+        if now.dialogs != mark.dialogs:
+            return True
+        if now.url != mark.url or now.document != mark.document:
+            return True
+        return now.changes != mark.changes
+
+    async def kept_in_browser(self) -> bool:
+        from playwright.async_api import Error
+
+        try:
+            return bool(await self._page.evaluate(KEPT_JS))
+        except Error:
+            return False
+
+    async def reload(
+        self, *, timeout_s: float
+    ) -> Literal["reloaded", "not reloadable", "asked to stay", "failed"]:
+        from playwright.async_api import Error
+
+        if self._document_method != "GET" or not domain_allowed(self._page.url, self._domains):
+            return "not reloadable"
+        self._staying, self._asked_to_stay = True, False
+        reloading = asyncio.ensure_future(
+            self._page.reload(timeout=timeout_s * 1000, wait_until="domcontentloaded")
+        )
+        try:
+            # A page that asks to stay never navigates: no waiting out the timeout for it.
+            while not reloading.done() and not self._asked_to_stay:
+                await asyncio.sleep(_POLL_S)
+            if self._asked_to_stay:
+                return "asked to stay"
+            return "failed" if reloading.exception() is not None else "reloaded"
+        finally:
+            self._staying = False
+            if not reloading.done():
+                reloading.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Error):
+                await reloading
 
     async def blocking_overlay(self) -> Overlay | None:
         from playwright.async_api import Error

@@ -409,6 +409,7 @@ class _Builder:
         common: dict[str, object] = {
             "source_events": (index,),
             "screenshot": event.before.screenshot if event.before else None,
+            "reacts": action in _REACTING and _page_reacted(event),
         }
         step: Step | None = None
         if action is ActionKind.NAVIGATE and event.url:
@@ -517,6 +518,30 @@ class _Builder:
         self.steps.append(
             _answering_dialogs(step.model_copy(update=common), event, self.values.text)
         )
+
+
+#: The web actions whose reaction a replay must see again (a fill's reaction depends on the
+#: value typed; a scroll's on where the page stood).
+_REACTING: Final = frozenset(
+    {
+        ActionKind.CLICK,
+        ActionKind.DOUBLE_CLICK,
+        ActionKind.PRESS,
+        ActionKind.CHECK,
+        ActionKind.UNCHECK,
+        ActionKind.SELECT,
+    }
+)
+
+
+def _page_reacted(event: Event) -> bool:
+    """Whether the page reacted to *event* when it was recorded so that a person would see it
+    (text, items, dialogs, values, another page) or the server would (a request); a change of
+    style alone, or an unknown, counts as no (a replay is held to it)."""
+    effects = event.effects
+    if effects is None:
+        return False
+    return effects.visible or bool(effects.requests)
 
 
 def _in_item(target: Target) -> str:

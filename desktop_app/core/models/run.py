@@ -88,6 +88,10 @@ class RunStep(FrozenModel):
     locator: Locator | None = None
     started_at: AwareDatetime
     duration_ms: float = Field(ge=0)
+    #: Of the duration, the time spent waiting for the app: a page just loaded coming to
+    #: rest before the first action, a reaction to the action, the page catching up before
+    #: an ignored action was done once more.
+    waited_ms: float = Field(default=0, ge=0)
     llm_calls: int = Field(default=0, ge=0)
     prompt_tokens: int = Field(default=0, ge=0)
     completion_tokens: int = Field(default=0, ge=0)
@@ -113,6 +117,9 @@ class Run(FrozenModel):
     steps: tuple[RunStep, ...] = ()
     error: str | None = None
     proposed_version: int | None = Field(default=None, ge=1)
+    #: The time spent after the last step waiting for the app to finish (requests, a
+    #: debounced save) before the outcome was checked and the browser closed.
+    closing_wait_ms: float = Field(default=0, ge=0)
 
     @property
     def llm_calls(self) -> int:

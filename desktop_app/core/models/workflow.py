@@ -215,6 +215,11 @@ class _StepBase(FrozenModel):
     nothing, is always acknowledged)."""
     screenshot: MediaRef | None = None
     source_events: tuple[int, ...] = ()
+    reacts: bool = False
+    """The page reacted to this step's action when it was recorded (its document changed, it
+    sent a request, it went to another page). A replay the page does not react to is done once
+    more when the page has caught up, and fails when it still gets no reaction: a click that
+    did nothing has not happened."""
 
     @property
     def target_or_none(self) -> Target | None:

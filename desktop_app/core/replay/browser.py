@@ -26,6 +26,7 @@ __all__ = [
     "Overlay",
     "PageAction",
     "PageDialog",
+    "PageMark",
     "Probe",
 ]
 
@@ -136,6 +137,21 @@ class PageAction:
     secret: bool = field(default=False, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class PageMark:
+    """Where the page stood just before an action, to tell afterwards whether it reacted:
+    which document it showed (None when not watched), how often that document had changed,
+    how many requests the page had sent, how many documents it had loaded, its URL, and how
+    many of the browser's own dialogs it had opened."""
+
+    document: str | None
+    changes: int
+    requests: int
+    documents: int
+    url: str
+    dialogs: int = 0
+
+
 class BrowserPort(Protocol):
     """One browser page, seen and driven by replay."""
 
@@ -172,11 +188,41 @@ class BrowserPort(Protocol):
         """Whether the page shows it is still loading (a spinner, ``aria-busy``)."""
         ...
 
-    async def settled(self, *, quiet_s: float | None = None) -> bool:
+    async def settled(self, *, quiet_s: float | None = None, pending: bool = False) -> bool:
         """Whether the page has come to rest: loaded, no request of its own pending, no
         change to its document (and no action) for a short while (*quiet_s*, by default the
         page's own), and nothing showing it is still loading (a person would see nothing
-        happening)."""
+        happening). With *pending*, also nothing the page set itself to do in a moment: no
+        short timer waiting to fire (a debounced save, handlers attached after ``load``), no
+        storage write open, no change to its storage since the last look."""
+        ...
+
+    async def documents(self) -> int:
+        """How many documents the page has begun to load (a navigation, a reload, a form
+        sent): a new one needs a moment to be ready before it is acted on."""
+        ...
+
+    async def mark(self) -> PageMark:
+        """Where the page stands now (see :meth:`reacted`)."""
+        ...
+
+    async def reacted(self, mark: PageMark) -> bool:
+        """Whether the page did anything since *mark*: its document changed, it sent a
+        request, it loaded another document, its URL changed or it asked a question."""
+        ...
+
+    async def kept_in_browser(self) -> bool:
+        """Whether the document shown wrote to the browser's storage (``localStorage``,
+        IndexedDB) since it loaded: an app keeping its data in the browser."""
+        ...
+
+    async def reload(
+        self, *, timeout_s: float
+    ) -> Literal["reloaded", "not reloadable", "asked to stay", "failed"]:
+        """Load the page shown again, as a person would to see what the app kept. Nothing is
+        done to a page that came from a form sent (a reload would send it again) or outside
+        the domains; a page that asks to stay (``beforeunload``: changes not yet saved) is
+        not left."""
         ...
 
     async def blocking_overlay(self) -> Overlay | None:
@@ -252,8 +298,25 @@ class NoBrowser:
     async def busy(self) -> bool:
         return False
 
-    async def settled(self, *, quiet_s: float | None = None) -> bool:
+    async def settled(self, *, quiet_s: float | None = None, pending: bool = False) -> bool:
         return True
+
+    async def documents(self) -> int:
+        return 0
+
+    async def mark(self) -> PageMark:
+        return PageMark(None, 0, 0, 0, "about:blank")
+
+    async def reacted(self, mark: PageMark) -> bool:
+        return False
+
+    async def kept_in_browser(self) -> bool:
+        return False
+
+    async def reload(
+        self, *, timeout_s: float
+    ) -> Literal["reloaded", "not reloadable", "asked to stay", "failed"]:
+        return "not reloadable"
 
     async def blocking_overlay(self) -> Overlay | None:
         return None

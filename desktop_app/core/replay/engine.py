@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -40,32 +40,29 @@ from desktop_app.core.models.workflow import (
     AgentStep,
     AssertStep,
     CallStep,
-    CheckStep,
-    ClickStep,
     DesktopClickStep,
     DesktopTypeStep,
     ElementHidden,
     Expectation,
     ExtractStep,
-    FillStep,
     GotoStep,
     HotkeyStep,
     PressStep,
     ScrollStep,
-    SelectStep,
     Step,
     WaitForStep,
     WorkflowVersion,
 )
 from desktop_app.core.ports import MediaStore, RunStore
+from desktop_app.core.replay.actions import already_holds, mismatch, page_action
 from desktop_app.core.replay.agent import AgentContext, run_agent_step
 from desktop_app.core.replay.browser import (
     ActionFailed,
     BrowserPort,
-    FieldState,
     Handle,
     NavigationRefused,
     PageAction,
+    PageMark,
 )
 from desktop_app.core.replay.desktop import DesktopPort
 from desktop_app.core.replay.desktop_steps import (
@@ -95,6 +92,7 @@ from desktop_app.core.replay.render import (
     render_expectation,
     render_step,
 )
+from desktop_app.core.replay.waiting import AppWaits
 
 __all__ = [
     "NO_SUCCESS_CHECK",
@@ -117,6 +115,8 @@ _SETTLE_S: Final = 5.0
 _SHOWN_QUIET_S: Final = 0.2
 #: How long the success check may take to hold, once the page settled.
 _SUCCESS_TIMEOUT_S: Final = 10.0
+#: How long the success check's parts may take to hold on the page loaded again.
+_KEPT_TIMEOUT_S: Final = 5.0
 #: The title of the run record's last step, the workflow's success check.
 SUCCESS_TITLE: Final = "Check that the task was done"
 #: Why a run whose steps all went, of a workflow without a success check, is "done, unverified".
@@ -209,6 +209,14 @@ class Replayer:
         self._options = options or ReplayOptions()
         self._ladder = Ladder(browser, memory=memory, llm=llm, person=person, options=self._options)
         self._desktop = DesktopSteps(desktop, media, llm=llm, person=person, options=self._options)
+        self._waits = AppWaits(
+            browser,
+            ready_quiet_s=self._options.ready_quiet_s,
+            save_quiet_s=self._options.save_quiet_s,
+            reaction_s=self._options.reaction_s,
+            patience_s=self._options.patience_s,
+        )
+        self._closing_s = 0.0
         self._on_event = on_event
         self._steps: list[RunStep] = []
         self._repairs: list[StepRepair] = []
@@ -261,6 +269,7 @@ class Replayer:
                 "error": error,
                 "finished_at": utcnow(),
                 "steps": tuple(self._steps),
+                "closing_wait_ms": self._closing_s * 1000,
             }
         )
         self._runs.save_run(self._run)
@@ -301,12 +310,27 @@ class Replayer:
         """How a run whose steps all went ends: succeeded only when the workflow's success
         check holds and no step was skipped (raises :class:`StepFailed` when it does not hold)."""
         skipped = sum(1 for s in self._steps if s.status is StepStatus.SKIPPED)
-        if context.version.workflow.success:
-            await self._check_success(context)
+        workflow = context.version.workflow
+        # Nothing is looked at, and the browser is not closed, while the app is still saving.
+        self._closing_s = await self._waits.saved(within_s=_SETTLE_S)
         reasons = []
+        if workflow.success:
+            await self._check_success(context)
+            values = context.params.values
+            lost = await self._waits.kept(
+                [
+                    rendered
+                    for e in workflow.success
+                    if (rendered := render_expectation(e, values)) != e
+                    and not is_desktop_expectation(e)
+                ],
+                lambda e: self._holds(e, timeout_s=_KEPT_TIMEOUT_S),
+            )
+            if lost is not None:
+                reasons.append(_secret_free(lost, self._secrets))
         if skipped:
             reasons.append(f"{skipped} step(s) skipped")
-        if not context.version.workflow.success:
+        if not workflow.success:
             reasons.append(NO_SUCCESS_CHECK)
         if reasons:
             return RunStatus.UNVERIFIED, "; ".join(reasons)
@@ -394,6 +418,7 @@ class Replayer:
             locator=found.locator if found else None,
             started_at=started,
             duration_ms=(time.monotonic() - clock) * 1000,
+            waited_ms=tracker.waited_s * 1000,
             llm_calls=tracker.usage.calls,
             prompt_tokens=tracker.usage.prompt_tokens,
             completion_tokens=tracker.usage.completion_tokens,
@@ -459,9 +484,27 @@ class Replayer:
                 await self._desktop.run(bound, tracker, title=title, secret=secret)
                 await self._expect(bound, tracker)
             case PressStep(target=None) | ScrollStep(target=None):
-                await self._browser.perform(
-                    None, _action(bound, context), timeout_s=bound.timeout_s
-                )
+                tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
+                action = page_action(bound, context.params.secrets)
+
+                async def press() -> PageMark:
+                    mark = await self._waits.mark()
+                    await self._browser.perform(None, action, timeout_s=bound.timeout_s)
+                    return mark
+
+                mark = await press()
+                silent = None
+                if bound.reacts:
+                    silent = await self._waits.reacted_to(
+                        mark,
+                        press,
+                        what=f"pressing {action.key}",
+                        irreversible=bound.irreversible,
+                        timeout_s=bound.timeout_s,
+                        tracker=tracker,
+                    )
+                if silent is not None:
+                    raise StepFailed(silent)
                 await self._expect(bound, tracker)
             case _:
                 await self._act_with_healing(bound, original, context, tracker)
@@ -533,8 +576,9 @@ class Replayer:
     ) -> None:
         excluded: set[str] = set()
         problem = ""
-        action = _action(bound, context, original)
+        action = page_action(bound, context.params.secrets, original)
         timed_out = False
+        tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
         for _attempt in range(3):
             attempt = self._attempt(
                 bound, original, context, tracker, excluded=excluded, problem=problem
@@ -546,7 +590,9 @@ class Replayer:
             if found.resolution is not Resolution.DIRECT:
                 repair = await self._repair(original, context, found)  # before acting: it may go
             before = await self._browser.url()
+            watch = bound.reacts and await self._can_react(found.handle, action)
             try:
+                mark = await self._waits.mark() if watch else None
                 await self._perform(found.handle, action, bound.timeout_s, tracker)
             except ActionFailed as exc:
                 if timed_out or exc.blocked:
@@ -556,6 +602,21 @@ class Replayer:
                 tracker.note(f"{exc}; looking for the element again")
                 continue
             await self._check_dialogs(tracker)  # a question nobody answered fails it first
+            silent = None
+            if mark is not None:
+                silent = await self._waits.reacted_to(
+                    mark,
+                    self._redo(found.handle, action, bound.timeout_s, tracker),
+                    what=f"the {action.kind} on {found.handle.describe()}",
+                    irreversible=bound.irreversible,
+                    timeout_s=bound.timeout_s,
+                    tracker=tracker,
+                )
+            if silent is not None:  # nothing happened: as if it led nowhere
+                excluded.add(await self._ladder.identity(found.handle))
+                problem = silent
+                tracker.note(problem)
+                continue
             await self._read_back(found.handle, action, bound)
             failed = await self._first_failed_expectation(bound)
             if failed is None:
@@ -589,9 +650,29 @@ class Replayer:
             if action.kind == "fill":
                 return  # the field went with the typing (a search box that submits on input)
             raise
-        problem = _mismatch(action, state)
+        problem = mismatch(action, state)
         if problem is not None:
             raise StepFailed(_secret_free(f"after the {action.kind}, {problem}", self._secrets))
+
+    async def _can_react(self, handle: Handle, action: PageAction) -> bool:
+        """Whether the page has something to react to: not a select or check that the
+        control already held (doing it changes nothing)."""
+        if action.kind not in ("select", "check"):
+            return True
+        try:
+            return not already_holds(action, await self._browser.field_state(handle))
+        except ActionFailed:
+            return True
+
+    def _redo(
+        self, handle: Handle, action: PageAction, timeout_s: float, tracker: Tracker
+    ) -> Callable[[], Awaitable[PageMark]]:
+        async def redo() -> PageMark:
+            mark = await self._waits.mark()
+            await self._perform(handle, action, timeout_s, tracker)
+            return mark
+
+        return redo
 
     async def _first_failed_expectation(self, bound: Step) -> Expectation | None:
         for expectation in bound.expectations:
@@ -709,70 +790,9 @@ class Replayer:
         )
 
 
-def _comparable(text: str) -> str:
-    """A value as two spellings of it agree: letters and digits only, in order (a field that
-    formats what was typed, "(555) 123-4567" for "5551234567", still holds it)."""
-    return "".join(ch for ch in text if ch.isalnum())
-
-
-def _mismatch(action: PageAction, state: FieldState) -> str | None:
-    """What is wrong with the control after *action*, or None when it holds what was asked."""
-    match action.kind:
-        case "fill":
-            if state.value == action.value or _comparable(state.value) == _comparable(action.value):
-                return None
-            if _same_number(state.value, action.value):
-                return None
-            if action.secret:
-                return "the secret field does not hold the value typed"
-            return f"the field holds {state.value[:80]!r}, not {action.value[:80]!r}"
-        case "select":
-            if action.value in state.selected:
-                return None
-            shown = state.selected[0] if state.selected else "nothing"
-            return f"the list shows {shown!r}, not {action.value!r}"
-        case "check":
-            if state.checked is None or state.checked == action.checked:
-                return None
-            return "the box is " + ("unchecked" if action.checked else "still checked")
-    return None
-
-
-def _same_number(a: str, b: str) -> bool:
-    try:
-        return float(a) == float(b)
-    except ValueError:
-        return False
-
-
 def _secret_free(text: str, secrets: tuple[str, ...]) -> str:
     """*text* with any secret value in it masked."""
     for secret in secrets:
         if secret:
             text = text.replace(secret, MASK)
     return text
-
-
-def _action(bound: Step, context: _Context, original: Step | None = None) -> PageAction:
-    # Whether a secret goes in: the step as written says so (*bound* has its values filled).
-    written = getattr(original if original is not None else bound, "value", "")
-    secret = any(f"{{{name}}}" in str(written) for name in context.params.secrets)
-    match bound:
-        case ClickStep():
-            return PageAction(
-                kind="click",
-                button=bound.button,
-                click_count=bound.click_count,
-                modifiers=bound.modifiers,
-            )
-        case FillStep(value=value):
-            return PageAction(kind="fill", value=value, secret=secret or bound.target.is_sensitive)
-        case SelectStep(value=value):
-            return PageAction(kind="select", value=value)
-        case CheckStep(checked=checked):
-            return PageAction(kind="check", checked=checked is True)
-        case PressStep(key=key):
-            return PageAction(kind="press", key=key)
-        case ScrollStep(dx=dx, dy=dy):
-            return PageAction(kind="scroll", dx=dx, dy=dy)
-    raise StepFailed(f"a {bound.kind} step has no browser action")

@@ -100,6 +100,12 @@ class ReplayOptions:
             as the run goes and in its history).
         vision: the LLM sees images (a vision-capable model): desktop steps may show it a
             screenshot to find where to click (setting ``llm_vision``).
+        ready_quiet_s: how long a page just loaded must be quiet before its first action.
+        save_quiet_s: how long the page must be quiet, with nothing pending (no request, no
+            debounced save), after the last step before the run looks at the outcome and the
+            browser closes.
+        reaction_s: how long a step the page reacted to when recorded may take to get a
+            reaction (a change, a request, a navigation) before it is done once more.
     """
 
     assume_yes: bool = False
@@ -110,6 +116,9 @@ class ReplayOptions:
     screenshots: bool = True
     screenshot_every_step: bool = False
     vision: bool = False
+    ready_quiet_s: float = 0.15
+    save_quiet_s: float = 0.3
+    reaction_s: float = 1.5
 
 
 class StepFailed(ProceduraError):
@@ -142,6 +151,7 @@ class Tracker:
     notes: list[str] = field(default_factory=list)
     found: Found | None = None
     llm_calls_here: int = 0
+    waited_s: float = 0.0
 
     def note(self, text: str) -> None:
         if text not in self.notes:
