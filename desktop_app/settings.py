@@ -180,9 +180,9 @@ class Settings(BaseSettings):
 
     replay_patience_s: float = Field(default=3.0, gt=0, le=60)
     #: How long a page just loaded must be quiet before replay acts on it.
-    replay_ready_quiet_s: float = Field(default=0.15, ge=0, le=5)
+    replay_ready_quiet_s: float = Field(default=0.1, ge=0, le=5)
     #: How long the app must be quiet, nothing pending, after the last step of a run.
-    replay_save_quiet_s: float = Field(default=0.3, ge=0, le=10)
+    replay_save_quiet_s: float = Field(default=0.2, ge=0, le=10)
     #: How long an action the page reacted to when recorded may take to get a reaction.
     replay_reaction_s: float = Field(default=1.5, gt=0, le=30)
     #: Ask before an irreversible step found by healing acts (the GUI's and tray's default;

@@ -64,6 +64,9 @@ _LIST = """<!doctype html><title>List</title><h1>Shopping</h1>
         fetch("/stored?" + token, {method: "POST", body: JSON.stringify(items)}));
     } else if (mode === "forgetful") {  // keeps the list in memory, only a count in storage
       localStorage.setItem("count", String(items.length));
+    } else if (mode === "unsaved") {  // saves nothing, and asks to stay when one leaves
+      localStorage.setItem("count", String(items.length));
+      addEventListener("beforeunload", (e) => { e.preventDefault(); e.returnValue = ""; });
     } else {
       stored(items);
     }
@@ -203,6 +206,13 @@ def test_an_item_the_app_did_not_keep_is_not_succeeded(site: str) -> None:
     assert result.run.status is RunStatus.UNVERIFIED, result.run.status
     assert "after the page was loaded again, expected" in (result.run.error or "")
     assert "the app may not have kept" in (result.run.error or "")
+
+
+def test_a_page_that_asks_to_stay_is_not_left_and_not_succeeded(site: str) -> None:
+    with services() as sv:
+        result = run(sv, _approve(sv, _add_item("unsaved")), site, values={"item": "Jam"})
+    assert result.run.status is RunStatus.UNVERIFIED, result.run.status
+    assert "the page asked to stay" in (result.run.error or ""), result.run.error
 
 
 def test_an_item_the_app_kept_in_its_storage_is_seen_again_after_a_reload(site: str) -> None:

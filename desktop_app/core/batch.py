@@ -46,9 +46,10 @@ from typing import Final
 
 from desktop_app.core.errors import DocumentError, ProceduraError
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.run import MASK, Run
+from desktop_app.core.models.run import Run
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.core.outcomes import outcome_reason
+from desktop_app.core.redaction import mask_secrets
 from desktop_app.core.replay.parameters import ParameterError, bind_parameters
 
 __all__ = [
@@ -750,9 +751,7 @@ class ResultsFile:
         return read_results(self.path, delimiter=self.delimiter)
 
     def _masked(self, text: str) -> str:
-        for secret in sorted((s for s in self.secrets if s), key=len, reverse=True):
-            text = text.replace(secret, MASK)
-        return text
+        return mask_secrets(text, self.secrets)
 
 
 def _header_name(column: str) -> str:

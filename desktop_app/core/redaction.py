@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from desktop_app.core.models.run import MASK
 from desktop_app.core.models.target import LocatorStrategy
 from desktop_app.core.models.trajectory import (
     Effects,
@@ -24,6 +25,14 @@ _TEXTBOX_VALUE = re.compile(
     r"^(\s*- (?:textbox|searchbox|combobox)\b[^\n]*?:\s)(.+)$", re.MULTILINE
 )
 _MIN_LOOSE_LENGTH: Final = 4
+
+
+def mask_secrets(text: str, secrets: Iterable[str]) -> str:
+    """*text* with every secret value in it replaced by :data:`MASK` (the longest first, so a
+    secret inside another is not left half-shown)."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
 
 
 def redact_snapshot(snapshot: str, secrets: Iterable[str]) -> str:

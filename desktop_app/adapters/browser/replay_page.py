@@ -383,14 +383,18 @@ class PlaywrightPage:
         )
 
     async def reacted(self, mark: PageMark) -> bool:
+        # What the page told without being asked first: looking into a document being
+        # replaced would wait for the next one.
+        if (self._requests, self._documents, self._asked) != (
+            mark.requests,
+            mark.documents,
+            mark.dialogs,
+        ):
+            return True
+        if self._page.url != mark.url:
+            return True
         now = await self.mark()
-        if now.requests != mark.requests or now.documents != mark.documents:
-            return True
-        if now.dialogs != mark.dialogs:
-            return True
-        if now.url != mark.url or now.document != mark.document:
-            return True
-        return now.changes != mark.changes
+        return now.document != mark.document or now.changes != mark.changes
 
     async def kept_in_browser(self) -> bool:
         from playwright.async_api import Error

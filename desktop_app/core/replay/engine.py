@@ -28,7 +28,6 @@ from desktop_app.core.items import pins_record
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import (
-    MASK,
     Resolution,
     Run,
     RunStatus,
@@ -54,6 +53,7 @@ from desktop_app.core.models.workflow import (
     WorkflowVersion,
 )
 from desktop_app.core.ports import MediaStore, RunStore
+from desktop_app.core.redaction import mask_secrets
 from desktop_app.core.replay.actions import already_holds, mismatch, page_action
 from desktop_app.core.replay.agent import AgentContext, run_agent_step
 from desktop_app.core.replay.browser import (
@@ -107,6 +107,8 @@ __all__ = [
 _MAX_CALL_DEPTH: Final = 5
 #: The most a success check waits for the page to settle before it looks.
 _SETTLE_S: Final = 5.0
+#: The most a run that failed or was aborted waits for the app to finish what its steps began.
+_SETTLE_AFTER_FAILURE_S: Final = 2.0
 #: How long a page must be quiet before a success check of things shown only (no "hidden"
 #: check) looks. Such a check is fooled only by something shown and then taken back (an
 #: optimistic update undone when the server says no): that follows an answer, and no request
@@ -258,6 +260,10 @@ class Replayer:
         except Exception as exc:
             self._finish(RunStatus.FAILED, f"unexpected error: {type(exc).__name__}: {exc}")
             raise
+        if status in (RunStatus.FAILED, RunStatus.ABORTED) and not self._closing_s:
+            # What the steps done started (a debounced save) is let finish before the browser
+            # closes: a run that stopped half-way leaves the app as those steps left it.
+            self._closing_s = await self._waits.saved(within_s=_SETTLE_AFTER_FAILURE_S)
         run = self._finish(status, error)
         return ReplayOutcome(run=run, repairs=list(self._repairs))
 
@@ -327,7 +333,7 @@ class Replayer:
                 lambda e: self._holds(e, timeout_s=_KEPT_TIMEOUT_S),
             )
             if lost is not None:
-                reasons.append(_secret_free(lost, self._secrets))
+                reasons.append(mask_secrets(lost, self._secrets))
         if skipped:
             reasons.append(f"{skipped} step(s) skipped")
         if not workflow.success:
@@ -375,7 +381,7 @@ class Replayer:
                 duration_ms=(time.monotonic() - clock) * 1000,
                 screenshot=screenshot,
                 error=f"expected {failed}; it did not" if failed else None,
-                detail=_secret_free(f"checked: {shown}", self._secrets),
+                detail=mask_secrets(f"checked: {shown}", self._secrets),
             )
         )
         self._emit(ReplayEvent(index=record.index, title=SUCCESS_TITLE, step=record))
@@ -433,7 +439,7 @@ class Replayer:
         """Note the browser's own questions the step met; fail it if one was not expected (it
         was cancelled: the recording never answered such a question)."""
         for dialog in await self._browser.dialogs():
-            message = _secret_free(dialog.message[:100], self._secrets)
+            message = mask_secrets(dialog.message[:100], self._secrets)
             answer = "OK" if dialog.accepted else "Cancel"
             tracker.note(f"the page said '{message}' ({dialog.kind}): answered {answer}")
             if dialog.kind in ("confirm", "prompt") and not dialog.expected:
@@ -652,7 +658,7 @@ class Replayer:
             raise
         problem = mismatch(action, state)
         if problem is not None:
-            raise StepFailed(_secret_free(f"after the {action.kind}, {problem}", self._secrets))
+            raise StepFailed(mask_secrets(f"after the {action.kind}, {problem}", self._secrets))
 
     async def _can_react(self, handle: Handle, action: PageAction) -> bool:
         """Whether the page has something to react to: not a select or check that the
@@ -788,11 +794,3 @@ class Replayer:
             page_url=await self._browser.url(),
             reason=found.detail,
         )
-
-
-def _secret_free(text: str, secrets: tuple[str, ...]) -> str:
-    """*text* with any secret value in it masked."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, MASK)
-    return text

@@ -116,8 +116,8 @@ class ReplayOptions:
     screenshots: bool = True
     screenshot_every_step: bool = False
     vision: bool = False
-    ready_quiet_s: float = 0.15
-    save_quiet_s: float = 0.3
+    ready_quiet_s: float = 0.1
+    save_quiet_s: float = 0.2
     reaction_s: float = 1.5
 
 
