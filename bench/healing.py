@@ -185,6 +185,9 @@ async def replay(
     *expected*: how many actions the reference logged (None: this is the reference).
     """
     site.reset()
+    # Pages of an earlier case still report as they close (a field left mid-edit reports its
+    # change on ``pagehide``): their records may arrive after the reset, and are not this run's.
+    began_ms = time.time() * 1000
     assert browser.browser is not None
     context = await browser.browser.new_context()
     reports: list[dict[str, Any]] = []
@@ -202,7 +205,7 @@ async def replay(
             on_event=port.on_event,
         )
         outcome = await replayer.run(version, bind_parameters(workflow, {}, secrets=secrets))
-        log = await _settled_log(site, expected)
+        log = await _settled_log(site, expected, began_ms)
         with contextlib.suppress(Error):  # closing mid-load leaves the app a broken pipe
             await port.page.wait_for_load_state("load", timeout=2000)
     finally:
@@ -218,17 +221,24 @@ async def _install(
     await context.add_init_script(script=f"window.__healingSpec = {json.dumps(spec)};\n{script}")
 
 
-async def _settled_log(site: DemoSite, expected: int | None) -> list[dict[str, Any]]:
-    """The action log once every record the pages sent has arrived (they come as beacons).
+async def _settled_log(
+    site: DemoSite, expected: int | None, began_ms: float
+) -> list[dict[str, Any]]:
+    """The action log of the pages opened since *began_ms* (wall-clock milliseconds) once
+    every record they sent has arrived (they come as beacons).
 
     Polled until it holds *expected* records and is briefly quiet, or is quiet for
     ``SETTLE_S`` (None: the reference run, whose length is not known yet).
     """
-    log = site.actions()
+
+    def actions() -> list[dict[str, Any]]:
+        return [r for r in site.actions() if r["page"] >= began_ms]
+
+    log = actions()
     quiet_since = time.monotonic()
     while True:
         await asyncio.sleep(POLL_S)
-        again, now = site.actions(), time.monotonic()
+        again, now = actions(), time.monotonic()
         if len(again) != len(log):
             log, quiet_since = again, now
         elif now - quiet_since >= SETTLE_S or (expected is not None and len(log) >= expected):
