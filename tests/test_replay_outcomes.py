@@ -37,8 +37,12 @@ _FORM = """<!doctype html><title>Note</title><h1>Note</h1>
   const mode = new URLSearchParams(location.search).get("mode");
   const note = document.getElementById("note");
   if (mode === "reset") note.addEventListener("input", () => { note.value = ""; });
+  // Reads the field after a key, as Knockout's valueUpdate: "afterkeydown" does.
+  let typed = "";
+  note.addEventListener("keydown", () => setTimeout(() => { typed = note.value; }, 0));
   document.getElementById("save").addEventListener("click", () => {
     if (mode === "dead") return;  // the button looks fine and does nothing
+    if (mode === "keys") note.value = typed;  // what its model holds, shown back
     const out = document.getElementById("out");
     if (mode === "optimistic") {  // says it saved at once, and takes it back when refused
       fetch("/refused?" + encodeURIComponent(note.value)).then((r) => {
@@ -163,6 +167,13 @@ def test_a_save_the_page_takes_back_is_never_succeeded(site: str) -> None:
     assert "/refused?X1" in HITS
     assert result.run.status is RunStatus.FAILED
     assert "success check did not hold" in (result.run.error or "")
+
+
+def test_a_page_that_reads_a_field_on_its_keys_gets_what_was_typed(site: str) -> None:
+    with services() as sv:
+        result = run(sv, _approve(sv, _save_a_note("keys")), site, values={"note": "Call Ida"})
+    assert result.run.status is RunStatus.SUCCEEDED, result.run.error
+    assert "/saved?Call%20Ida" in HITS
 
 
 def test_a_field_the_page_emptied_fails_its_step(site: str) -> None:

@@ -17,13 +17,25 @@ starting at ``/`` (redirected to ``/examples/<implementation>/index.html``). Wha
 * ``emberjs`` (1.6): Handlebars views with ``<script>`` markers inside the rows; the edit box
   exists only while editing; the button's name is "Clear completed ( 1 )"; toggle-all
   unlabelled;
-* ``mithril``: a virtual DOM redrawn after each event; toggle-all unlabelled.
+* ``mithril``: a virtual DOM redrawn after each event; toggle-all unlabelled;
+* ``knockoutjs`` (3.1): ``data-bind`` bindings; a hidden edit box in every row, bound live on
+  ``keydown`` (``valueUpdate: 'afterkeydown'``: the row's title follows the keys pressed, not
+  ``input`` events); toggle-all labelled; saves the whole list 500 ms after the last change
+  (``rateLimit``), each to-do with an ``editing`` flag and a new one without ``completed``;
+* ``knockoutjs_require``: the same app on Knockout 3.0, its modules loaded by require.js
+  after ``load``; 3.0 has no ``rateLimit``, so it saves at every change (in ``knockoutjs``'s
+  layout, under a key of its own); no filter links;
+* ``backbone_require``: ``backbone``'s app (its storage layout and key) as require.js modules
+  loaded after ``load``, its row and footer templates fetched by the ``text!`` plugin
+  (requests after ``load``); toggle-all labelled.
 
 Everywhere a row is an ``<li>`` with a checkbox and a destroy button that have no accessible
 name (the title is a ``<label>`` tied to neither), the destroy button shows only on hover,
 editing is a double-click on the title, and the footer button reads "Clear completed (N)".
-Left out: ``knockoutjs`` (saves 500 ms after the last change, ``rateLimit``: what a closed page
-had not saved yet is lost) and ``jquery`` (the package lacks its jQuery: it does not start).
+Left out: ``jquery`` (the package lacks its jQuery: it does not start), ``angularjs_require``
+(Angular 1.2.8: toggle-all's ``ng-click`` runs before its ``ng-model`` updates, so a tick marks
+nothing and the next one marks all while unticking the box) and ``emberjs_require`` (the
+package ships only a page that points at its readme).
 
 Each instance is a small HTTP server of its own (a new port, so a new origin and an empty
 ``localStorage``) that serves the package (its implementation at every implementation's address, so
@@ -72,6 +84,9 @@ STORAGE_KEYS: Final[dict[str, str]] = {
     "angularjs": "todos-angularjs",
     "emberjs": "todos-emberjs",
     "mithril": "todos-mithril",
+    "knockoutjs": "todos-knockoutjs",
+    "knockoutjs_require": "todos-knockout-require",
+    "backbone_require": "todos-backbone",
 }
 IMPLEMENTATIONS: Final = tuple(STORAGE_KEYS)
 #: How long :meth:`TodoSite.state` waits for the server to hear no more snapshots (a beacon
@@ -124,7 +139,7 @@ def _seed(implementation: str, items: list[dict[str, Any]]) -> dict[str, str]:
         return {key: json.dumps({"todos": records})}
     if implementation == "react":
         return {key: json.dumps([{"id": i, **p} for i, p in zip(ids, plain, strict=True)])}
-    if implementation == "backbone":
+    if implementation in ("backbone", "backbone_require"):
         seeded = {key: ",".join(ids)}
         for n, (i, p) in enumerate(zip(ids, plain, strict=True)):
             seeded[f"{key}-{i}"] = json.dumps({**p, "order": n + 1, "id": i})
@@ -143,7 +158,7 @@ def _items(implementation: str, storage: dict[str, str]) -> list[dict[str, Any]]
     key = STORAGE_KEYS[implementation]
     if key not in storage:
         return []
-    if implementation == "backbone":
+    if implementation in ("backbone", "backbone_require"):
         records = [json.loads(storage.get(f"{key}-{i}", "null")) for i in storage[key].split(",")]
         ordered = sorted((r for r in records if r), key=lambda r: r.get("order", 0))
         return todo_items({key: json.dumps(ordered)})
@@ -439,10 +454,13 @@ APP: Final = App(
         "Row checkboxes and destroy buttons have no accessible name: a row is told only by its "
         "title's text; the destroy button shows only while the row is hovered.",
         "Editing opens on a double-click; the edit box has no name, no label, no placeholder.",
-        "The toggle-all checkbox is named 'Mark all as complete' in vanillajs, backbone and "
-        "angularjs only; elsewhere it is the first, unnamed checkbox.",
+        "The toggle-all checkbox is named 'Mark all as complete' in vanillajs, backbone, "
+        "angularjs and the knockoutjs and require.js ones; elsewhere it is the first, unnamed "
+        "checkbox.",
         "Look-alike titles: 'Buy oat milk' and 'Buy oat milk and eggs' (match exactly).",
-        "react (JSX compiled in the page), angularjs and vanillajs show the list only after "
-        "the load event: wait for the rows, not for the page to load.",
+        "react (JSX compiled in the page), angularjs, vanillajs and the require.js ones "
+        "(modules and templates fetched after load) show the list only after the load event: "
+        "wait for the rows, not for the page to load.",
+        "knockoutjs saves 500 ms after the last change: wait for the save before closing.",
     ),
 )

@@ -80,6 +80,14 @@ _FIELD_JS: Final = """(el) => {
   return { value, checked, selected };
 }"""
 
+# Whether the element takes typed text key by key (a text field, an editable region), not a
+# value set whole (a date, a colour, a range).
+_TYPED_JS: Final = """(el) => {
+  if (el.isContentEditable || el.localName === "textarea") return true;
+  if (el.localName !== "input") return false;
+  return ["text", "search", "email", "url", "tel", "password", "number"].includes(el.type);
+}"""
+
 _RECEIVES_POINTER_JS: Final = """(el) => {
   el.scrollIntoView({block: "nearest", inline: "nearest"});
   const r = el.getBoundingClientRect();
@@ -660,7 +668,7 @@ class PlaywrightPage:
                     timeout=timeout,
                 )
             case "fill":
-                await locator.fill(action.value, timeout=timeout)
+                await self._type(locator, action.value, timeout)
             case "select":
                 try:
                     await locator.select_option(label=action.value, timeout=_QUICK_MS)
@@ -674,6 +682,23 @@ class PlaywrightPage:
                 await locator.scroll_into_view_if_needed(timeout=timeout)
                 if action.dx or action.dy:
                     await self._page.mouse.wheel(action.dx, action.dy)
+
+
+    async def _type(self, locator: PlaywrightLocator, value: str, timeout: float) -> None:
+        """Put *value* in the field as typing would end: filled, its last character a real
+        key press on a text field (keydown, input, keyup). An app that reads the field on a
+        key (Knockout's ``afterkeydown``, a mask) sees it as the person's typing made it see."""
+        from playwright.async_api import Error
+
+        typed = False
+        if value:
+            with contextlib.suppress(Error):
+                typed = bool(await locator.evaluate(_TYPED_JS, timeout=_QUICK_MS))
+        if not typed:
+            await locator.fill(value, timeout=timeout)
+            return
+        await locator.fill(value[:-1], timeout=timeout)
+        await locator.press_sequentially(value[-1], timeout=timeout)
 
 
 def _url_matches(url: str, expectation: UrlMatches) -> bool:
