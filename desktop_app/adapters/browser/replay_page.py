@@ -683,7 +683,6 @@ class PlaywrightPage:
                 if action.dx or action.dy:
                     await self._page.mouse.wheel(action.dx, action.dy)
 
-
     async def _type(self, locator: PlaywrightLocator, value: str, timeout: float) -> None:
         """Put *value* in the field as typing would end: filled, its last character a real
         key press on a text field (keydown, input, keyup). An app that reads the field on a
