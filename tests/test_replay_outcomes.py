@@ -18,13 +18,14 @@ from replay_support import run, services
 
 from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models.run import RunStatus, StepStatus
-from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     CheckStep,
     ClickStep,
     FillStep,
     GotoStep,
     Parameter,
+    PressStep,
     TextPresent,
     Workflow,
 )
@@ -79,6 +80,23 @@ _DELETE = """<!doctype html><title>Records</title><h1>Records</h1>
   });
 </script>"""
 
+# A list whose row title follows its edit box as one types (Vue's live binding), saved on Enter.
+_ROWS = """<!doctype html><title>Rows</title><h1>Rows</h1><ul>
+<li><span>Buy oat milk</span> <input aria-label="Title" value="Buy oat milk"></li>
+<li><span>Buy oat milk and eggs</span> <input aria-label="Title" value="Buy oat milk and eggs"></li>
+</ul><p id=out role=status></p>
+<script>
+  for (const input of document.querySelectorAll("li input")) {
+    const title = input.previousElementSibling;
+    input.addEventListener("input", () => { title.textContent = input.value; });
+    input.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      fetch("/renamed?" + encodeURIComponent(input.value));
+      document.getElementById("out").textContent = "Renamed to " + input.value;
+    });
+  }
+</script>"""
+
 HITS: list[str] = []
 
 
@@ -96,6 +114,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = _DELETE
         elif self.path.startswith("/picker"):
             body = _PICKER
+        elif self.path.startswith("/rows"):
+            body = _ROWS
         data = body.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -174,6 +194,34 @@ def test_a_page_that_reads_a_field_on_its_keys_gets_what_was_typed(site: str) ->
         result = run(sv, _approve(sv, _save_a_note("keys")), site, values={"note": "Call Ida"})
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert "/saved?Call%20Ida" in HITS
+
+
+def test_a_field_whose_row_follows_what_is_typed_gets_all_of_it(site: str) -> None:
+    """The edit box is found by its row's title, which changes as the new title is typed:
+    the last key still goes to that box, and the whole new title is saved."""
+    scoped = Locator(
+        strategy=LocatorStrategy.ROLE,
+        value="textbox",
+        name="Title",
+        within=ItemScope(css="li", text="{title}"),
+    )
+    box = Target(locators=(scoped,))
+    workflow = Workflow(
+        name="Rename a row",
+        domains=("127.0.0.1",),
+        parameters=(Parameter(name="title"), Parameter(name="new_title")),
+        steps=(
+            GotoStep(title="Open the list", url="http://127.0.0.1:1/rows"),
+            FillStep(title="Type the new title", target=box, value="{new_title}"),
+            PressStep(title="Press Enter", key="Enter"),
+        ),
+        success=(TextPresent(text="Renamed to {new_title}"),),
+    )
+    with services() as sv:
+        values = {"title": "Buy oat milk", "new_title": "Buy soy yoghurt"}
+        result = run(sv, _approve(sv, workflow), site, values=values)
+    assert result.run.status is RunStatus.SUCCEEDED, result.run.error
+    assert HITS[-1] == "/renamed?Buy%20soy%20yoghurt"
 
 
 def test_a_field_the_page_emptied_fails_its_step(site: str) -> None:

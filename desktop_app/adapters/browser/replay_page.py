@@ -88,6 +88,9 @@ _TYPED_JS: Final = """(el) => {
   return ["text", "search", "email", "url", "tel", "password", "number"].includes(el.type);
 }"""
 
+_FOCUSED_JS: Final = """(el) => el.isConnected
+  && (document.activeElement === el || el.contains(document.activeElement))"""
+
 _RECEIVES_POINTER_JS: Final = """(el) => {
   el.scrollIntoView({block: "nearest", inline: "nearest"});
   const r = el.getBoundingClientRect();
@@ -686,18 +689,25 @@ class PlaywrightPage:
     async def _type(self, locator: PlaywrightLocator, value: str, timeout: float) -> None:
         """Put *value* in the field as typing would end: filled, its last character a real
         key press on a text field (keydown, input, keyup). An app that reads the field on a
-        key (Knockout's ``afterkeydown``, a mask) sees it as the person's typing made it see."""
-        from playwright.async_api import Error
+        key (Knockout's ``afterkeydown``, a mask) sees it as the person's typing made it see.
 
-        typed = False
-        if value:
-            with contextlib.suppress(Error):
-                typed = bool(await locator.evaluate(_TYPED_JS, timeout=_QUICK_MS))
-        if not typed:
+        The field is found once: what it shows may change as it is filled (a row whose title
+        follows its edit box), and the key goes to that field, still focused, or nowhere."""
+        if not value:
             await locator.fill(value, timeout=timeout)
             return
-        await locator.fill(value[:-1], timeout=timeout)
-        await locator.press_sequentially(value[-1], timeout=timeout)
+        element = await locator.element_handle(timeout=timeout)
+        try:
+            if not await element.evaluate(_TYPED_JS):
+                await element.fill(value, timeout=timeout)
+                return
+            await element.fill(value[:-1], timeout=timeout)
+            if await element.evaluate(_FOCUSED_JS):
+                await self._page.keyboard.type(value[-1])
+            else:  # the page moved the focus away: the value whole, as a fill puts it
+                await element.fill(value, timeout=timeout)
+        finally:
+            await element.dispose()
 
 
 def _url_matches(url: str, expectation: UrlMatches) -> bool:
