@@ -81,11 +81,11 @@ _FIELD_JS: Final = """(el) => {
 }"""
 
 # Whether the element takes typed text key by key (a text field, an editable region), not a
-# value set whole (a date, a colour, a range).
+# value set whole (a number, whose part typed so far may not be one; a date, a colour, a range).
 _TYPED_JS: Final = """(el) => {
   if (el.isContentEditable || el.localName === "textarea") return true;
   if (el.localName !== "input") return false;
-  return ["text", "search", "email", "url", "tel", "password", "number"].includes(el.type);
+  return ["text", "search", "email", "url", "tel", "password"].includes(el.type);
 }"""
 
 _FOCUSED_JS: Final = """(el) => el.isConnected
