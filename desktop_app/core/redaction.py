@@ -16,7 +16,14 @@ from desktop_app.core.models.trajectory import (
     TextChange,
 )
 
-__all__ = ["REDACTED", "FieldRedaction", "redact_effects", "redact_field", "redact_snapshot"]
+__all__ = [
+    "REDACTED",
+    "FieldRedaction",
+    "mask_secrets",
+    "redact_effects",
+    "redact_field",
+    "redact_snapshot",
+]
 
 #: What replaces a secret inside stored text.
 REDACTED: Final = "[secret]"
