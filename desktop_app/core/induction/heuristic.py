@@ -536,12 +536,24 @@ _REACTING: Final = frozenset(
 
 def _page_reacted(event: Event) -> bool:
     """Whether the page reacted to *event* when it was recorded so that a person would see it
-    (text, items, dialogs, values, another page) or the server would (a request); a change of
-    style alone, or an unknown, counts as no (a replay is held to it)."""
+    (text, items, dialogs, another page) or the server would (a request). A change of style
+    alone, or an unknown, counts as no (a replay is held to it); so does a change of values,
+    which is the control's own (a box ticked) or one a replay cannot see as a reaction (a
+    script setting another field's value changes no markup)."""
     effects = event.effects
     if effects is None:
         return False
-    return effects.visible or bool(effects.requests)
+    return bool(
+        effects.texts_added
+        or effects.texts_removed
+        or effects.items_added
+        or effects.items_removed
+        or effects.dialogs_opened
+        or effects.dialogs_closed
+        or effects.browser_dialogs
+        or effects.left_page
+        or effects.requests
+    )
 
 
 def _in_item(target: Target) -> str:
