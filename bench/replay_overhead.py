@@ -32,40 +32,26 @@ from desktop_app.resources import resource_path
 STEPS = 10
 
 
-async def plain_script(page: Page, url: str, name: str) -> None:
-    """The task as a person would write it with Playwright (role locators, auto-waiting)."""
-    await page.goto(f"{url}/login", wait_until="domcontentloaded")
+async def script(page: Page, url: str, name: str, *, careful: bool = False) -> None:
+    """The task as a person would write it with Playwright (role locators, auto-waiting).
+    *careful*: waiting for the network to be idle on every page before acting and at the end
+    (Playwright's ``networkidle``: no request for half a second)."""
+    loaded = "networkidle" if careful else "load"
+    await page.goto(f"{url}/login", wait_until="networkidle" if careful else "domcontentloaded")
     await page.get_by_role("textbox", name="Username").fill(DEMO_USERNAME)
     await page.get_by_role("textbox", name="Password").fill(DEMO_PASSWORD)
     await page.get_by_role("button", name="Sign in").click()
-    await page.wait_for_url(f"{url}/contacts")
+    await page.wait_for_url(f"{url}/contacts", wait_until=loaded)
     await page.get_by_test_id("new-contact").click()
-    await page.wait_for_url(f"{url}/contacts/new")
+    await page.wait_for_url(f"{url}/contacts/new", wait_until=loaded)
     await page.get_by_role("textbox", name="Full name").fill(name)
     await page.get_by_role("textbox", name="Email").fill("b@example.test")
     await page.get_by_role("combobox", name="Company").select_option("Globex")
     await page.get_by_role("checkbox", name="Subscribe to newsletter").set_checked(True)
     await page.get_by_role("button", name="Save", exact=True).click()
     await page.get_by_text(f"Contact {name} created").wait_for()
-
-
-async def careful_script(page: Page, url: str, name: str) -> None:
-    """The plain script, waiting for the network to be idle on every page before it acts and
-    at the end (Playwright's ``networkidle``: no request for half a second)."""
-    await page.goto(f"{url}/login", wait_until="networkidle")
-    await page.get_by_role("textbox", name="Username").fill(DEMO_USERNAME)
-    await page.get_by_role("textbox", name="Password").fill(DEMO_PASSWORD)
-    await page.get_by_role("button", name="Sign in").click()
-    await page.wait_for_url(f"{url}/contacts", wait_until="networkidle")
-    await page.get_by_test_id("new-contact").click()
-    await page.wait_for_url(f"{url}/contacts/new", wait_until="networkidle")
-    await page.get_by_role("textbox", name="Full name").fill(name)
-    await page.get_by_role("textbox", name="Email").fill("b@example.test")
-    await page.get_by_role("combobox", name="Company").select_option("Globex")
-    await page.get_by_role("checkbox", name="Subscribe to newsletter").set_checked(True)
-    await page.get_by_role("button", name="Save", exact=True).click()
-    await page.get_by_text(f"Contact {name} created").wait_for()
-    await page.wait_for_load_state("networkidle")
+    if careful:
+        await page.wait_for_load_state("networkidle")
 
 
 async def _measure(rounds: int) -> dict[str, float]:
@@ -84,14 +70,14 @@ async def _measure(rounds: int) -> dict[str, float]:
                 assert context is not None
                 page = await context.new_page()
                 start = time.perf_counter()
-                await plain_script(page, site.url, f"Plain {i}")
+                await script(page, site.url, f"Plain {i}")
                 plain_times.append((time.perf_counter() - start) / STEPS)
                 await context.close()
 
                 context = await session.browser.new_context()
                 page = await context.new_page()
                 start = time.perf_counter()
-                await careful_script(page, site.url, f"Careful {i}")
+                await script(page, site.url, f"Careful {i}", careful=True)
                 careful_times.append((time.perf_counter() - start) / STEPS)
                 await context.close()
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from desktop_app.app import ReplayResult, Services, open_services, replay
-from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.models.workflow import Workflow, WorkflowVersion
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import Person, PersonAnswer, Question
@@ -37,6 +39,24 @@ def approved(services: Services, task: str, *, strip_fingerprints: bool = False)
         workflow = _without_fingerprints(workflow)
     saved = services.workflows.save(workflow, actor="tester")
     return services.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+def approve(services: Services, workflow: Workflow) -> WorkflowVersion:
+    """*workflow* (written by a test) saved and approved as it is."""
+    saved = services.workflows.save(workflow, actor="tester")
+    return services.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A test's own site: *handler* answering on a free port of 127.0.0.1; its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def without_success_check(services: Services, version: WorkflowVersion) -> WorkflowVersion:

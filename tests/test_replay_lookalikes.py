@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import html
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from browser_support import CHROMIUM, LAUNCH_ARGS
 from playwright.async_api import async_playwright
-from replay_support import run, services
+from replay_support import approve, run, services, serving
 
 from desktop_app.adapters.browser.replay_page import PlaywrightPage
 from desktop_app.core.models.run import Resolution, RunStatus
@@ -135,13 +134,8 @@ class _Handler(BaseHTTPRequestHandler):
 def site() -> Iterator[str]:
     global DATA
     DATA = _Contacts()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Handler) as url:
+        yield url
 
 
 def _described(url: str, locator: Locator) -> Target:
@@ -187,11 +181,6 @@ def _delete_workflow(row_box: Target, query: str) -> Workflow:
     )
 
 
-def _approve(sv: Any, workflow: Workflow) -> Any:
-    saved = sv.workflows.save(workflow, actor="tester")
-    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
-
-
 def _recorded_row_box(site: str) -> Target:
     """The row checkbox of "Maria Garcia" as recorded when her search showed one row."""
     DATA.rows = {2: ("Maria Garcia", "Customer")}
@@ -208,7 +197,7 @@ def test_the_recorder_finds_a_row_by_what_it_shows_not_by_its_place(site: str) -
     assert within[0].within is not None and within[0].within.text == "Maria Garcia"
     assert not any("value=" in loc.value for loc in target.locators), "a record key was kept"
     with services() as sv:
-        result = run(sv, _approve(sv, _delete_workflow(target, "Maria+Garcia")), site)
+        result = run(sv, approve(sv, _delete_workflow(target, "Maria+Garcia")), site)
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert set(DATA.rows) == {5}, "only the row that shows exactly 'Maria Garcia' goes"
     assert result.run.steps[1].resolution is Resolution.DIRECT
@@ -220,7 +209,7 @@ def test_a_positional_fallback_never_picks_between_similar_rows(site: str) -> No
     target = _only(_recorded_row_box(site), LocatorStrategy.CSS, LocatorStrategy.XPATH)
     assert any(loc.positional for loc in target.locators)
     with services() as sv:
-        result = run(sv, _approve(sv, _delete_workflow(target, "Maria+Garcia")), site)
+        result = run(sv, approve(sv, _delete_workflow(target, "Maria+Garcia")), site)
     assert 5 in DATA.rows, "the look-alike row was deleted"
     tick = result.run.steps[1]
     assert "look-alike" in (tick.detail or "") or "different element" in (tick.detail or "")
@@ -236,7 +225,7 @@ def test_rows_that_show_the_same_end_the_run_with_nothing_done(site: str) -> Non
     target = _recorded_row_box(site)
     DATA.rows = {2: ("Maria Garcia", "Customer"), 7: ("Maria Garcia", "Customer")}
     with services() as sv:
-        result = run(sv, _approve(sv, _delete_workflow(target, "Maria+Garcia")), site)
+        result = run(sv, approve(sv, _delete_workflow(target, "Maria+Garcia")), site)
     assert result.run.status is RunStatus.FAILED
     assert set(DATA.rows) == {2, 7}
     assert result.run.steps[-1].title == "Tick the contact's row"
@@ -265,7 +254,7 @@ def test_a_fallback_never_lands_on_another_option_of_the_group(site: str) -> Non
         ),
     )
     with services() as sv:
-        result = run(sv, _approve(sv, workflow), site)
+        result = run(sv, approve(sv, workflow), site)
     assert "lead" not in DATA.saved_status and "former" not in DATA.saved_status
     if DATA.saved_status:
         assert DATA.saved_status == ["customer"]

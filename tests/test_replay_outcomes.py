@@ -6,15 +6,14 @@ server received.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from recording_support import record_demonstration
-from replay_support import run, services
+from replay_support import approve, run, services, serving
 
 from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models.run import RunStatus, StepStatus
@@ -130,13 +129,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def site() -> Iterator[str]:
     HITS.clear()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Handler) as url:
+        yield url
 
 
 def _by_role(role: str, name: str) -> Target:
@@ -157,17 +151,12 @@ def _save_a_note(mode: str) -> Workflow:
     )
 
 
-def _approve(sv: Any, workflow: Workflow) -> Any:
-    saved = sv.workflows.save(workflow, actor="tester")
-    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
-
-
 def test_a_run_succeeds_only_when_its_success_check_holds(site: str) -> None:
     with services() as sv:
-        done = run(sv, _approve(sv, _save_a_note("ok")), site, values={"note": "Call Ida"})
-        dead = run(sv, _approve(sv, _save_a_note("dead")), site, values={"note": "Call Ida"})
+        done = run(sv, approve(sv, _save_a_note("ok")), site, values={"note": "Call Ida"})
+        dead = run(sv, approve(sv, _save_a_note("dead")), site, values={"note": "Call Ida"})
         unchecked = _save_a_note("dead").model_copy(update={"success": ()})
-        unknown = run(sv, _approve(sv, unchecked), site, values={"note": "Call Ida"})
+        unknown = run(sv, approve(sv, unchecked), site, values={"note": "Call Ida"})
     assert done.run.status is RunStatus.SUCCEEDED, done.run.error
     assert done.run.steps[-1].title == "Check that the task was done"
     assert "/saved?Call%20Ida" in HITS
@@ -183,7 +172,7 @@ def test_a_save_the_page_takes_back_is_never_succeeded(site: str) -> None:
     """The page shows "Saved …" at once and takes it back when the server refuses: the
     success check looks only once the answer came and the page reacted to it."""
     with services() as sv:
-        result = run(sv, _approve(sv, _save_a_note("optimistic")), site, values={"note": "X1"})
+        result = run(sv, approve(sv, _save_a_note("optimistic")), site, values={"note": "X1"})
     assert "/refused?X1" in HITS
     assert result.run.status is RunStatus.FAILED
     assert "success check did not hold" in (result.run.error or "")
@@ -191,7 +180,7 @@ def test_a_save_the_page_takes_back_is_never_succeeded(site: str) -> None:
 
 def test_a_page_that_reads_a_field_on_its_keys_gets_what_was_typed(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _save_a_note("keys")), site, values={"note": "Call Ida"})
+        result = run(sv, approve(sv, _save_a_note("keys")), site, values={"note": "Call Ida"})
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert "/saved?Call%20Ida" in HITS
 
@@ -219,14 +208,14 @@ def test_a_field_whose_row_follows_what_is_typed_gets_all_of_it(site: str) -> No
     )
     with services() as sv:
         values = {"title": "Buy oat milk", "new_title": "Buy soy yoghurt"}
-        result = run(sv, _approve(sv, workflow), site, values=values)
+        result = run(sv, approve(sv, workflow), site, values=values)
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert HITS[-1] == "/renamed?Buy%20soy%20yoghurt"
 
 
 def test_a_field_the_page_emptied_fails_its_step(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _save_a_note("reset")), site, values={"note": "Call Ida"})
+        result = run(sv, approve(sv, _save_a_note("reset")), site, values={"note": "Call Ida"})
     assert result.run.status is RunStatus.FAILED
     fill = result.run.steps[1]
     assert fill.status is StepStatus.FAILED
@@ -253,7 +242,7 @@ def test_a_question_the_browser_asks_is_answered_as_the_person_did(site: str) ->
         assert click.irreversible, "OK to 'Are you sure you want to delete…' cannot be undone"
         assert "then OK to 'Are you sure you want to delete all records?'" in click.title
         HITS.clear()
-        result = run(sv, _approve(sv, workflow), site)
+        result = run(sv, approve(sv, workflow), site)
         assert result.run.status is RunStatus.SUCCEEDED, result.run.error
         assert "/deleted" in HITS
         assert "answered OK" in (result.run.steps[1].detail or "")
@@ -268,7 +257,7 @@ def test_a_question_the_browser_asks_is_answered_as_the_person_did(site: str) ->
                 )
             }
         )
-        refused = run(sv, _approve(sv, unasked), site)
+        refused = run(sv, approve(sv, unasked), site)
         assert refused.run.status is RunStatus.FAILED
         assert "a question the recording never answered; it was cancelled" in (
             refused.run.error or ""
@@ -294,7 +283,7 @@ def test_a_popup_left_open_over_the_next_element_is_closed_with_escape(site: str
         success=(TextPresent(text="Birthday"),),
     )
     with services() as sv:
-        result = run(sv, _approve(sv, workflow), site)
+        result = run(sv, approve(sv, workflow), site)
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert "/vip?true" in HITS
     assert "pressed Escape" in (result.run.steps[2].detail or "")

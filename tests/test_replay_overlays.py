@@ -3,13 +3,12 @@ redirect that tries to take the run to another site."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from replay_support import run, services
+from replay_support import approve, run, services, serving
 
 from desktop_app.core.models.run import RunStatus
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
@@ -61,13 +60,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def site() -> Iterator[str]:
     HITS.clear()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Handler) as url:
+        yield url
 
 
 def _click_next(path: str) -> Workflow:
@@ -90,14 +84,9 @@ def _click_next(path: str) -> Workflow:
     )
 
 
-def _approve(sv: Any, workflow: Workflow) -> Any:
-    saved = sv.workflows.save(workflow, actor="tester")
-    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
-
-
 def test_a_harmless_overlay_is_cleared_and_noted(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _click_next("/cookies")), site, patience_s=0.5)
+        result = run(sv, approve(sv, _click_next("/cookies")), site, patience_s=0.5)
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert "/accepted" in HITS
     assert "cleared the overlay 'Cookies on this site' with 'Got it'" in (
@@ -107,7 +96,7 @@ def test_a_harmless_overlay_is_cleared_and_noted(site: str) -> None:
 
 def test_an_overlay_asking_to_commit_to_something_is_never_clicked_away(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _click_next("/confirm")), site, patience_s=0.5)
+        result = run(sv, approve(sv, _click_next("/confirm")), site, patience_s=0.5)
     assert result.run.status is RunStatus.FAILED
     assert "may commit to something; not cleared" in (result.run.steps[-1].detail or "")
     assert "/deleted" not in HITS
@@ -126,7 +115,7 @@ def test_a_redirect_to_another_site_stops_the_run_there(site: str) -> None:
         ),
     )
     with services() as sv:
-        result = run(sv, _approve(sv, workflow), site, patience_s=0.5)
+        result = run(sv, approve(sv, workflow), site, patience_s=0.5)
     assert result.run.status is RunStatus.FAILED
     assert [s.title for s in result.run.steps] == ["Open the start", "Click 'Go on'"]
     assert "outside the workflow's domains" in (result.run.steps[-1].error or "")

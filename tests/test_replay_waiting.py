@@ -9,14 +9,13 @@ wrote to its storage (mirrored to the server as it was written) after the browse
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from replay_support import run, services
+from replay_support import approve, run, services, serving
 
 from desktop_app.core.models.run import RunStatus, StepStatus
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
@@ -86,10 +85,15 @@ _LIST = """<!doctype html><title>List</title><h1>Shopping</h1>
   };
   if (mode === "late") {  // handlers 1.5 s after load
     addEventListener("load", () => setTimeout(start, 1500));
-  } else if (mode === "lazy") {  // shows the list, sets itself up on the first key, missing it
+  } else if (mode === "lazy") {  // shows the list, sets itself up on the first Enter, missing it
     show();
-    document.getElementById("new").addEventListener(
-      "keydown", () => setTimeout(start, 300), {once: true});
+    const input = document.getElementById("new");
+    const wake = (e) => {
+      if (e.key !== "Enter") return;
+      input.removeEventListener("keydown", wake);
+      setTimeout(start, 300);
+    };
+    input.addEventListener("keydown", wake);
   } else if (mode === "loader") {  // a loader fetches the app after load; it takes 1.5 s
     addEventListener("load", () => {
       const script = document.createElement("script");
@@ -135,13 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def site() -> Iterator[str]:
     STORED.clear()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Handler) as url:
+        yield url
 
 
 def _add_item(mode: str, *, timeout_s: float = 10) -> Workflow:
@@ -164,17 +163,12 @@ def _add_item(mode: str, *, timeout_s: float = 10) -> Workflow:
     )
 
 
-def _approve(sv: Any, workflow: Workflow) -> Any:
-    saved = sv.workflows.save(workflow, actor="tester")
-    return sv.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
-
-
 @pytest.mark.parametrize("mode", ["late", "loader", "debounce", "fetch"])
 def test_an_item_is_added_and_kept_whenever_the_app_gets_ready_or_saves(
     site: str, mode: str
 ) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _add_item(mode)), site, values={"item": "Oat milk"})
+        result = run(sv, approve(sv, _add_item(mode)), site, values={"item": "Oat milk"})
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     # The judge: what the app wrote to its storage, with the browser closed.
     assert STORED and STORED[-1] == ["Oat milk"], STORED
@@ -185,7 +179,7 @@ def test_an_item_is_added_and_kept_whenever_the_app_gets_ready_or_saves(
 
 def test_a_page_ready_only_after_it_ignored_the_key_gets_it_once_more(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _add_item("lazy")), site, values={"item": "Eggs"})
+        result = run(sv, approve(sv, _add_item("lazy")), site, values={"item": "Eggs"})
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert STORED and STORED[-1] == ["Eggs"], STORED
     press = result.run.steps[2]
@@ -194,7 +188,7 @@ def test_a_page_ready_only_after_it_ignored_the_key_gets_it_once_more(site: str)
 
 def test_a_key_the_page_silently_ignores_fails_its_step(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _add_item("dead", timeout_s=3)), site, values={"item": "Tea"})
+        result = run(sv, approve(sv, _add_item("dead", timeout_s=3)), site, values={"item": "Tea"})
     assert result.run.status is RunStatus.FAILED
     press = result.run.steps[2]
     assert press.status is StepStatus.FAILED
@@ -204,7 +198,7 @@ def test_a_key_the_page_silently_ignores_fails_its_step(site: str) -> None:
 
 def test_an_item_the_app_did_not_keep_is_not_succeeded(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _add_item("forgetful")), site, values={"item": "Bread"})
+        result = run(sv, approve(sv, _add_item("forgetful")), site, values={"item": "Bread"})
     assert result.run.status is RunStatus.UNVERIFIED, result.run.status
     assert "after the page was loaded again, expected" in (result.run.error or "")
     assert "the app may not have kept" in (result.run.error or "")
@@ -212,14 +206,14 @@ def test_an_item_the_app_did_not_keep_is_not_succeeded(site: str) -> None:
 
 def test_a_page_that_asks_to_stay_is_not_left_and_not_succeeded(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _add_item("unsaved")), site, values={"item": "Jam"})
+        result = run(sv, approve(sv, _add_item("unsaved")), site, values={"item": "Jam"})
     assert result.run.status is RunStatus.UNVERIFIED, result.run.status
     assert "the page asked to stay" in (result.run.error or ""), result.run.error
 
 
 def test_an_item_the_app_kept_in_its_storage_is_seen_again_after_a_reload(site: str) -> None:
     with services() as sv:
-        result = run(sv, _approve(sv, _add_item("ready")), site, values={"item": "Rice"})
+        result = run(sv, approve(sv, _add_item("ready")), site, values={"item": "Rice"})
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert STORED[-1] == ["Rice"]
 
@@ -259,7 +253,7 @@ def test_a_recorded_key_the_page_reacted_to_must_get_a_reaction_again(site: str)
                 )
             }
         )
-        result = run(sv, _approve(sv, dead), site, values={workflow.parameters[0].name: "Tea"})
+        result = run(sv, approve(sv, dead), site, values={workflow.parameters[0].name: "Tea"})
     assert result.run.status is RunStatus.FAILED
     assert "did not react" in (result.run.error or ""), result.run.error
     assert not STORED
