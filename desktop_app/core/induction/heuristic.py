@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from desktop_app.core.induction import labels
 from desktop_app.core.induction.intent import make_intent_template
+from desktop_app.core.induction.irreversible import irreversible_events
 from desktop_app.core.induction.naming import label_of, snake_case, unique_name
 from desktop_app.core.induction.outcome import (
     NO_SUCCESS_NOTE,
@@ -62,12 +63,6 @@ from desktop_app.core.urls import normal_url
 
 __all__ = ["Induction", "induce", "introduced_parameters"]
 
-#: Words on a control that mean its effect cannot be taken back.
-IRREVERSIBLE: Final = re.compile(
-    r"\b(submit|send|pay|purchase|buy|place order|checkout|delete|remove|confirm|transfer|"
-    r"approve|publish|book|order now|sign and send|wire)\b",
-    re.IGNORECASE,
-)
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -142,6 +137,8 @@ class _Builder:
         self.steps: list[Step] = []
         self.notes: list[str] = []
         self._url_seen = self._first_seen_in_urls()
+        #: The events whose action cannot be undone, with why (``irreversible``).
+        self.irreversible = irreversible_events(self.events)
 
     @property
     def slots(self) -> list[Slot]:
@@ -387,7 +384,6 @@ class _Builder:
             target=target,
             click_count=2 if double else 1,
             modifiers=tuple(m.value for m in event.modifiers),
-            irreversible=_irreversible(event),
             expectations=self.expectations(event, navigated=False),
         )
 
@@ -410,6 +406,7 @@ class _Builder:
             "source_events": (index,),
             "screenshot": event.before.screenshot if event.before else None,
             "reacts": action in _REACTING and _page_reacted(event),
+            "irreversible": index in self.irreversible,
         }
         step: Step | None = None
         if action is ActionKind.NAVIGATE and event.url:
@@ -456,7 +453,6 @@ class _Builder:
                 title=f"Press {chord}{where}",
                 target=target,
                 key=chord,
-                irreversible=event.key == "Enter" and _irreversible(event),
                 expectations=self.expectations(event, navigated=False),
             )
         elif action is ActionKind.SCROLL and event.scroll is not None:
@@ -518,6 +514,11 @@ class _Builder:
         self.steps.append(
             _answering_dialogs(step.model_copy(update=common), event, self.values.text)
         )
+        evidence = self.irreversible.get(index)
+        if evidence is not None and not evidence.own_words:
+            self.notes.append(
+                f"step {len(self.steps)} ({self.steps[-1].title}) is irreversible: {evidence.why}"
+            )
 
 
 #: The web actions whose reaction a replay must see again (a fill's reaction depends on the
@@ -589,8 +590,8 @@ def _is_radio(target: Target | None) -> bool:
 
 def _answering_dialogs(step: Step, event: Event, templated: Callable[[str], str]) -> Step:
     """*step* answering the browser's own question its action led to as the person did (OK or
-    Cancel), said in its title; irreversible when the question was about something that cannot
-    be undone ("Are you sure you want to delete…?") and the person said OK."""
+    Cancel), said in its title (a question answered OK is evidence of an irreversible step:
+    ``irreversible``)."""
     asked = [
         d for d in (event.effects.browser_dialogs if event.effects else ()) if d.kind != "alert"
     ]
@@ -604,24 +605,8 @@ def _answering_dialogs(step: Step, event: Event, templated: Callable[[str], str]
         update={
             "dialog": "accept" if last.accepted else "dismiss",
             "title": f"{step.title}, then {answer} to '{quoted}'"[:500],
-            "irreversible": step.irreversible
-            or (last.accepted and IRREVERSIBLE.search(last.message) is not None),
         }
     )
-
-
-def _irreversible(event: Event) -> bool:
-    target = event.target
-    if target is None:
-        return False
-    words = [label_of(target) or ""]
-    words += [loc.value for loc in target.locators if loc.strategy is LocatorStrategy.TEXT]
-    if target.fingerprint is not None:
-        words += [
-            target.fingerprint.text or "",
-            target.fingerprint.attributes.get("aria-label", ""),
-        ]
-    return any(IRREVERSIBLE.search(w) for w in words if w)
 
 
 def _domains(trajectory: Trajectory) -> tuple[str, ...]:
