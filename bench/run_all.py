@@ -37,6 +37,7 @@ BENCHMARKS = (
     "recording",
     "gui",
     "real_apps",
+    "safety",
 )
 
 _CHILD = """

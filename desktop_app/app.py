@@ -30,6 +30,7 @@ from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
 from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import SearchIndex
+from desktop_app.core.redaction import scrub_stated_secrets
 from desktop_app.core.replay.browser import BrowserPort, NoBrowser
 from desktop_app.core.replay.desktop_steps import needs_browser, needs_desktop
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
@@ -289,7 +290,9 @@ async def record_web(
                 task.cancel()
         finally:
             await recorder.stop()
-            trajectory = session.finish()
+            trajectory = session.finish(secrets=recorder.typed_secrets)
+            if trajectory.intent != scrub_stated_secrets(intent):  # it stated a typed secret
+                _checkpoint(services.engine)  # the intent stored at the start must not linger
     finally:
         await browser.close()
     return trajectory
@@ -421,6 +424,10 @@ def induce(
     from desktop_app.core.induction.multi import induce_many
 
     recordings = [services.trajectories.get(ref) for ref in trajectory_refs]
+    # One recorded before intents were scrubbed may state a secret: never in a draft or a prompt.
+    recordings = [
+        r.model_copy(update={"intent": scrub_stated_secrets(r.intent)}) for r in recordings
+    ]
     alignment = None
     if len(recordings) == 1:
         result = induce_workflow(recordings[0], name=name)
@@ -576,7 +583,11 @@ async def replay(
     memory = ExperienceMemory(services.experiences, lambda: services.workflows.index)
     try:
         browser = (
-            await open_browser(configured=settings.browser, headless=headless)
+            await open_browser(
+                configured=settings.browser,
+                headless=headless,
+                withheld=params.secret_values(),  # never in the browser's environment
+            )
             if needs_browser(workflow)
             else None
         )
@@ -627,6 +638,7 @@ async def replay(
         repairs=outcome.repairs,
         params=params,
         actor=REPLAY_ACTOR,
+        status=outcome.run.status,
     )
     if learned.proposed is not None:
         outcome.run = outcome.run.model_copy(update={"proposed_version": learned.proposed.version})

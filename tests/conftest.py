@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from desktop_app.cli import cli
-
 sys.path.insert(0, str(Path(__file__).parent))
+
+from fakes.openai_server import FakeOpenAIServer
+
+from desktop_app.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "docs" / "examples"
@@ -72,6 +74,15 @@ def qt_objects_die_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator
 def home(isolated_env: Path) -> Path:
     """The data directory of this test (not created yet)."""
     return isolated_env
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+    """The fake LLM (a real local server speaking the OpenAI API), configured as the LLM."""
+    with FakeOpenAIServer() as server:
+        monkeypatch.setenv("PROCEDURA_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("PROCEDURA_LLM_MODEL", "fake-model")
+        yield server
 
 
 class Cli:

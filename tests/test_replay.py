@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from fakes.openai_server import FakeOpenAIServer
 from replay_support import approved, run, services
@@ -15,16 +13,8 @@ from desktop_app.demo_site import DemoSite
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        monkeypatch.setenv("PROCEDURA_LLM_BASE_URL", server.base_url)
-        monkeypatch.setenv("PROCEDURA_LLM_MODEL", "fake-model")
-        yield server
-
-
 def test_create_contact_replays_with_new_values_and_no_llm_call(
-    llm_server: FakeOpenAIServer,
+    llm: FakeOpenAIServer,
 ) -> None:
     with DemoSite() as site, services() as sv:
         version = approved(sv, "create-contact")
@@ -41,7 +31,7 @@ def test_create_contact_replays_with_new_values_and_no_llm_call(
         assert all(
             s.resolution in (Resolution.DIRECT, Resolution.NOT_NEEDED) for s in result.run.steps
         )
-        assert result.run.llm_calls == 0 and llm_server.requests_to("/v1/chat/completions") == []
+        assert result.run.llm_calls == 0 and llm.requests_to("/v1/chat/completions") == []
         assert result.learned.proposed is None  # nothing healed: nothing to review
         stored = sv.runs.get_run(result.run.id)
         # Every step, then the check that the task was done.
@@ -52,15 +42,16 @@ def test_create_contact_replays_with_new_values_and_no_llm_call(
         assert stored.steps[-1].title == SUCCESS_TITLE
 
 
-def test_every_recorded_task_replays_on_the_original(llm_server: FakeOpenAIServer) -> None:
+def test_every_recorded_task_replays_on_the_original(llm: FakeOpenAIServer) -> None:
     with DemoSite() as site, services() as sv:
         for task in ("expense-report", "filter-orders", "open-contact"):
             version = approved(sv, task)
-            result = run(sv, version, site.url, use_llm=True)
+            # The expense report is submitted (irreversible): unattended, that takes --yes.
+            result = run(sv, version, site.url, use_llm=True, assume_yes=True)
             assert result.run.status is RunStatus.SUCCEEDED, (task, result.run.error)
             assert result.run.llm_calls == 0, task
         assert any(r["title"] == "Client visit Berlin" for r in site.expense_reports())
-        assert llm_server.requests_to("/v1/chat/completions") == []
+        assert llm.requests_to("/v1/chat/completions") == []
 
 
 def test_a_step_whose_element_is_missing_fails_with_a_report_and_a_screenshot() -> None:

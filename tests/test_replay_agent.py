@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -53,14 +53,6 @@ def delete_it(body: dict[str, Any]) -> str:
     page = _page(body)
     target = _ref(page, 'link "James Okafor"') or _ref(page, 'button "Delete contact"')
     return json.dumps({"action": "click", "ref": target, "reason": "tidy up"})
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        monkeypatch.setenv("PROCEDURA_LLM_BASE_URL", server.base_url)
-        monkeypatch.setenv("PROCEDURA_LLM_MODEL", "fake-model")
-        yield server
 
 
 def _with_agent_step(sv: Any, instruction: str, *, check_output: bool) -> Any:

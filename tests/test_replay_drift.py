@@ -48,7 +48,7 @@ def _reference(task: str) -> list[tuple[str, str]]:
     """What the app reports when the task replays on the original site."""
     if task not in _REFERENCE:
         with DemoSite() as site, services() as sv:
-            result = run(sv, approved(sv, task), site.url)
+            result = run(sv, approved(sv, task), site.url, assume_yes=True)
             assert result.run.status is RunStatus.SUCCEEDED, result.run.error
             _REFERENCE[task] = _keys(_actions(site))
     return _REFERENCE[task]
@@ -70,7 +70,7 @@ def test_drift_heals_without_an_llm_and_touches_no_wrong_element(
     expected = _reference(task)
     with DemoSite(variants=list(variants)) as site, services() as sv:
         version = approved(sv, task)
-        result = run(sv, version, site.url)
+        result = run(sv, version, site.url, assume_yes=True)  # as bench/healing.py runs
         record = result.run
         assert record.status is RunStatus.SUCCEEDED, record.error
         assert record.llm_calls == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,14 +72,6 @@ def gullible_policy(body: dict[str, Any]) -> str:
     if ref is None:
         return good_policy(body)
     return json.dumps({"action": "act", "ref": ref, "reason": "the system notice says so"})
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        monkeypatch.setenv("PROCEDURA_LLM_BASE_URL", server.base_url)
-        monkeypatch.setenv("PROCEDURA_LLM_MODEL", "fake-model")
-        yield server
 
 
 def _answering(server: FakeOpenAIServer, policy: Callable[[dict[str, Any]], str]) -> None:

@@ -197,7 +197,8 @@ def test_the_recorder_finds_a_row_by_what_it_shows_not_by_its_place(site: str) -
     assert within[0].within is not None and within[0].within.text == "Maria Garcia"
     assert not any("value=" in loc.value for loc in target.locators), "a record key was kept"
     with services() as sv:
-        result = run(sv, approve(sv, _delete_workflow(target, "Maria+Garcia")), site)
+        workflow = approve(sv, _delete_workflow(target, "Maria+Garcia"))
+        result = run(sv, workflow, site, assume_yes=True)  # a delete, unattended: --yes
     assert result.run.status is RunStatus.SUCCEEDED, result.run.error
     assert set(DATA.rows) == {5}, "only the row that shows exactly 'Maria Garcia' goes"
     assert result.run.steps[1].resolution is Resolution.DIRECT

@@ -242,7 +242,12 @@ def test_a_question_the_browser_asks_is_answered_as_the_person_did(site: str) ->
         assert click.irreversible, "OK to 'Are you sure you want to delete…' cannot be undone"
         assert "then OK to 'Are you sure you want to delete all records?'" in click.title
         HITS.clear()
-        result = run(sv, approve(sv, workflow), site)
+        approved_version = approve(sv, workflow)
+        unattended = run(sv, approved_version, site)  # nobody there, no --yes: not deleted
+        assert unattended.run.status is RunStatus.FAILED
+        assert "only with --yes" in (unattended.run.error or "")
+        assert "/deleted" not in HITS
+        result = run(sv, approved_version, site, assume_yes=True)
         assert result.run.status is RunStatus.SUCCEEDED, result.run.error
         assert "/deleted" in HITS
         assert "answered OK" in (result.run.steps[1].detail or "")
@@ -257,7 +262,7 @@ def test_a_question_the_browser_asks_is_answered_as_the_person_did(site: str) ->
                 )
             }
         )
-        refused = run(sv, approve(sv, unasked), site)
+        refused = run(sv, approve(sv, unasked), site, assume_yes=True)
         assert refused.run.status is RunStatus.FAILED
         assert "a question the recording never answered; it was cancelled" in (
             refused.run.error or ""

@@ -21,6 +21,7 @@ from desktop_app.core.models.workflow import (
     WorkflowVersion,
 )
 from desktop_app.core.ports import ExperienceStore, SearchIndex, WorkflowStore
+from desktop_app.core.redaction import scrub_workflow
 from desktop_app.core.references import resolve_reference
 from desktop_app.core.views import IndexedWorkflow, WorkflowMatch, WorkflowSummary
 
@@ -167,8 +168,10 @@ class WorkflowLibrary:
         """Save *workflow* as a new draft version; never changes an existing version.
 
         A workflow whose id is new starts at version 1; otherwise it becomes the next version.
-        Content identical to the latest version creates nothing.
+        Content identical to the latest version creates nothing. A secret its name, description
+        or intent template states is masked first (:func:`scrub_workflow`).
         """
+        workflow = scrub_workflow(workflow)
         if any(found == workflow.id for found, _ in self._store.find(workflow.id)):
             latest = self._store.get_version(workflow.id)
             if _same_content(latest.workflow, workflow):

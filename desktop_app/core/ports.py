@@ -159,6 +159,9 @@ class ExperienceStore(Protocol):
     def get_experience(self, experience_id: str) -> Experience | None:
         """One experience, or None."""
 
+    def prove_experience(self, experience_id: str) -> None:
+        """Mark an experience proven (a run it helped succeeded); unknown ids are ignored."""
+
     def count(self) -> int:
         """How many experiences."""
 

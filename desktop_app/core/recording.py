@@ -14,7 +14,7 @@ events where they were made; they never change how the actions around them are c
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
@@ -29,7 +29,7 @@ from desktop_app.core.models.trajectory import (
     Trajectory,
 )
 from desktop_app.core.ports import MediaStore, TrajectoryStore
-from desktop_app.core.redaction import redact_field
+from desktop_app.core.redaction import redact_field, scrub_stated_secrets
 
 __all__ = [
     "PROFILE_NAME_RULE",
@@ -432,7 +432,13 @@ class RecordingSession:
 
     def __init__(self, store: TrajectoryStore, header: Trajectory) -> None:
         self._store = store
-        self._header = header.model_copy(update={"events": (), "incomplete": True})
+        self._header = header.model_copy(
+            update={
+                "events": (),
+                "incomplete": True,
+                "intent": scrub_stated_secrets(header.intent),
+            }
+        )
         self._count = 0
         self._started = False
         self._finished: Trajectory | None = None
@@ -506,8 +512,12 @@ class RecordingSession:
                 media.delete(ref)
         return dict(redaction.events)
 
-    def finish(self, *, intent: str | None = None) -> Trajectory:
-        """Clean the raw stream, store the clean events and mark the trajectory complete."""
+    def finish(self, *, intent: str | None = None, secrets: Iterable[str] = ()) -> Trajectory:
+        """Clean the raw stream, store the clean events and mark the trajectory complete.
+
+        *secrets*: the values the recorder saw typed into secret fields (kept in memory only);
+        the intent is stored with them masked, as with any secret it states.
+        """
         if self._finished is not None:
             return self._finished
         raw = self._store.raw_events(self._header.id)
@@ -515,9 +525,10 @@ class RecordingSession:
             "ended_at": utcnow(),
             "incomplete": False,
             "events": tuple(clean_events(raw)),
+            "intent": scrub_stated_secrets(
+                self._header.intent if intent is None else intent, secrets
+            ),
         }
-        if intent is not None:
-            update["intent"] = intent
         trajectory = Trajectory.model_validate({**self._header.model_dump(), **update})
         self._store.finish(trajectory)
         self._finished = trajectory

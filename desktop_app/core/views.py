@@ -7,6 +7,7 @@ from pydantic import AwareDatetime
 from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.trajectory import TrajectoryKind
 from desktop_app.core.models.workflow import Workflow, WorkflowStatus
+from desktop_app.core.redaction import scrub_stated_secrets
 
 __all__ = [
     "IndexedWorkflow",
@@ -89,16 +90,17 @@ class IndexedWorkflow(FrozenModel):
 
     @classmethod
     def of(cls, workflow: Workflow, status: WorkflowStatus) -> IndexedWorkflow:
-        """The index entry for *workflow* whose effective status is *status*."""
+        """The index entry for *workflow* whose effective status is *status* (a secret its
+        texts state is masked: the index never holds one)."""
         return cls(
             id=workflow.id,
             version=workflow.version,
             status=status,
-            name=workflow.name,
-            description=workflow.description,
+            name=scrub_stated_secrets(workflow.name),
+            description=scrub_stated_secrets(workflow.description),
             domains=workflow.domains,
             parameter_names=tuple(p.name for p in workflow.parameters),
-            step_titles=tuple(s.title for s in workflow.steps),
+            step_titles=tuple(scrub_stated_secrets(s.title) for s in workflow.steps),
         )
 
     def text(self) -> str:

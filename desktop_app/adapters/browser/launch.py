@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from desktop_app.adapters.browsers import find_browser
 from desktop_app.core.errors import BrowserError
+from desktop_app.core.redaction import environment_without
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Playwright, ViewportSize
@@ -80,6 +82,7 @@ async def open_browser(
     profile_dir: Path | None = None,
     attach: str | None = None,
     viewport: tuple[int, int] | None = (1280, 800),
+    withheld: Collection[str] = (),
 ) -> BrowserSession:
     """Launch Chromium, or attach to a running one at the CDP URL *attach*.
 
@@ -89,6 +92,8 @@ async def open_browser(
         profile_dir: a persistent profile directory; None for a fresh temporary profile.
         attach: e.g. ``http://127.0.0.1:9222`` to record in the user's own Chrome.
         viewport: the page size; None to follow the window size.
+        withheld: secret values: a launched browser gets this process's environment without
+            the variables that hold one (``--secret-env``'s among them).
 
     Raises:
         BrowserError: no browser found, it failed to start, or nothing answered at *attach*.
@@ -119,6 +124,7 @@ async def open_browser(
         size: ViewportSize | None = (
             {"width": viewport[0], "height": viewport[1]} if viewport else None
         )
+        env: dict[str, str | float | bool] = dict(environment_without(os.environ, withheld))
         try:
             if profile_dir is not None:
                 profile_dir.mkdir(parents=True, exist_ok=True)
@@ -127,6 +133,7 @@ async def open_browser(
                     executable_path=executable,
                     headless=headless,
                     args=_args(),
+                    env=env,
                     viewport=size,
                     no_viewport=size is None,
                 )
@@ -134,7 +141,7 @@ async def open_browser(
                     playwright, context, None, owns_browser=True, executable=str(found.path)
                 )
             browser = await playwright.chromium.launch(
-                executable_path=executable, headless=headless, args=_args()
+                executable_path=executable, headless=headless, args=_args(), env=env
             )
         except Error as exc:
             raise BrowserError(

@@ -91,6 +91,19 @@ _TYPED_JS: Final = """(el) => {
 _FOCUSED_JS: Final = """(el) => el.isConnected
   && (document.activeElement === el || el.contains(document.activeElement))"""
 
+#: The attribute on every element a secret was typed into in this run (screenshots cover it).
+_SECRET_ATTR: Final = "data-procedura-secret"
+#: Mark the element a secret goes into (the control of a label, as a fill retargets to it).
+_MARK_SECRET_JS: Final = f"""(el) => {{
+  for (const e of [el, el.control]) if (e && e.setAttribute) e.setAttribute("{_SECRET_ATTR}", "");
+}}"""
+#: Mark the field that has the focus once a secret was typed (where the typing went).
+_MARK_FOCUSED_SECRET_JS: Final = f"""() => {{
+  const el = document.activeElement;
+  if (el && (el.matches("input, textarea, select") || el.isContentEditable))
+    el.setAttribute("{_SECRET_ATTR}", "");
+}}"""
+
 _RECEIVES_POINTER_JS: Final = """(el) => {
   el.scrollIntoView({block: "nearest", inline: "nearest"});
   const r = el.getBoundingClientRect();
@@ -537,7 +550,10 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
-            masks = [self._page.locator("input[type=password]"), *self._secret_fields]
+            masks = [
+                self._page.locator(f"input[type=password], [{_SECRET_ATTR}]"),
+                *self._secret_fields,
+            ]
             return await self._page.screenshot(type="png", mask=masks, timeout=5000)
         except Error as exc:
             raise ActionFailed(f"could not take a screenshot: {_first_line(exc)}") from None
@@ -617,9 +633,12 @@ class PlaywrightPage:
                 await self._on_page(action)
             else:
                 locator = self._locator(handle)
+                if action.secret:  # before typing: a fill that fails half-way shows some
+                    await self._cover_secret(locator)
                 await self._on_element(locator, action, timeout)
                 if action.secret:
-                    self._secret_fields.append(locator)
+                    with contextlib.suppress(Error):
+                        await self._page.evaluate(_MARK_FOCUSED_SECRET_JS)
         except Error as exc:
             message = _first_line(exc)
             blocked = "intercepts pointer events" in str(exc)
@@ -630,6 +649,16 @@ class PlaywrightPage:
         finally:
             self._last_action = time.monotonic()
         await self._stay_inside(refused)
+
+    async def _cover_secret(self, locator: PlaywrightLocator) -> None:
+        """Have every screenshot of this run cover the element *locator* finds, whatever its
+        type: by the locator (the element the page may render anew) and by an attribute on the
+        element itself (the locator may be a reference that later finds another element)."""
+        from playwright.async_api import Error
+
+        self._secret_fields.append(locator)
+        with contextlib.suppress(Error):
+            await locator.evaluate(_MARK_SECRET_JS, timeout=_QUICK_MS)
 
     async def _stay_inside(self, refused_before: int) -> None:
         """Raise if the last action left the domains (a refused request, or a redirect that

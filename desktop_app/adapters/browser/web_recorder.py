@@ -196,6 +196,12 @@ class WebRecorder:
         return [t.page for t in self._tabs.values()]
 
     @property
+    def typed_secrets(self) -> frozenset[str]:
+        """The values typed into sensitive fields so far (in memory only: to mask them in the
+        intent when the recording is finished)."""
+        return frozenset(self._secrets)
+
+    @property
     def closed(self) -> asyncio.Event:
         """Set when the user closed every window (or the browser went away)."""
         return self._closed

@@ -190,6 +190,18 @@ class SqlExperienceStore:
             row = session.get(ExperienceRow, experience_id)
             return Experience.model_validate_json(row.document) if row is not None else None
 
+    def prove_experience(self, experience_id: str) -> None:
+        with Session(self._engine) as session:
+            row = session.get(ExperienceRow, experience_id)
+            if row is None:
+                return
+            experience = Experience.model_validate_json(row.document)
+            if experience.proven:
+                return
+            row.document = experience.model_copy(update={"proven": True}).model_dump_json()
+            session.add(row)
+            session.commit()
+
     def count(self) -> int:
         with Session(self._engine) as session:
             return session.exec(select(func.count()).select_from(ExperienceRow)).one()

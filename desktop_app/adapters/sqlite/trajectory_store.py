@@ -14,6 +14,7 @@ from desktop_app.adapters.sqlite.tables import (
 )
 from desktop_app.core.errors import NotFoundError, StoreError
 from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
+from desktop_app.core.redaction import scrub_stated_secrets
 from desktop_app.core.views import TrajectorySummary
 
 __all__ = ["SqlTrajectoryStore"]
@@ -166,6 +167,8 @@ class SqlTrajectoryStore:
 
 
 def _header_row(trajectory: Trajectory) -> TrajectoryRow:
+    # A secret stated in the intent ("… with password hunter2") is never stored.
+    trajectory = trajectory.model_copy(update={"intent": scrub_stated_secrets(trajectory.intent)})
     return TrajectoryRow(
         id=trajectory.id,
         intent=trajectory.intent,

@@ -21,6 +21,7 @@ from desktop_app.core.models.workflow import (
     WorkflowStatus,
     WorkflowVersion,
 )
+from desktop_app.core.redaction import scrub_workflow
 from desktop_app.core.views import WorkflowSummary
 
 __all__ = ["SqlWorkflowStore", "content_hash"]
@@ -51,7 +52,7 @@ class SqlWorkflowStore:
     # ── writes ──────────────────────────────────────────────────────────────────────────────
 
     def add_version(self, version: WorkflowVersion) -> None:
-        wf = version.workflow
+        wf = scrub_workflow(version.workflow)  # a secret stated in its texts is never stored
         with Session(self._engine) as session:
             row = session.get(WorkflowRow, wf.id)
             if row is None:

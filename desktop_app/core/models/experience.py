@@ -32,6 +32,18 @@ class Experience(FrozenModel):
     fingerprint: Fingerprint | None = None
     resolution: Resolution
     reason: str = ""
+    proven: bool | None = None
+    """Whether a run this repair helped succeeded since it was found (set for repairs the LLM
+    found, which are not used where no LLM or person could be asked before that; None: stored
+    before this was tracked)."""
+
+    @property
+    def trusted(self) -> bool:
+        """Whether unattended runs without an LLM may use it: found by the fingerprint or a
+        person, or found by the LLM and proven by a run since."""
+        if self.proven is not None:
+            return self.proven
+        return self.resolution is not Resolution.LLM
 
     def search_text(self) -> str:
         """The text the experience is indexed by for retrieval."""

@@ -3,8 +3,9 @@
 The model answers one action at a time on an element ref of a pruned ARIA snapshot (the page
 quoted as data, secrets masked). Every action is checked before it is done: the ref must be on
 the page it was shown; only click, fill, select, check, uncheck and press exist; links stay within
-the workflow's domains; a control whose words commit to something (delete, pay, submit…) needs
-a person's confirmation or ``--yes``. The step ends when the model says it is done (its output
+the workflow's domains; an activation (a click, Enter or Space on an element or on the page's
+focused one, choosing an option) that commits to something (delete, pay, submit…) needs a
+person's confirmation or ``--yes``. The step ends when the model says it is done (its output
 goes into the step's variable), after ``max_actions`` actions, or when the run's LLM budget is
 spent.
 """
@@ -24,15 +25,20 @@ from desktop_app.core.redaction import redact_snapshot
 from desktop_app.core.replay.browser import BrowserPort, PageAction
 from desktop_app.core.replay.heal_llm import known_refs, prune_snapshot
 from desktop_app.core.replay.ladder import (
-    UNSAFE_WORDS,
     Ladder,
     ReplayOptions,
     RunAborted,
     StepFailed,
     Tracker,
-    label_of,
 )
 from desktop_app.core.replay.person import Person, Question
+from desktop_app.core.replay.safety import (
+    ACTIVATING_KEYS,
+    commits,
+    focused_commits,
+    label_of,
+    sets_off,
+)
 
 __all__ = ["AgentAction", "AgentContext", "run_agent_step"]
 
@@ -135,26 +141,48 @@ async def _act(
     options: ReplayOptions,
     domains: tuple[str, ...],
 ) -> str:
-    """Check and do one action; a short description of it."""
+    """Check and do one action; a short description of it.
+
+    Every activation is checked, whatever the verb: a click, Enter or Space on an element or
+    on the page (then on the element that has the focus), or choosing an option, that would
+    commit to something needs a person's confirmation or ``--yes``.
+    """
     if answer.action == "press" and answer.ref is None:
         if answer.key not in _KEYS:
             raise StepFailed(f"the agent asked to press {answer.key!r}, which is not allowed")
+        focused = await focused_commits(browser, answer.key)
+        if focused is not None:
+            await _confirm(context, f"press {answer.key} on {focused}", person, options)
         await browser.perform(None, PageAction(kind="press", key=answer.key), timeout_s=5)
         return f"pressed {answer.key}"
     if answer.ref is None or answer.ref not in known_refs(snapshot):
         raise StepFailed(f"the agent named {answer.ref!r}, which the page does not have")
     handle = await browser.ref_handle(answer.ref)
     described = await browser.describe(handle)
-    label = label_of(described.fingerprint) if described and described.fingerprint else answer.ref
+    fp = described.fingerprint if described is not None else None
+    label = label_of(fp) if fp is not None else answer.ref
     away = await ladder.leads_away(handle, domains)
     if away is not None:
         raise StepFailed(f"the agent chose a link outside the workflow's domains ({away})")
-    if answer.action == "click" and UNSAFE_WORDS.search(label):
-        await _confirm(context, label, person, options)
+    if answer.action == "select":
+        commit = commits(None, option=answer.value)
+    else:
+        commit = _activates(answer) and sets_off(fp) and commits(fp)
+    if commit:
+        verb = {"click": "click", "press": f"press {answer.key} on", "select": "choose"}
+        shown = f"{answer.value!r} in {label}" if answer.action == "select" else label
+        await _confirm(context, f"{verb[answer.action]} {shown}", person, options)
     action = _page_action(answer)
     await browser.perform(handle, action, timeout_s=context.step.timeout_s)
     shown = f" {answer.value!r}" if answer.action in ("fill", "select") else ""
     return f"{answer.action}{shown} on {label}"
+
+
+def _activates(answer: AgentAction) -> bool:
+    """Whether the action sets off what its element does (not typing, not ticking)."""
+    if answer.action == "press":
+        return answer.key in ACTIVATING_KEYS
+    return answer.action == "click"
 
 
 def _page_action(answer: AgentAction) -> PageAction:
@@ -175,24 +203,25 @@ def _page_action(answer: AgentAction) -> PageAction:
 
 
 async def _confirm(
-    context: AgentContext, label: str, person: Person | None, options: ReplayOptions
+    context: AgentContext, what: str, person: Person | None, options: ReplayOptions
 ) -> None:
+    """Have a person (or ``--yes``) allow the agent to *what* ("click button 'Delete'")."""
     if options.assume_yes:
         return
     if person is None:
         raise StepFailed(
-            f"the agent wants to click {label}, which may commit to something; "
+            f"the agent wants to {what}, which may commit to something; "
             "run interactively or with --yes to allow it"
         )
     answer = await person.ask(
         Question(
             kind="confirm",
             step_title=context.step.title,
-            message=f"The agent wants to click {label}. Go ahead?",
-            element=label,
+            message=f"The agent wants to {what}. Go ahead?",
+            element=what,
         )
     )
     if answer.action == "abort":
-        raise RunAborted("aborted by the person asked to confirm the agent's click")
+        raise RunAborted("aborted by the person asked to confirm the agent's action")
     if answer.action != "confirm":
-        raise StepFailed(f"the agent's click on {label} was not confirmed")
+        raise StepFailed(f"the agent's wish to {what} was not confirmed")

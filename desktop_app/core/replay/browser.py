@@ -255,7 +255,9 @@ class BrowserPort(Protocol):
         ...
 
     async def screenshot(self) -> bytes:
-        """A PNG of the viewport with every password field masked."""
+        """A PNG of the viewport with every password field masked, and every element a
+        secret was typed into during the run (a ``fill`` with :attr:`PageAction.secret`),
+        whatever its type, wherever it is now."""
         ...
 
     async def answer_dialogs(self, answer: Literal["accept", "dismiss"] | None) -> None:

@@ -192,9 +192,10 @@ class DesktopSteps:
                     await self._click(bound, tracker, title)
                 case DesktopTypeStep(text=text):
                     await self._window(bound.window_title, None, bound.timeout_s, tracker)
+                    if secret:  # before typing: a failure half-way may show some of it
+                        self.secret_typed = True
                     await self._port().type_text(text)
                     if secret:
-                        self.secret_typed = True
                         tracker.note("typed a secret (not shown)")
                 case HotkeyStep(keys=keys):
                     await self._window(bound.window_title, None, bound.timeout_s, tracker)

@@ -64,6 +64,7 @@ from desktop_app.core.replay.browser import (
     PageAction,
     PageMark,
 )
+from desktop_app.core.replay.confirming import confirm_irreversible, unattended_refusal
 from desktop_app.core.replay.desktop import DesktopPort
 from desktop_app.core.replay.desktop_steps import (
     DesktopSteps,
@@ -85,13 +86,14 @@ from desktop_app.core.replay.ladder import (
 )
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters, bind_parameters
-from desktop_app.core.replay.person import Person, Question
+from desktop_app.core.replay.person import Person
 from desktop_app.core.replay.render import (
     domain_allowed,
     fingerprint_for_run,
     render_expectation,
     render_step,
 )
+from desktop_app.core.replay.safety import focused_commits, step_commits
 from desktop_app.core.replay.waiting import AppWaits
 
 __all__ = [
@@ -143,6 +145,7 @@ class StepRepair:
     failed: tuple[Locator, ...]
     page_url: str
     reason: str
+    experience_id: str | None = None  # the remembered repair it came from (resolution experience)
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,6 +485,8 @@ class Replayer:
             case AgentStep():
                 await self._agent(bound, context, tracker)
             case DesktopClickStep() | DesktopTypeStep() | HotkeyStep():
+                if bound.irreversible and self._person is None and not self._options.assume_yes:
+                    raise StepFailed(unattended_refusal(public_title(original, context.params)))
                 secret = any(
                     f"{{{name}}}" in getattr(original, "text", "")
                     for name in context.params.secrets
@@ -492,6 +497,15 @@ class Replayer:
             case PressStep(target=None) | ScrollStep(target=None):
                 tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
                 action = page_action(bound, context.params.secrets)
+                if bound.irreversible and self._person is None and not self._options.assume_yes:
+                    raise StepFailed(unattended_refusal(f"pressing {action.key}"))
+                if isinstance(bound, PressStep) and not step_commits(bound):
+                    focused = await focused_commits(self._browser, bound.key)
+                    if focused is not None:
+                        raise StepFailed(
+                            f"pressing {bound.key} would set off {focused}, which commits to "
+                            "something this step does not; not pressed"
+                        )
 
                 async def press() -> PageMark:
                     mark = await self._waits.mark()
@@ -587,11 +601,24 @@ class Replayer:
         tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
         for _attempt in range(3):
             attempt = self._attempt(
-                bound, original, context, tracker, excluded=excluded, problem=problem
+                bound,
+                original,
+                context,
+                tracker,
+                excluded=excluded,
+                problem=problem,
+                secret=action.secret,
             )
             found = await self._ladder.resolve(attempt)
             tracker.found = found
-            await self._confirm_if_needed(bound, found, tracker, context)
+            await confirm_irreversible(
+                bound,
+                found,
+                tracker,
+                person=self._person,
+                assume_yes=self._options.assume_yes,
+                title=public_title(bound, context.params),
+            )
             repair = None
             if found.resolution is not Resolution.DIRECT:
                 repair = await self._repair(original, context, found)  # before acting: it may go
@@ -721,6 +748,7 @@ class Replayer:
         *,
         excluded: set[str] | None = None,
         problem: str = "",
+        secret: bool = False,
     ) -> Attempt:
         target, recorded = bound.target_or_none, original.target_or_none
         assert target is not None and recorded is not None
@@ -737,38 +765,8 @@ class Replayer:
             history=tuple(context.history),
             excluded=excluded if excluded is not None else set(),
             problem=problem,
+            secret=secret,
         )
-
-    async def _confirm_if_needed(
-        self, bound: Step, found: Found, tracker: Tracker, context: _Context
-    ) -> None:
-        if not bound.irreversible or found.resolution in (Resolution.DIRECT, Resolution.ALTERNATE):
-            return
-        if self._options.assume_yes:
-            tracker.note("irreversible step confirmed in advance (--yes)")
-            return
-        element = found.handle.describe()
-        if self._person is None:
-            raise StepFailed(
-                f"irreversible step found its element by {found.resolution.value} ({element}); "
-                "it needs a confirmation: run interactively or with --yes"
-            )
-        answer = await self._person.ask(
-            Question(
-                kind="confirm",
-                step_title=public_title(bound, context.params),
-                message=(
-                    f"This step cannot be undone, and its element was found by "
-                    f"{found.resolution.value}, not by its recorded locator. Go ahead?"
-                ),
-                element=element,
-            )
-        )
-        if answer.action == "abort":
-            raise RunAborted("aborted by the person asked to confirm")
-        if answer.action != "confirm":
-            raise StepFailed("the irreversible step was not confirmed")
-        tracker.note("irreversible step confirmed by a person")
 
     # ── learning ───────────────────────────────────────────────────────────────────────────
 
@@ -793,4 +791,5 @@ class Replayer:
             failed=tuple(loc for loc in target.locators if loc != found.locator),
             page_url=await self._browser.url(),
             reason=found.detail,
+            experience_id=found.experience_id,
         )

@@ -17,7 +17,6 @@ their position: equal candidates go to a person, or the step fails saying so.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Final
@@ -26,9 +25,10 @@ from urllib.parse import urljoin
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM
 from desktop_app.core.models.run import Resolution, RunTrigger
-from desktop_app.core.models.target import Fingerprint, Locator, Target
+from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import (
     CheckStep,
+    ClickStep,
     ExtractStep,
     FillStep,
     PressStep,
@@ -48,11 +48,18 @@ from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.replay.person import Choice, Person, Question
 from desktop_app.core.replay.render import domain_allowed, render_text
+from desktop_app.core.replay.safety import (
+    COMMIT_WORDS,
+    commits,
+    label_of,
+    sets_off,
+    step_commits,
+    takes_secret,
+)
 
 __all__ = [
     "MAX_OVERLAYS",
     "PLAUSIBLE",
-    "UNSAFE_WORDS",
     "Attempt",
     "Found",
     "Ladder",
@@ -71,13 +78,6 @@ _POLL_S: Final = 0.1
 _OVERLAY_GONE_S: Final = 3.0
 #: How many overlays one step may clear.
 MAX_OVERLAYS: Final = 3
-#: Words of controls that commit to something (never clicked to clear an overlay, never by an
-#: agent step without a confirmation).
-UNSAFE_WORDS: Final = re.compile(
-    r"\b(delete|remove|erase|destroy|pay|buy|purchase|order|submit|send|sign ?out|log ?out|"
-    r"transfer|confirm|unsubscribe|cancel)\b",
-    re.IGNORECASE,
-)
 _FIELD_ROLES: Final = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 _SELECT_ROLES: Final = frozenset({"combobox", "listbox"})
 _CHECK_ROLES: Final = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox"})
@@ -141,6 +141,7 @@ class Found:
     resolution: Resolution
     locator: Locator | None
     detail: str = ""
+    experience_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -175,6 +176,7 @@ class Attempt:
     history: tuple[str, ...] = ()
     excluded: set[str] = field(default_factory=set)
     problem: str = ""
+    secret: bool = False
 
 
 class Ladder:
@@ -208,7 +210,7 @@ class Ladder:
         overlay = await self._browser.blocking_overlay()
         if overlay is None:
             return False
-        if UNSAFE_WORDS.search(overlay.dismiss_label) or UNSAFE_WORDS.search(overlay.title):
+        if COMMIT_WORDS.search(overlay.dismiss_label) or COMMIT_WORDS.search(overlay.title):
             tracker.note(f"{overlay.description} may commit to something; not cleared")
             return False
         await self._browser.perform(overlay.dismiss, PageAction(kind="click"), timeout_s=5)
@@ -235,25 +237,34 @@ class Ladder:
         if not attempt.excluded:
             # A quick look first: if the recorded locators fail now and this step has been
             # repaired before, the remembered repair saves waiting for them.
-            found = await self._rung_locators(bound, target, tracker, patience_s=0)
+            found = await self._vetted(
+                attempt, await self._rung_locators(bound, target, tracker, patience_s=0)
+            )
             if found is None:
                 found = await self._rung_experience(attempt, similar=False)
             if found is None:
-                found = await self._rung_locators(bound, target, tracker)
+                found = await self._vetted(
+                    attempt, await self._rung_locators(bound, target, tracker)
+                )
             if found is not None:
                 return found
-        found = await self._rung_fingerprint(attempt) or await self._rung_experience(attempt)
+        found = await self._vetted(attempt, await self._rung_fingerprint(attempt))
+        if found is None:
+            found = await self._rung_experience(attempt)
         if found is not None:
             return found
         # The page settled without the element and nothing else found it: before asking the
         # LLM or a person, give a late element (drawn by a timer) the rest of the patience.
         left = min(self._options.patience_s, bound.timeout_s) - (time.monotonic() - started)
         if not attempt.excluded and left > _POLL_S:
-            found = await self._rung_locators(
-                bound, target, tracker, patience_s=left, until_settled=False
+            found = await self._vetted(
+                attempt,
+                await self._rung_locators(
+                    bound, target, tracker, patience_s=left, until_settled=False
+                ),
             )
             if found is None:
-                found = await self._rung_fingerprint(attempt)
+                found = await self._vetted(attempt, await self._rung_fingerprint(attempt))
             if found is not None:
                 return found
         for rung in (self._rung_llm, self._rung_person):
@@ -266,6 +277,37 @@ class Ladder:
             + (f"; {'; '.join(tracker.notes)}" if tracker.notes else "")
             + ")"
         )
+
+    async def _vetted(self, attempt: Attempt, found: Found | None) -> Found | None:
+        """*found*, unless it may not be acted on for this step (see :meth:`refusal`)."""
+        if found is None or found.resolution in (Resolution.DIRECT, Resolution.PERSON):
+            return found
+        described = await self._browser.describe(found.handle)
+        refused = self.refusal(attempt, found.resolution, described)
+        if refused is None:
+            return found
+        attempt.tracker.note(f"{found.resolution.value}: {refused}; refused")
+        return None
+
+    def refusal(
+        self, attempt: Attempt, resolution: Resolution, described: Target | None
+    ) -> str | None:
+        """Why an element found by *resolution* (anything but the first recorded locator or a
+        person) may not take this step, or None: it commits to something the step does not,
+        or it would be given a secret it is not the field for."""
+        bound = attempt.bound
+        fp = described.fingerprint if described is not None else None
+        if isinstance(bound, SelectStep):
+            commit = commits(None, option=bound.value)  # what is chosen, not the list's name
+        else:
+            commit = isinstance(bound, ClickStep | PressStep) and sets_off(fp) and commits(fp)
+        if commit and not step_commits(bound):
+            shown = label_of(fp) if fp is not None else "the element"
+            return f"{shown} commits to something this step does not"
+        judged = resolution in (Resolution.EXPERIENCE, Resolution.LLM)
+        if attempt.secret and judged and not takes_secret(described):
+            return "a secret goes only into the recorded field or a field made for secrets"
+        return None
 
     async def _rung_locators(
         self,
@@ -436,7 +478,15 @@ class Ladder:
         )
 
     async def _rung_experience(self, attempt: Attempt, *, similar: bool = True) -> Found | None:
-        """Rung 3: a repair remembered for this step (and, if *similar*, for look-alikes)."""
+        """Rung 3: a repair remembered for this step (and, if *similar*, for look-alikes).
+
+        A repair is checked against the step as recorded, never against the repair's own
+        picture of the element: its element must stand out as the recorded fingerprint's best
+        match (without one: be of the kind the step acts on), and pass :meth:`refusal` (no
+        commitment the step does not make, no secret into a field not made for one). One the
+        LLM found is unproven until a run it helped succeeded; unproven, it is used only where
+        this run could have asked the LLM or a person itself.
+        """
         bound, target, excluded = attempt.bound, attempt.target, attempt.excluded
         if self._memory is None:
             return None
@@ -447,19 +497,27 @@ class Ladder:
             found = await asyncio.to_thread(self._memory.recall, workflow_id, bound.id, query)
         else:
             found = await asyncio.to_thread(self._memory.own, workflow_id, bound.id)
+        could_ask = self._person is not None or (self._llm is not None and self._options.use_llm)
         for experience in found:
+            if not experience.trusted and not could_ask:
+                attempt.tracker.note(
+                    "a remembered repair the LLM found is not used before a run proved it"
+                )
+                continue
             handle = Handle(locator=_rendered(experience.repaired_locator, attempt.params))
             if not (await self._browser.probe(handle)).usable:
                 continue
-            reference = target.model_copy(
-                update={"fingerprint": target.fingerprint or experience.fingerprint}
-            )
-            if reference.fingerprint is None:
-                if experience.repaired_locator.positional:
-                    continue
-            elif not await self.stands_out(
-                reference, handle, attempt.tracker, what="a remembered repair"
+            if target.fingerprint is not None and not await self.stands_out(
+                target, handle, attempt.tracker, what="a remembered repair"
             ):
+                continue
+            described = await self._browser.describe(handle)
+            if target.fingerprint is None and not _compatible(bound, described):
+                attempt.tracker.note("a remembered repair finds an element of another kind")
+                continue
+            refused = self.refusal(attempt, Resolution.EXPERIENCE, described)
+            if refused is not None:
+                attempt.tracker.note(f"a remembered repair: {refused}; refused")
                 continue
             if await self.identity(handle) in excluded:
                 continue
@@ -468,6 +526,7 @@ class Ladder:
                 Resolution.EXPERIENCE,
                 experience.repaired_locator,
                 f"remembered repair from run of {experience.created_at:%Y-%m-%d}",
+                experience_id=experience.id,
             )
         return None
 
@@ -517,7 +576,7 @@ class Ladder:
                 return None
             if answer.action == "dismiss":
                 label = (fp.name or fp.text or "") if fp is not None else ""
-                if UNSAFE_WORDS.search(label):
+                if commits(fp):
                     tracker.note(f"LLM asked to dismiss with '{label}'; refused")
                     return None
                 await self._browser.perform(handle, PageAction(kind="click"), timeout_s=5)
@@ -529,6 +588,10 @@ class Ladder:
             if not _compatible(bound, described):
                 tracker.note(f"LLM chose {answer.ref}, which cannot take this step's action")
                 continue
+            refused = self.refusal(attempt, Resolution.LLM, described)
+            if refused is not None:  # a model that obeys the page: not asked again
+                tracker.note(f"LLM chose {answer.ref}: {refused}; refused")
+                return None
             if await self.identity(handle) in excluded:
                 tracker.note("LLM chose the element that just failed")
                 return None
@@ -609,13 +672,6 @@ def _rendered(locator: Locator, params: BoundParameters) -> Locator:
     if locator.name is not None:
         update["name"] = render_text(locator.name, params.values)
     return locator.model_copy(update=update)
-
-
-def label_of(fp: Fingerprint) -> str:
-    """How a person would name the element: its role or tag and its name."""
-    kind = fp.role or fp.tag or "element"
-    name = fp.name or fp.text or fp.attributes.get("name") or fp.attributes.get("placeholder") or ""
-    return f"{kind} '{name[:60]}'" if name else kind
 
 
 def _action_words(bound: Step, params: BoundParameters) -> str:

@@ -3,7 +3,9 @@
 A run never changes the version it ran. What healed goes into a new version saved ``in_review``
 (the element's working locators first, the recorded ones after, the fresh fingerprint), which an
 analyst approves or not; and each repair found by fingerprint, the LLM or a person is remembered,
-so the next run meeting the same drift takes it from memory without asking anyone.
+so the next run meeting the same drift takes it from memory without asking anyone. Only runs
+that got to the end teach; a repair the LLM found is remembered as unproven until a run it
+helped succeeded (unproven, it is used only where the LLM or a person could be asked anyway).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Final
 from desktop_app.core.items import pins_record
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.experience import Experience
-from desktop_app.core.models.run import Resolution
+from desktop_app.core.models.run import Resolution, RunStatus
 from desktop_app.core.models.target import Fingerprint, Locator, Target
 from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion
 from desktop_app.core.replay.engine import StepRepair
@@ -165,7 +167,10 @@ def _change_note(run_id: str, repairs: Sequence[StepRepair]) -> str:
         f"'{r.step_title}' by {r.resolution.value}" + (f" ({r.reason})" if r.reason else "")
         for r in repairs
     )
-    return f"Repair proposed by run {run_id[:8]}: {healed}"
+    note = f"Repair proposed by run {run_id[:8]}: {healed}"
+    if any(r.resolution is Resolution.LLM for r in repairs):
+        note += ". Found by the LLM: check each such element before approving"
+    return note
 
 
 def learn(
@@ -177,12 +182,21 @@ def learn(
     repairs: Sequence[StepRepair],
     params: BoundParameters,
     actor: str,
+    status: RunStatus,
 ) -> Learned:
     """Propose a repaired version for review and remember each repair.
 
     The proposal is a new version, submitted for review; the version that ran is untouched. A
-    proposal identical to the latest version creates nothing.
+    proposal identical to the latest version creates nothing. A run that did not get to the
+    end (*status* failed, aborted, interrupted) teaches nothing: a repair it made may be what
+    went wrong. A run that succeeded proves the remembered repairs it used.
     """
+    if status not in (RunStatus.SUCCEEDED, RunStatus.UNVERIFIED):
+        return Learned(proposed=None, experiences=0)
+    if memory is not None and status is RunStatus.SUCCEEDED:
+        for repair in repairs:
+            if repair.experience_id is not None:
+                memory.prove(repair.experience_id)
     own = [r for r in repairs if r.workflow_id == version.workflow.id]
     proposed = None
     workflow = repaired_workflow(version.workflow, own, params)
@@ -220,6 +234,7 @@ def learn(
                     fingerprint=repair.target.fingerprint,
                     resolution=repair.resolution,
                     reason=repair.reason,
+                    proven=False if repair.resolution is Resolution.LLM else None,
                 )
             )
             stored += 1

@@ -60,6 +60,10 @@ class ExperienceMemory:
                 result.append(experience)
         return result
 
+    def prove(self, experience_id: str) -> None:
+        """Note that a run *experience_id* helped succeeded (see :attr:`Experience.trusted`)."""
+        self._store.prove_experience(experience_id)
+
     def remember(self, experience: Experience) -> None:
         """Store *experience* and index it."""
         self._store.add_experience(experience)
