@@ -146,16 +146,32 @@ ACTIVATING_KEYS: Final = frozenset({"Enter", "Space", " "})
 
 
 async def focused_commits(browser: BrowserPort, key: str) -> str | None:
-    """For *key* pressed on the page (no element named): the focused control it would set
-    off, named as a person would, when that commits to something (else None). A page that
-    puts the focus on its "Delete" button turns a harmless Enter into a delete."""
+    """For *key* pressed on the page (no element named): what it would set off, named as a
+    person would, when that commits to something (else None): the focused control, or for
+    Enter in a field, its form's submit button. A page that puts the focus on its "Delete"
+    button turns a harmless Enter into a delete."""
     if key not in ACTIVATING_KEYS:
         return None
-    focused = await browser.describe(Handle(selector="*:focus"))
-    fp = focused.fingerprint if focused is not None else None
-    if fp is None or not _is_control(fp) or not commits(fp):
+    focus = Handle(selector="*:focus")
+    if (await browser.probe(focus)).count != 1:  # nothing has the focus (the page itself)
         return None
-    return label_of(fp)
+    focused = await browser.describe(focus)
+    fp = focused.fingerprint if focused is not None else None
+    if fp is None:
+        return None
+    if _is_control(fp):
+        return label_of(fp) if commits(fp) else None
+    if key != "Enter":
+        return None
+    # Enter in a field submits its form: what the form's submit button says it does.
+    submit = Handle(selector=f"form:has(*:focus) :is({_SUBMITS}) >> nth=0")
+    if (await browser.probe(submit)).count == 0:
+        return None
+    button = await browser.describe(submit)
+    said = button.fingerprint if button is not None else None
+    if said is None or not commits(said):
+        return None
+    return f"the form of {label_of(fp)}, whose {label_of(said)}"
 
 
 def _is_control(fp: Fingerprint) -> bool:
@@ -168,3 +184,4 @@ def _is_control(fp: Fingerprint) -> bool:
 
 
 _BUTTON_INPUTS: Final = frozenset({"submit", "button", "image", "reset"})
+_SUBMITS: Final = "button:not([type]), button[type=submit], input[type=submit], input[type=image]"
