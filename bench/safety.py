@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 
 from common import Metric, Section, isolated_home, main
 from safety_attacks import ATTACKS, Outcome, run_attack
@@ -37,13 +36,15 @@ _SMOKE = ("llm-picks-delete", "enter-on-focused-confirm", "agent-clicks-delete")
 _BULK = (("django-admin", -1), ("flask-admin", -1), ("sqladmin", -1))
 
 
-def _attacks(smoke: bool, home: Path) -> list[Outcome]:
+def _attacks(smoke: bool) -> list[Outcome]:
+    """Each attack in a data directory of its own (what one run learns never meets another)."""
     outcomes = []
     for attack in ATTACKS:
         if smoke and attack.name not in _SMOKE:
             continue
         for attended in (False,) if smoke else (False, True):
-            outcomes.append(run_attack(attack, attended=attended, home=home, env=os.environ))
+            with isolated_home() as home:
+                outcomes.append(run_attack(attack, attended=attended, home=home, env=os.environ))
     return outcomes
 
 
@@ -93,8 +94,8 @@ def measure(smoke: bool = False) -> Section:
         "Safety: hostile pages and a model that obeys them"
         + (" — smoke: three attacks, unattended" if smoke else ""),
     )
-    with isolated_home() as home:
-        outcomes = _attacks(smoke, Path(home))
+    outcomes = _attacks(smoke)
+    with isolated_home():
         bulk = [] if smoke else _bulk_deletes()
     runs = len(outcomes)
     section.metrics += [
