@@ -347,9 +347,7 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
-            return bool(
-                await self._locator(handle).evaluate(_RECEIVES_POINTER_JS, timeout=_QUICK_MS)
-            )
+            return bool(await _evaluate_one(self._locator(handle), _RECEIVES_POINTER_JS))
         except Error:
             return True  # let the action itself report what is wrong
 
@@ -357,7 +355,7 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
-            return bool(await self._locator(handle).evaluate(_POPUP_JS, timeout=_QUICK_MS))
+            return bool(await _evaluate_one(self._locator(handle), _POPUP_JS))
         except Error:
             return False
 
@@ -536,7 +534,7 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
-            data: Any = await self._locator(handle).evaluate(_FIELD_JS, timeout=_QUICK_MS)
+            data: Any = await _evaluate_one(self._locator(handle), _FIELD_JS)
         except Error as exc:
             raise ActionFailed(f"could not read {handle.describe()}: {_first_line(exc)}") from None
         checked = data.get("checked")
@@ -658,7 +656,7 @@ class PlaywrightPage:
 
         self._secret_fields.append(locator)
         with contextlib.suppress(Error):
-            await locator.evaluate(_MARK_SECRET_JS, timeout=_QUICK_MS)
+            await _evaluate_one(locator, _MARK_SECRET_JS)
 
     async def _stay_inside(self, refused_before: int) -> None:
         """Raise if the last action left the domains (a refused request, or a redirect that
@@ -737,6 +735,22 @@ class PlaywrightPage:
                 await element.fill(value, timeout=timeout)
         finally:
             await element.dispose()
+
+
+async def _evaluate_one(locator: PlaywrightLocator, script: str) -> Any:
+    """*script* (a function of one element) on the one element *locator* finds now, in one
+    round trip: a locator's own ``evaluate`` waits for the element through the page's
+    animation frames, ten milliseconds on an idle page, on every read of every step. An
+    element not there yet (or a selector engine that finds one element, not all: aria-ref)
+    is waited for as ``evaluate`` does, a short while; more than one is an error, as there."""
+    results: list[Any] = await locator.evaluate_all(f"(els) => els.map({script})")
+    if len(results) == 1:
+        return results[0]
+    if len(results) > 1:
+        from playwright.async_api import Error
+
+        raise Error(f"{len(results)} elements match {locator}, not one")
+    return await locator.evaluate(script, timeout=_QUICK_MS)
 
 
 def _url_matches(url: str, expectation: UrlMatches) -> bool:

@@ -34,6 +34,9 @@ from desktop_app.core.replay.ladder import StepFailed, Tracker
 __all__ = ["AppWaits"]
 
 _POLL_S: Final = 0.05
+#: How often a page is looked at while it comes to rest: a look costs the page a few
+#: microseconds, and each poll's wait is added to the quiet window a wait must see.
+_REST_POLL_S: Final = 0.02
 #: The most loading the page again to see what the app kept may take.
 _RELOAD_S: Final = 15.0
 
@@ -74,7 +77,7 @@ class AppWaits:
         while not await self._browser.settled(quiet_s=quiet_s, pending=pending):
             if time.monotonic() >= deadline:
                 break
-            await asyncio.sleep(_POLL_S)
+            await asyncio.sleep(_REST_POLL_S)
         return time.monotonic() - started
 
     async def ready(self, *, timeout_s: float) -> float:
