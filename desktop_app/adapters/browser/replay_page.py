@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from desktop_app.adapters.browser.locators import to_playwright
+from desktop_app.adapters.browser.page_gone import GoneWatch, stops_when_gone
 from desktop_app.adapters.browser.page_watch import (
     BUSY_JS,
     KEPT_JS,
@@ -222,8 +223,10 @@ DISMISS_WORDS: Final = (
 )
 
 
+@stops_when_gone
 class PlaywrightPage:
-    """:class:`~desktop_app.core.replay.browser.BrowserPort` over one Playwright page.
+    """:class:`~desktop_app.core.replay.browser.BrowserPort` over one Playwright page (which,
+    once closed or crashed, makes every call raise ``BrowserGone``).
 
     Args:
         page: the page to drive (its context gets the navigation guard).
@@ -233,6 +236,7 @@ class PlaywrightPage:
 
     def __init__(self, page: Page, domains: tuple[str, ...], describe_script: Path) -> None:
         self._page = page
+        self._gone_watch = GoneWatch(page)
         self._domains = domains
         self._script = describe_script
         self._refused: list[str] = []

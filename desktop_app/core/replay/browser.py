@@ -17,6 +17,7 @@ from desktop_app.core.models.workflow import Expectation
 
 __all__ = [
     "ActionFailed",
+    "BrowserGone",
     "BrowserPort",
     "Candidate",
     "FieldState",
@@ -42,6 +43,12 @@ class ActionFailed(ProceduraError):
     def __init__(self, message: str, *, blocked: bool = False) -> None:
         super().__init__(message)
         self.blocked = blocked
+
+
+class BrowserGone(ProceduraError):
+    """The browser closed or crashed during the run: nothing more can be done in it, and what
+    it no longer shows says nothing about the app (an element not found there is not drift).
+    The run ends failed with the message, at once."""
 
 
 class NavigationRefused(ProceduraError):

@@ -17,6 +17,7 @@ killed run leaves what it did.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -58,6 +59,7 @@ from desktop_app.core.replay.actions import already_holds, mismatch, page_action
 from desktop_app.core.replay.agent import AgentContext, run_agent_step
 from desktop_app.core.replay.browser import (
     ActionFailed,
+    BrowserGone,
     BrowserPort,
     Handle,
     NavigationRefused,
@@ -266,7 +268,8 @@ class Replayer:
         if status in (RunStatus.FAILED, RunStatus.ABORTED) and not self._closing_s:
             # What the steps done started (a debounced save) is let finish before the browser
             # closes: a run that stopped half-way leaves the app as those steps left it.
-            self._closing_s = await self._waits.saved(within_s=_SETTLE_AFTER_FAILURE_S)
+            with contextlib.suppress(BrowserGone):  # nothing to let finish there
+                self._closing_s = await self._waits.saved(within_s=_SETTLE_AFTER_FAILURE_S)
         run = self._finish(status, error)
         return ReplayOutcome(run=run, repairs=list(self._repairs))
 
@@ -393,18 +396,18 @@ class Replayer:
 
     async def _run_one(
         self, index: int, step: Step, context: _Context, title: str
-    ) -> tuple[RunStep, RunAborted | None]:
-        """Do one step; its record, and the abort to raise once it is recorded."""
+    ) -> tuple[RunStep, RunAborted | BrowserGone | None]:
+        """Do one step; its record, and what ends the run, to raise once it is recorded."""
         started, clock = utcnow(), time.monotonic()
         tracker = Tracker()
         status, error = StepStatus.SUCCEEDED, None
-        aborted = None
+        aborted: RunAborted | BrowserGone | None = None
         try:
             bound = render_step(step, context.params.values)
             await self._browser.answer_dialogs(bound.dialog)
             await self._dispatch(bound, step, context, tracker)
             await self._check_dialogs(tracker)
-        except RunAborted as exc:
+        except (RunAborted, BrowserGone) as exc:
             status, error, aborted = StepStatus.FAILED, str(exc), exc
         except StepSkipped as exc:
             status, error = StepStatus.SKIPPED, str(exc) or None
@@ -412,8 +415,10 @@ class Replayer:
             status, error = StepStatus.FAILED, str(exc)
         screenshot = None
         healed = tracker.found is not None and tracker.found.resolution in _HEALED
-        if self._options.screenshots and (
-            healed or status is StepStatus.FAILED or self._options.screenshot_every_step
+        if (
+            not isinstance(aborted, BrowserGone)
+            and self._options.screenshots
+            and (healed or status is StepStatus.FAILED or self._options.screenshot_every_step)
         ):
             screenshot = await self._screenshot(desktop=is_desktop_step(step))
         found = tracker.found
@@ -457,7 +462,7 @@ class Replayer:
             return self._media.put(image, "png") if image is not None else None
         try:
             return self._media.put(await self._browser.screenshot(), "png")
-        except (ActionFailed, OSError):
+        except (ActionFailed, BrowserGone, OSError):
             return None
 
     # ── step kinds ─────────────────────────────────────────────────────────────────────────

@@ -1,0 +1,81 @@
+"""A page whose browser went away says so: every call after the page closed, crashed or lost
+its browser raises :class:`~desktop_app.core.replay.browser.BrowserGone` at once, instead of
+reading as a page where nothing is found (which replay would take for drift and wait on)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from desktop_app.core.replay.browser import BrowserGone
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+__all__ = ["GoneWatch", "stops_when_gone"]
+
+_T = TypeVar("_T")
+_BROWSER_GONE = "the browser closed or crashed"
+
+
+class GoneWatch:
+    """Why *page* can no longer be driven (None while it can): closed, crashed, or its browser
+    disconnected (closed by a person, killed, crashed)."""
+
+    def __init__(self, page: Page) -> None:
+        self._page = page
+        self._reason: str | None = None
+        page.on("close", lambda _page: self._gone("the browser page was closed"))
+        page.on("crash", lambda _page: self._gone("the browser page crashed"))
+        browser = page.context.browser
+        if browser is not None:
+            browser.on("disconnected", lambda _b: self._gone(_BROWSER_GONE))
+
+    def _gone(self, reason: str) -> None:
+        if self._reason is None:
+            self._reason = reason
+
+    @property
+    def reason(self) -> str | None:
+        """Why the page can no longer be driven, or None. A browser gone closes its pages
+        first: what is said is that the browser went."""
+        browser = self._page.context.browser
+        if self._reason is not None and browser is not None and not browser.is_connected():
+            self._reason = _BROWSER_GONE
+        return self._reason
+
+    def check(self) -> None:
+        """Raise :class:`BrowserGone` when the page can no longer be driven."""
+        if (reason := self.reason) is not None:
+            raise BrowserGone(f"{reason} during the run; nothing more was done in it")
+
+
+def stops_when_gone(cls: type[_T]) -> type[_T]:
+    """Have every public coroutine method of *cls* (whose instances hold a :class:`GoneWatch`
+    as ``_gone_watch``) check the page before and after it runs: an answer from a page that
+    went away meanwhile ("0 elements", "not settled") is not given, and its error neither."""
+    for name, method in list(vars(cls).items()):
+        if name.startswith("_") or not inspect.iscoroutinefunction(method):
+            continue
+        setattr(cls, name, _checked(method))
+    return cls
+
+
+def _checked(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    @functools.wraps(method)
+    async def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        watch: GoneWatch = self._gone_watch
+        watch.check()
+        try:
+            result = await method(self, *args, **kwargs)
+        except BrowserGone:
+            raise
+        except Exception:
+            watch.check()  # the page went away meanwhile: that is what happened
+            raise
+        watch.check()
+        return result
+
+    return checked
