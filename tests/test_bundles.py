@@ -615,6 +615,13 @@ def _edit_main(valid: bytes, edit: Callable[[dict[str, Any]], None]) -> bytes:
     return _zip(members)
 
 
+def _digits(valid: bytes) -> bytes:
+    members = _members(valid)
+    name = _main_member(members)
+    members[name] = members[name].rstrip()[:-1] + b', "x": ' + b"7" * 5_000 + b"}"
+    return _zip(members)
+
+
 def _secret_default(doc: dict[str, Any]) -> None:
     doc["parameters"][1]["default"] = "hunter2"
 
@@ -688,6 +695,17 @@ HOSTILE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "secret default": (
         lambda v: _edit_main(v, _secret_default),
         r"at parameters\[1\]: a secret parameter cannot have a default",
+    ),
+    "deep manifest": (
+        lambda v: _zip(
+            {**_members(v), "manifest.json": b'{"a": ' + b"[" * 60_000 + b"]" * 60_000 + b"}"},
+            fix_manifest=False,
+        ),
+        "manifest.json in evil.procedura: not a document: arrays or objects nested too deep",
+    ),
+    "number of 5,000 digits": (
+        _digits,
+        r"v1\.json in evil\.procedura: not a document: a number with more digits than any",
     ),
     "no manifest": (
         lambda v: _zip(

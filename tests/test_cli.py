@@ -183,6 +183,10 @@ def _bad_documents(tmp_path: Path) -> list[tuple[Path, str]]:
     malformed.write_text('{"schema_version": 1, "name": "x",')
     oversized = tmp_path / "huge.json"
     oversized.write_text(json.dumps({**good, "description": "x" * 6_000_000}))
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps(good)[:-1] + ', "extra": ' + "[" * 60_000 + "]" * 60_000 + "}")
+    digits = tmp_path / "digits.json"
+    digits.write_text(json.dumps(good)[:-1] + ', "version": ' + "7" * 5_000 + "}")
     return [
         (
             malformed,
@@ -202,6 +206,14 @@ def _bad_documents(tmp_path: Path) -> list[tuple[Path, str]]:
             "param.json at steps[2].value: {mail} is not a parameter",
         ),
         (oversized, "huge.json: file is 6.0 MB, larger than the 5 MB a workflow may be"),
+        (deep, "deep.json: not a document: arrays or objects nested too deep"),
+        (digits, "digits.json: not a document: a number with more digits than any field takes"),
+        (
+            variant("up.json", lambda d: d.update(id="../../etc/passwd")),
+            "up.json at id: an id is 1 to 64 letters, digits, '_', '.' or '-', beginning with",
+        ),
+        (variant("blank.json", lambda d: d.update(id=" ")), "blank.json at id: an id is 1 to 64"),
+        (variant("line.json", lambda d: d.update(id="id\n")), "line.json at id: an id is 1 to 64"),
         (tmp_path / "missing.json", "missing.json: no such file"),
     ]
 

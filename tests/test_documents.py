@@ -134,3 +134,17 @@ def test_secret_default_and_plain_password() -> None:
         "wf.json at events[2]: a password field's value is stored in plain text"
     )
     assert "hunter2" not in message
+
+
+@pytest.mark.parametrize("load", [load_workflow, load_trajectory])
+def test_a_document_nested_too_deep_or_with_a_huge_number_is_one_line_not_a_crash(
+    load: Any,
+) -> None:
+    for text, said in [
+        ('{"steps": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+        ('{"schema_version": ' + "1" * 5_000 + "}", "a number with more digits"),
+    ]:
+        with pytest.raises(DocumentError) as info:
+            load(text, source="x.json")
+        assert str(info.value).startswith("x.json: not a document: ")
+        assert said in str(info.value) and "\n" not in str(info.value)

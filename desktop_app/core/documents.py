@@ -73,6 +73,14 @@ def parse_document(
         raise DocumentError(
             f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", source=source
         ) from None
+    except RecursionError:
+        raise DocumentError(
+            "not a document: arrays or objects nested too deep", source=source
+        ) from None
+    except ValueError:  # Python's own limit on digits (a number of thousands of them)
+        raise DocumentError(
+            "not a document: a number with more digits than any field takes", source=source
+        ) from None
     if not isinstance(raw, dict):
         raise DocumentError(
             f"expected a JSON object (a {document}), got {_json_type(raw)}", source=source
@@ -152,6 +160,11 @@ def _document_error(exc: ValidationError, raw: Any, source: str) -> DocumentErro
         message = "required field is missing"
     elif kind == "value_error" and message.startswith("Value error, "):
         message = message.removeprefix("Value error, ")
+    elif kind == "string_pattern_mismatch" and path.rsplit(".", 1)[-1] == "id":
+        message = (
+            "an id is 1 to 64 letters, digits, '_', '.' or '-', beginning with a letter or "
+            f"a digit; got {node!r}"[:300]
+        )
     elif kind == "literal_error" and isinstance(node, dict | list | str | int | float | bool):
         message = f"{message}, got {node!r}"
     first_loc = tuple(first["loc"])

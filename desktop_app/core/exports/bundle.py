@@ -37,6 +37,7 @@ from desktop_app.core.documents import dump_document, load_workflow, parse_docum
 from desktop_app.core.errors import DocumentError, ProceduraError, StoreError
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.common import (
+    ID_CHARACTERS,
     MEDIA_REF_PATTERN,
     SCHEMA_VERSION,
     FrozenModel,
@@ -107,7 +108,7 @@ _CHUNK: Final = 64 * 1024
 _MANIFEST: Final = "manifest.json"
 _FORMAT: Final = "procedura-bundle"
 _HISTORY: Final = "workflow_history"
-_ID: Final = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+_ID: Final = ID_CHARACTERS
 _SAFE_ID: Final = re.compile(_ID)
 _WORKFLOW_MEMBER: Final = re.compile(rf"workflows/(?P<id>{_ID})/v(?P<n>[1-9][0-9]{{0,8}})\.json")
 _HISTORY_MEMBER: Final = re.compile(rf"workflows/(?P<id>{_ID})/versions\.json")

@@ -27,6 +27,10 @@ SCHEMA_VERSION: Final = 1
 
 #: A content-addressed media file: the sha256 of its bytes and its extension.
 MEDIA_REF_PATTERN: Final = r"^[0-9a-f]{64}\.(png|jpg|webp)$"
+#: What a document's id may be (a workflow's, a trajectory's): a file name and a path member
+#: of a bundle as it is, never a path, a space or a line break.
+ID_CHARACTERS: Final = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+ID_PATTERN: Final = rf"^{ID_CHARACTERS}$"
 
 MediaRef = Annotated[str, StringConstraints(pattern=MEDIA_REF_PATTERN)]
 """A screenshot or image in the media store, e.g. ``"3f2a…9c.webp"``."""

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import AwareDatetime, Field, model_validator
 
 from desktop_app.core.models.common import (
+    ID_PATTERN,
     SCHEMA_VERSION,
     FrozenModel,
     MediaRef,
@@ -246,7 +247,7 @@ class Trajectory(FrozenModel):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     document: Literal["trajectory"] = "trajectory"
-    id: str = Field(default_factory=new_id, min_length=1, max_length=64)
+    id: str = Field(default_factory=new_id, pattern=ID_PATTERN)
     intent: str = ""
     kind: TrajectoryKind = TrajectoryKind.WEB
     start_url: str | None = None

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from desktop_app.core.models.common import (
+    ID_PATTERN,
     SCHEMA_VERSION,
     DocumentPathError,
     FrozenModel,
@@ -426,7 +427,7 @@ class Workflow(FrozenModel):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     document: Literal["workflow"] = "workflow"
-    id: str = Field(default_factory=new_id, min_length=1, max_length=64)
+    id: str = Field(default_factory=new_id, pattern=ID_PATTERN)
     version: int = Field(default=1, ge=1)
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
