@@ -8,12 +8,13 @@ expected one of goto, click, …``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from desktop_app.core.errors import DocumentError
-from desktop_app.core.models.common import SCHEMA_VERSION, DocumentPathError
+from desktop_app.core.models.common import ID_PATTERN, SCHEMA_VERSION, DocumentPathError
 from desktop_app.core.models.trajectory import Trajectory
 from desktop_app.core.models.workflow import Workflow
 
@@ -116,9 +117,18 @@ def parse_document(
             f"schema_version {version} does not exist", path="schema_version", source=source
         )
     try:
-        return model.model_validate(raw)
+        parsed = model.model_validate(raw)
     except ValidationError as exc:
         raise _document_error(exc, raw, source) from None
+    given = getattr(parsed, "id", None)
+    if isinstance(given, str) and not re.fullmatch(ID_PATTERN, given):
+        raise DocumentError(
+            "an id is 1 to 64 letters, digits, '_', '.' or '-', beginning with a letter or "
+            f"a digit; got {given[:64]!r}",
+            path="id",
+            source=source,
+        )
+    return parsed
 
 
 def _json_type(value: Any) -> str:
@@ -160,11 +170,6 @@ def _document_error(exc: ValidationError, raw: Any, source: str) -> DocumentErro
         message = "required field is missing"
     elif kind == "value_error" and message.startswith("Value error, "):
         message = message.removeprefix("Value error, ")
-    elif kind == "string_pattern_mismatch" and path.rsplit(".", 1)[-1] == "id":
-        message = (
-            "an id is 1 to 64 letters, digits, '_', '.' or '-', beginning with a letter or "
-            f"a digit; got {node!r}"[:300]
-        )
     elif kind == "literal_error" and isinstance(node, dict | list | str | int | float | bool):
         message = f"{message}, got {node!r}"
     first_loc = tuple(first["loc"])

@@ -247,7 +247,14 @@ class Trajectory(FrozenModel):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     document: Literal["trajectory"] = "trajectory"
-    id: str = Field(default_factory=new_id, pattern=ID_PATTERN)
+    # The pattern is checked where documents come in (core.documents), not here: a library
+    # written before it was checked still opens.
+    id: str = Field(
+        default_factory=new_id,
+        min_length=1,
+        max_length=64,
+        json_schema_extra={"pattern": ID_PATTERN},
+    )
     intent: str = ""
     kind: TrajectoryKind = TrajectoryKind.WEB
     start_url: str | None = None

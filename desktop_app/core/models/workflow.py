@@ -427,7 +427,14 @@ class Workflow(FrozenModel):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     document: Literal["workflow"] = "workflow"
-    id: str = Field(default_factory=new_id, pattern=ID_PATTERN)
+    # The pattern is checked where documents come in (core.documents), not here: a library
+    # written before it was checked still opens.
+    id: str = Field(
+        default_factory=new_id,
+        min_length=1,
+        max_length=64,
+        json_schema_extra={"pattern": ID_PATTERN},
+    )
     version: int = Field(default=1, ge=1)
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
