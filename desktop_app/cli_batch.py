@@ -204,10 +204,11 @@ def _run_rows(
     secrets, prompted = secret_values(workflow, from_env, interactive=interactive)
     first = bind_parameters(workflow, plan.rows[0].given, secrets=secrets)  # a missing secret
     if save_secrets:
-        from desktop_app.adapters.secrets import set_parameter_secret
+        from desktop_app.adapters.secrets import remember_parameter_secrets
 
-        for name in prompted:
-            set_parameter_secret(workflow.id, name, secrets[name])
+        missed = remember_parameter_secrets(workflow.id, {n: secrets[n] for n in prompted})
+        if missed is not None:  # the run goes on with the values typed
+            click.echo(f"warning: {missed}", err=True)
     out = replace(out, secrets=first.secret_values())
     options = ReplayOptions(
         assume_yes=yes,

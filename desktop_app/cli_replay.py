@@ -369,10 +369,11 @@ def _run(
     secrets, prompted = secret_values(workflow, from_env, interactive=interactive)
     bound = bind_parameters(workflow, given, secrets=secrets)
     if save_secrets:
-        from desktop_app.adapters.secrets import set_parameter_secret
+        from desktop_app.adapters.secrets import remember_parameter_secrets
 
-        for name in prompted:
-            set_parameter_secret(workflow.id, name, secrets[name])
+        missed = remember_parameter_secrets(workflow.id, {n: secrets[n] for n in prompted})
+        if missed is not None:  # the run goes on with the values typed
+            click.echo(f"warning: {missed}", err=True)
     options = ReplayOptions(
         assume_yes=yes,
         use_llm=use_llm,

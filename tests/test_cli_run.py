@@ -220,6 +220,23 @@ def test_a_prompted_secret_can_be_kept_in_the_keyring_for_later_runs(procedura: 
 
 
 @pytest.mark.slow
+def test_a_secret_the_keyring_will_not_keep_is_a_warning_and_the_run_goes_on(
+    procedura: Cli,
+) -> None:
+    workflow_id = _approved_id()  # no keyring on this machine: the tests' default backend
+    with DemoSite() as site:
+        result = procedura(
+            "run", workflow_id, "--base-url", site.url, "--headless", "--no-llm",
+            "--save-secrets", "-p", "full_name=Noor Keyless", input=f"{DEMO_PASSWORD}\n",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        assert "Noor Keyless" in {c["full_name"] for c in site.contacts()}
+    warning = next(line for line in result.stderr.splitlines() if line.startswith("warning:"))
+    assert warning.startswith("warning: Not remembered: password (no usable OS keyring"), warning
+    assert DEMO_PASSWORD not in result.stderr + result.stdout
+
+
+@pytest.mark.slow
 def test_on_a_terminal_a_person_points_at_elements_or_aborts(
     procedura: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

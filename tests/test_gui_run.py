@@ -174,6 +174,27 @@ def test_a_run_from_the_window_shows_each_step_and_ends_with_a_summary(gui: Gui)
     window.close()
 
 
+def test_secrets_the_keyring_will_not_keep_are_said_in_the_window_and_the_run_goes_on(
+    gui: Gui,
+) -> None:
+    # This machine has no keyring (the tests' own default: keyring's "fail" backend).
+    with DemoSite() as site:
+        version = gui.call(lambda: approved(gui.services, "create-contact"))
+        dialog = _open_dialog(gui, version.workflow_id)
+        _line(dialog, "full_name").setText("Kim Nokeyring")
+        dialog.form.remember.setChecked(True)
+        window = _start(gui, dialog, site.url)
+        gui.run(until(lambda: window.run is not None, timeout=60, what="the run to end"))
+        assert any(c["full_name"] == "Kim Nokeyring" for c in site.contacts())
+    run = window.run
+    assert run is not None and run.status is RunStatus.SUCCEEDED, run and run.error
+    assert window.notice.isVisible()
+    said = window.notice.text()
+    assert said.startswith("Not remembered: password (no usable OS keyring"), said
+    assert "used for this run only" in said and DEMO_PASSWORD not in said
+    window.close()
+
+
 def test_a_run_that_nothing_shows_was_done_ends_done_unverified_not_succeeded(gui: Gui) -> None:
     with DemoSite() as site:
         version = gui.call(

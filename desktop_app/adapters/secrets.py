@@ -5,6 +5,7 @@ The keyring is the Secret Service on Linux, the Keychain on macOS, the Credentia
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 from desktop_app.core.errors import StoreError
@@ -15,6 +16,7 @@ __all__ = [
     "delete_api_key",
     "get_api_key",
     "get_parameter_secret",
+    "remember_parameter_secrets",
     "set_api_key",
     "set_parameter_secret",
 ]
@@ -92,3 +94,22 @@ def set_parameter_secret(workflow_id: str, name: str, value: str) -> None:
         keyring.set_password(KEYRING_SERVICE, _parameter_user(workflow_id, name), value)
     except (KeyringError, RuntimeError) as exc:
         raise StoreError(f"no usable OS keyring ({exc}); the secret was not saved") from None
+
+
+def remember_parameter_secrets(workflow_id: str, secrets: Mapping[str, str]) -> str | None:
+    """Keep each of a workflow's secret values (the empty ones aside) in the keyring, for later
+    runs. None when they were kept; else what was not remembered and why, in one line, for the
+    person who asked: a keyring that is missing or refuses never stops the run the values were
+    typed for."""
+    names = [name for name, value in secrets.items() if value]
+    for done, name in enumerate(names):
+        try:
+            set_parameter_secret(workflow_id, name, secrets[name])
+        except StoreError as exc:
+            missed = ", ".join(names[done:])
+            why = str(exc).removesuffix("; the secret was not saved")
+            return (
+                f"Not remembered: {missed} ({why}). The values typed are used for this run "
+                "only; type them again next time."
+            )
+    return None

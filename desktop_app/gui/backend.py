@@ -94,17 +94,19 @@ class ServicesBackend:
         *,
         person: Person | None,
         on_event: Callable[[ReplayEvent], object],
+        on_note: Callable[[str], object] | None = None,
     ) -> Run:
-        """Bind the values, keep secrets in the keyring if asked, run, and learn."""
+        """Bind the values, keep secrets in the keyring if asked (*on_note* hears what was not
+        kept, and the run goes on), run, and learn."""
         workflow = request.version.workflow
         params = bind_parameters(workflow, request.values, secrets=request.secrets)
         if request.save_secrets:
-            from desktop_app.adapters.secrets import set_parameter_secret
+            from desktop_app.adapters.secrets import remember_parameter_secrets
 
-            for name in params.secrets:
-                value = request.secrets.get(name)
-                if value:
-                    set_parameter_secret(workflow.id, name, value)
+            typed = {name: request.secrets.get(name, "") for name in params.secrets}
+            missed = remember_parameter_secrets(workflow.id, typed)
+            if missed is not None and on_note is not None:
+                on_note(missed)
         options = replace(request.options, screenshots=True, screenshot_every_step=True)
         result = await replay(
             self._services,

@@ -179,10 +179,13 @@ class Backend(Protocol):
         *,
         person: Person | None,
         on_event: Callable[[ReplayEvent], object],
+        on_note: Callable[[str], object] | None = None,
     ) -> Run:
         """Run a version and learn from its repairs; the finished run record.
 
         Every step keeps a (masked) screenshot in the run record, so the run view can show it.
+        Secrets asked to be remembered that the keyring would not keep are told to *on_note*
+        (one line), and the run goes on with them.
 
         Raises:
             ParameterError: a value does not fit its parameter (nothing ran).

@@ -912,6 +912,7 @@ class BatchWindow(QMainWindow):
         self._started: dict[int, float] = {}
         self._began = 0.0
         self._closed = False
+        self._remembered = False
         self.summary_result: BatchSummary | None = None
         self.person = DialogPerson(self) if parallel == 1 else None
         workflow = request.version.workflow
@@ -966,6 +967,11 @@ class BatchWindow(QMainWindow):
         self.elapsed_label.setObjectName("batch-elapsed")
         row.addWidget(self.elapsed_label)
         layout.addLayout(row)
+        self.notice = QLabel()
+        self.notice.setObjectName("batch-notice")
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        layout.addWidget(self.notice)
         self.progress = QProgressBar()
         self.progress.setObjectName("batch-progress")
         self.progress.setFormat("%v of %m rows")
@@ -1126,11 +1132,20 @@ class BatchWindow(QMainWindow):
             options=self._request.options,
             base_url=self._request.base_url,
             headless=self._request.headless,
-            save_secrets=self._request.save_secrets,
+            # The same secrets serve every row: kept (or told why not) once.
+            save_secrets=self._request.save_secrets and not self._remembered,
         )
-        run = await self._host.backend.replay(request, person=self.person, on_event=_ignore)
+        self._remembered = True
+        run = await self._host.backend.replay(
+            request, person=self.person, on_event=_ignore, on_note=self._on_note
+        )
         self._host.events.runs_changed.emit(run.id)
         return RowOutcome.of_run(run)
+
+    def _on_note(self, text: str) -> None:
+        if not self._closed:
+            self.notice.setText(text)
+            self.notice.show()
 
     def _save(self, results: tuple[RowResult, ...]) -> None:
         self._results.write(results)

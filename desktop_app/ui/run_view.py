@@ -501,6 +501,12 @@ class RunWindow(QMainWindow):
         shot_layout.addWidget(self.screenshot, 1)
         shot_layout.addWidget(self.shot_caption)
 
+        self.notice = QLabel()
+        self.notice.setObjectName("run-notice")
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        layout.addWidget(self.notice)
+
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.steps)
         splitter.addWidget(shot_panel)
@@ -581,6 +587,7 @@ class RunWindow(QMainWindow):
         self._run = None
         self._follow = True
         self.summary.hide()
+        self.notice.hide()
         self.stop_button.setEnabled(True)
         self.stop_button.show()
         workflow = request.version.workflow
@@ -614,8 +621,14 @@ class RunWindow(QMainWindow):
 
     async def _replay(self, request: RunRequest) -> Run:
         return await self._host.backend.replay(
-            request, person=self.person, on_event=self._on_replay_event
+            request, person=self.person, on_event=self._on_replay_event, on_note=self._on_note
         )
+
+    def _on_note(self, text: str) -> None:
+        """Something the person should know that is not a step (secrets not remembered)."""
+        if not self._closed:
+            self.notice.setText(text)
+            self.notice.show()
 
     def stop(self) -> None:
         """Stop the run (it is recorded as interrupted)."""
