@@ -19,11 +19,12 @@ from desktop_app.adapters.sqlite.database import (
     migrate,
     open_database,
 )
+from desktop_app.adapters.sqlite.index_queue import SqlIndexQueue
 from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStore
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
-from desktop_app.core.errors import BrowserError, ProceduraError, TransitionError
+from desktop_app.core.errors import BrowserError, ProceduraError, StoreError, TransitionError
 from desktop_app.core.library import SaveResult, WorkflowLibrary
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.run import Run
@@ -78,6 +79,7 @@ class Services:
     experiences: SqlExperienceStore
     media: FileMediaStore
     lock: WriterLock | None
+    index_queue: SqlIndexQueue
     _closers: list[Any] = field(default_factory=list)
 
     @property
@@ -148,12 +150,17 @@ def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
                 migrate(engine)
         closers: list[Any] = []
         experiences = SqlExperienceStore(engine)
+        queue = SqlIndexQueue(engine)
         services = Services(
             settings=settings,
             engine=engine,
             workflows=WorkflowLibrary(
-                SqlWorkflowStore(engine), lambda: _make_index(settings, closers), experiences
+                SqlWorkflowStore(engine),
+                lambda: _make_index(settings, closers),
+                experiences,
+                queue,
             ),
+            index_queue=queue,
             trajectories=TrajectoryLibrary(SqlTrajectoryStore(engine)),
             runs=SqlRunStore(engine),
             experiences=experiences,
@@ -169,9 +176,18 @@ def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
         if write:
             services.trajectories.recover_abandoned()
             services.runs.interrupt_running("the process running it ended before the run finished")
+            _finish_indexing(services)
         yield services
     finally:
         services.close()
+
+
+def _finish_indexing(services: Services) -> None:
+    """Tell the search index what a process that ended before telling it left marked. An index
+    that cannot be opened now keeps the marks for the next start (and `procedura doctor`):
+    the library opens without it; search says what is wrong when used."""
+    with contextlib.suppress(StoreError):
+        services.workflows.repair_index()
 
 
 def collect_info(services: Services) -> dict[str, Any]:
@@ -194,6 +210,7 @@ def collect_info(services: Services) -> dict[str, Any]:
             "experiences": services.experiences.count(),
             "media_files": media_files,
             "media_bytes": media_bytes,
+            "index_pending": len(services.index_queue.pending()),
         },
         "browser": (
             {"found": True, "path": str(browser.path), "source": browser.source}
@@ -580,7 +597,9 @@ async def replay(
     )
     desktop = await open_desktop() if needs_desktop(workflow) else None  # no display: says so
     llm = make_structured_llm(settings, secrets=params.secret_values()) if options.use_llm else None
-    memory = ExperienceMemory(services.experiences, lambda: services.workflows.index)
+    memory = ExperienceMemory(
+        services.experiences, lambda: services.workflows.index, services.index_queue
+    )
     try:
         browser = (
             await open_browser(

@@ -168,6 +168,11 @@ def info(ctx: click.Context, as_json: bool) -> None:
         f"experiences:  {counts['experiences']}\n"
         f"media:        {counts['media_files']} files, {counts['media_bytes'] / 1e6:.1f} MB"
     )
+    if counts["index_pending"]:
+        click.echo(
+            f"search index: {counts['index_pending']} change(s) not indexed yet (the next "
+            "command that writes finishes them; `procedura doctor` checks everything)"
+        )
     if browser["found"]:
         click.echo(f"browser:      {browser['path']} ({browser['source']})")
     else:
@@ -941,6 +946,7 @@ def reindex(ctx: click.Context) -> None:
 
 
 def _add_commands() -> None:
+    from desktop_app.cli_doctor import doctor_command
     from desktop_app.cli_export import export_command
     from desktop_app.cli_replay import run_command, runs_group
     from desktop_app.cli_review import diff_command
@@ -948,6 +954,7 @@ def _add_commands() -> None:
     cli.add_command(run_command)
     cli.add_command(runs_group)
     cli.add_command(export_command)
+    cli.add_command(doctor_command)
     workflows.add_command(diff_command)
 
 

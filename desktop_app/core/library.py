@@ -1,7 +1,10 @@
 """The workflow library: versions, review, semantic search, import and export.
 
-SQLite is the source of truth; the semantic index follows it and can be rebuilt with
-:meth:`WorkflowLibrary.reindex`.
+SQLite is the source of truth; the semantic index follows it. What the index has yet to be
+told is marked in the database with the change itself and cleared once told, so a process
+killed in between leaves the mark and the next writer finishes the work
+(:meth:`WorkflowLibrary.repair_index`); :meth:`WorkflowLibrary.check_index` compares the two
+whole, and :meth:`WorkflowLibrary.reindex` rebuilds the index.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from desktop_app.core.documents import dump_document, load_workflow
 from desktop_app.core.errors import ConfirmationRequired, StoreError, TransitionError
@@ -20,12 +24,20 @@ from desktop_app.core.models.workflow import (
     WorkflowStatus,
     WorkflowVersion,
 )
-from desktop_app.core.ports import ExperienceStore, SearchIndex, WorkflowStore
+from desktop_app.core.ports import (
+    ExperienceStore,
+    IndexKind,
+    IndexQueue,
+    SearchIndex,
+    WorkflowStore,
+)
 from desktop_app.core.redaction import scrub_workflow
 from desktop_app.core.references import resolve_reference
-from desktop_app.core.views import IndexedWorkflow, WorkflowMatch, WorkflowSummary
+from desktop_app.core.views import IndexedWorkflow, IndexReport, WorkflowMatch, WorkflowSummary
 
 __all__ = ["SaveResult", "WorkflowLibrary"]
+
+_KINDS: Final[tuple[IndexKind, IndexKind]] = ("workflow", "experience")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +60,7 @@ class WorkflowLibrary:
         index: the semantic index, or a callable returning it (opened on first use, since
             opening it is slow and most commands do not need it).
         experiences: remembered repairs, re-indexed by :meth:`reindex`.
+        queue: what the index has yet to be told (the stores mark it); None: nothing marked.
     """
 
     def __init__(
@@ -55,11 +68,13 @@ class WorkflowLibrary:
         store: WorkflowStore,
         index: SearchIndex | Callable[[], SearchIndex],
         experiences: ExperienceStore,
+        queue: IndexQueue | None = None,
     ) -> None:
         self._store = store
         self._index_or_factory = index
         self._index: SearchIndex | None = None
         self._experiences = experiences
+        self._queue = queue
 
     @property
     def index(self) -> SearchIndex:
@@ -277,10 +292,12 @@ class WorkflowLibrary:
             )
         self._store.delete_workflow(summary.id)
         self.index.remove_workflow(summary.id)
+        self._done("workflow", [summary.id])
         return summary
 
     def reindex(self) -> tuple[int, int]:
         """Rebuild the index from the stores; return how many workflows and experiences."""
+        marked = self._queue.pending() if self._queue is not None else []
         summaries = self._store.summaries()
         entries = [
             IndexedWorkflow.of(self._store.get_version(s.id).workflow, s.status) for s in summaries
@@ -290,7 +307,81 @@ class WorkflowLibrary:
         index.clear()
         index.upsert_workflows(entries)  # the index embeds and writes in batches of its own
         index.upsert_experiences(experiences)
+        for kind in _KINDS:
+            self._done(kind, [item for k, item in marked if k == kind])
         return len(entries), len(experiences)
+
+    def repair_index(self) -> int:
+        """Tell the index what a process that ended before telling it left marked (a workflow
+        saved, approved or deleted; an experience learned); how many were marked. Without
+        marks the index is not even opened.
+
+        Raises:
+            StoreError: the index could not be updated (the marks stay for the next time).
+        """
+        marked = self._queue.pending() if self._queue is not None else []
+        if not marked:
+            return 0
+        workflow_ids = [item for kind, item in marked if kind == "workflow"]
+        present = {s.id: s for s in self._store.summaries(ids=workflow_ids)}
+        self.index.upsert_workflows(
+            [
+                IndexedWorkflow.of(self._store.get_version(i).workflow, present[i].status)
+                for i in workflow_ids
+                if i in present
+            ]
+        )
+        for gone in (i for i in workflow_ids if i not in present):
+            self.index.remove_workflow(gone)
+        self._done("workflow", workflow_ids)
+        experience_ids = [item for kind, item in marked if kind == "experience"]
+        found = [e for i in experience_ids if (e := self._experiences.get_experience(i))]
+        self.index.upsert_experiences(found)
+        self._done("experience", experience_ids)
+        return len(marked)
+
+    def check_index(self, *, fix: bool) -> IndexReport:
+        """Compare the index with the stores, whole: workflows it lacks or holds at another
+        version or status, entries of workflows that are gone, experiences likewise. With
+        *fix*, put each difference right (and clear every mark).
+
+        Raises:
+            StoreError: the index could not be read or updated.
+        """
+        held = self.index.entries()
+        summaries = {s.id: s for s in self._store.summaries()}
+        missing = sorted(i for i in summaries if i not in held.workflows)
+        stale = sorted(
+            i
+            for i, (version, status) in held.workflows.items()
+            if i in summaries
+            and (version, status) != (summaries[i].latest_version, summaries[i].status)
+        )
+        extra = sorted(i for i in held.workflows if i not in summaries)
+        stored = {e.id: e for e in self._experiences.experiences()}
+        report = IndexReport(
+            missing=tuple(missing),
+            stale=tuple(stale),
+            extra=tuple(extra),
+            missing_experiences=tuple(sorted(set(stored) - held.experiences)),
+            extra_experiences=tuple(sorted(held.experiences - set(stored))),
+        )
+        if not fix:
+            return report
+        marked = self._queue.pending() if self._queue is not None else []
+        self.index.upsert_workflows(
+            [
+                IndexedWorkflow.of(self._store.get_version(i).workflow, summaries[i].status)
+                for i in (*missing, *stale)
+            ]
+        )
+        for gone in extra:
+            self.index.remove_workflow(gone)
+        self.index.upsert_experiences([stored[i] for i in report.missing_experiences])
+        self.index.remove_experiences(report.extra_experiences)
+        for kind in _KINDS:
+            self._done(kind, [item for k, item in marked if k == kind])
+        return report.model_copy(update={"fixed": True})
 
     # ── internals ───────────────────────────────────────────────────────────────────────────
 
@@ -322,8 +413,14 @@ class WorkflowLibrary:
             self.index.upsert_workflows([IndexedWorkflow.of(latest, summary.status)])
         except StoreError as exc:
             raise StoreError(
-                f"saved, but the search index could not be updated ({exc}); run `procedura reindex`"
+                f"saved, but the search index could not be updated ({exc}); the next start "
+                "updates it, or run `procedura doctor`"
             ) from None
+        self._done("workflow", [workflow_id])
+
+    def _done(self, kind: IndexKind, ids: builtins.list[str]) -> None:
+        if self._queue is not None:
+            self._queue.done(kind, ids)
 
 
 def _has_domain(domains: tuple[str, ...], wanted: str) -> bool:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, WorkflowVersion
 from desktop_app.core.views import (
+    IndexedEntries,
     IndexedWorkflow,
     RunStats,
     SearchHit,
@@ -24,6 +25,8 @@ from desktop_app.core.views import (
 
 __all__ = [
     "ExperienceStore",
+    "IndexKind",
+    "IndexQueue",
     "MediaStore",
     "RunStore",
     "SearchIndex",
@@ -32,8 +35,14 @@ __all__ = [
 ]
 
 
+#: What the search index holds: workflows and experiences.
+IndexKind = Literal["workflow", "experience"]
+
+
 class WorkflowStore(Protocol):
-    """Workflows, their immutable versions and their review history."""
+    """Workflows, their immutable versions and their review history. A change to what the
+    search index holds (a version added, a status, a deletion) marks the workflow in the
+    :class:`IndexQueue`, in the same transaction."""
 
     def add_version(self, version: WorkflowVersion) -> None:
         """Insert a new version (creating the workflow on version 1). Never replaces one."""
@@ -143,7 +152,8 @@ class RunStore(Protocol):
 
 
 class ExperienceStore(Protocol):
-    """Remembered repairs."""
+    """Remembered repairs. Adding one marks it in the :class:`IndexQueue`, in the same
+    transaction."""
 
     def add_experience(self, experience: Experience) -> None:
         """Insert an experience."""
@@ -188,6 +198,17 @@ class MediaStore(Protocol):
         """How many files and how many bytes in all."""
 
 
+class IndexQueue(Protocol):
+    """What the search index has yet to be brought up to date with: marked by the stores in
+    the same transaction as the change, cleared once the index has it."""
+
+    def pending(self) -> list[tuple[IndexKind, str]]:
+        """Every mark, oldest first."""
+
+    def done(self, kind: IndexKind, ids: Sequence[str]) -> None:
+        """Clear the marks of *ids* (the index has them now)."""
+
+
 class SearchIndex(Protocol):
     """A semantic index over workflows and experiences, rebuildable from the stores."""
 
@@ -214,6 +235,12 @@ class SearchIndex(Protocol):
         self, query: str, *, limit: int = 5, workflow_id: str | None = None
     ) -> list[SearchHit]:
         """The experiences most similar to *query*, best first."""
+
+    def remove_experiences(self, ids: Sequence[str]) -> None:
+        """Drop these experiences' entries (the ones not there are ignored)."""
+
+    def entries(self) -> IndexedEntries:
+        """Every workflow's indexed version and status, and every experience id indexed."""
 
     def clear(self) -> None:
         """Remove every entry (before a rebuild)."""

@@ -10,6 +10,8 @@ from desktop_app.core.models.workflow import Workflow, WorkflowStatus
 from desktop_app.core.redaction import scrub_stated_secrets
 
 __all__ = [
+    "IndexReport",
+    "IndexedEntries",
     "IndexedWorkflow",
     "RunStats",
     "SearchHit",
@@ -125,3 +127,33 @@ class WorkflowMatch(FrozenModel):
 
     workflow: WorkflowSummary
     score: float
+
+
+class IndexedEntries(FrozenModel):
+    """What the search index holds: each workflow's indexed version and status, and the ids
+    of the experiences indexed."""
+
+    workflows: dict[str, tuple[int, WorkflowStatus]]
+    experiences: frozenset[str]
+
+
+class IndexReport(FrozenModel):
+    """How the search index differed from the stores (ids), and whether it was put right."""
+
+    missing: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+    missing_experiences: tuple[str, ...] = ()
+    extra_experiences: tuple[str, ...] = ()
+    fixed: bool = False
+
+    @property
+    def consistent(self) -> bool:
+        """Whether the index held exactly what the stores hold."""
+        return not (
+            self.missing
+            or self.stale
+            or self.extra
+            or self.missing_experiences
+            or self.extra_experiences
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from desktop_app.adapters.search.worker import IndexWorker
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.workflow import WorkflowStatus
-from desktop_app.core.views import IndexedWorkflow, SearchHit
+from desktop_app.core.views import IndexedEntries, IndexedWorkflow, SearchHit
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -295,6 +296,12 @@ class ChromaSearchIndex:
             )
             self._dimensions.setdefault(EXPERIENCES, vectors.shape[1])
 
+    def remove_experiences(self, ids: Sequence[str]) -> None:
+        """Drop these experiences' entries."""
+        if ids:
+            self._open(EXPERIENCES)
+            self._call("update", "delete", name=EXPERIENCES, ids=list(ids))
+
     def search_experiences(
         self, query: str, *, limit: int = 5, workflow_id: str | None = None
     ) -> list[SearchHit]:
@@ -337,6 +344,21 @@ class ChromaSearchIndex:
             self._dimensions.clear()
             self._call("clear", "clear", names=[WORKFLOWS, EXPERIENCES], metadata=self._identity())
             self._opened.update((WORKFLOWS, EXPERIENCES))
+
+    def entries(self) -> IndexedEntries:
+        """Every workflow's indexed version and status, and every experience id indexed."""
+        self._open(WORKFLOWS)
+        self._open(EXPERIENCES)
+        workflows: dict[str, tuple[int, WorkflowStatus]] = {}
+        for item_id, metadata in self._call("read", "entries", name=WORKFLOWS):
+            with contextlib.suppress(KeyError, ValueError, TypeError):  # not ours: stale
+                workflows[item_id] = (
+                    int(metadata["version"]),
+                    WorkflowStatus(metadata["status"]),
+                )
+            workflows.setdefault(item_id, (0, WorkflowStatus.DRAFT))
+        experiences = frozenset(i for i, _ in self._call("read", "entries", name=EXPERIENCES))
+        return IndexedEntries(workflows=workflows, experiences=experiences)
 
     def count(self) -> tuple[int, int]:
         """How many workflows and experiences are indexed."""

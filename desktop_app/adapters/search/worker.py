@@ -377,6 +377,12 @@ class _Chroma:
     def count(self, name: str) -> int:
         return self._get(name).count()
 
+    def entries(self, name: str) -> list[tuple[str, dict[str, Any]]]:
+        """Every entry's id and metadata (no documents, no vectors)."""
+        found = self._get(name).get(include=["metadatas"])
+        metadatas = found["metadatas"] or [{} for _ in found["ids"]]
+        return [(i, dict(m or {})) for i, m in zip(found["ids"], metadatas, strict=True)]
+
     def query(
         self, name: str, vector: Any, n: int, where: dict[str, Any] | None
     ) -> tuple[list[str], list[float]]:
@@ -431,6 +437,7 @@ def _serve(conn: Connection, path: Path) -> None:
         "upsert": chroma.upsert,
         "delete": chroma.delete,
         "count": chroma.count,
+        "entries": chroma.entries,
         "query": chroma.query,
         "clear": chroma.clear,
     }

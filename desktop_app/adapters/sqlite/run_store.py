@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
+from desktop_app.adapters.sqlite.index_queue import mark_pending
 from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow
 from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.common import utcnow
@@ -168,6 +169,7 @@ class SqlExperienceStore:
                     document=experience.model_dump_json(),
                 )
             )
+            mark_pending(session, "experience", experience.id)
             session.commit()
 
     def experiences(self) -> list[Experience]:

@@ -12,6 +12,7 @@ from sqlmodel import Field, SQLModel
 
 __all__ = [
     "ExperienceRow",
+    "IndexPendingRow",
     "RunRow",
     "RunStepRow",
     "TrajectoryEventRow",
@@ -203,6 +204,18 @@ class ExperienceRow(SQLModel, table=True):
     uses: int = 0
     last_used_at: datetime | None = _utc(default=None, nullable=True)
     document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class IndexPendingRow(SQLModel, table=True):
+    """Something the search index must be brought up to date with: written in the same
+    transaction as the change, removed once the index has it (a crash in between leaves it,
+    for the next writer to finish)."""
+
+    __tablename__ = "index_pending"
+
+    kind: str = Field(primary_key=True)  # "workflow" or "experience"
+    item_id: str = Field(primary_key=True)
+    since: datetime = _utc()
 
 
 metadata = SQLModel.metadata

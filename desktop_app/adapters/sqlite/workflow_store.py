@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy import Engine, func, or_
 from sqlmodel import Session, col, delete, select
 
+from desktop_app.adapters.sqlite.index_queue import mark_pending
 from desktop_app.adapters.sqlite.tables import (
     WorkflowRow,
     WorkflowTransitionRow,
@@ -95,6 +96,7 @@ class SqlWorkflowStore:
                 session.add(_transition_row(wf.id, wf.version, t))
             session.flush()
             self._refresh(session, wf.id, wf)
+            mark_pending(session, "workflow", wf.id)
             session.commit()
 
     def record_transition(
@@ -110,6 +112,7 @@ class SqlWorkflowStore:
             session.add(_transition_row(workflow_id, version, transition))
             session.flush()
             self._refresh(session, workflow_id, None)
+            mark_pending(session, "workflow", workflow_id)
             session.commit()
         return self.get_version(workflow_id, version)
 
@@ -125,6 +128,7 @@ class SqlWorkflowStore:
         with Session(self._engine) as session:
             self._row(session, workflow_id)
             session.exec(delete(WorkflowRow).where(col(WorkflowRow.id) == workflow_id))
+            mark_pending(session, "workflow", workflow_id)  # its entry is to go
             session.commit()
 
     def _refresh(self, session: Session, workflow_id: str, latest: Workflow | None) -> None:

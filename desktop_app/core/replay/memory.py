@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from desktop_app.core.models.experience import Experience
-from desktop_app.core.ports import ExperienceStore, SearchIndex
+from desktop_app.core.ports import ExperienceStore, IndexQueue, SearchIndex
 
 __all__ = ["ExperienceMemory"]
 
@@ -20,14 +20,20 @@ class ExperienceMemory:
         store: where experiences live (the source of truth).
         index: the semantic index, or a callable opening it; only opened when a step has no
             experience of its own (opening it is slow).
+        queue: what the index has yet to be told (the store marks a new experience; it is
+            cleared here once indexed).
     """
 
     def __init__(
-        self, store: ExperienceStore, index: SearchIndex | Callable[[], SearchIndex] | None
+        self,
+        store: ExperienceStore,
+        index: SearchIndex | Callable[[], SearchIndex] | None,
+        queue: IndexQueue | None = None,
     ) -> None:
         self._store = store
         self._index_source = index
         self._index: SearchIndex | None = None
+        self._queue = queue
 
     def _search_index(self) -> SearchIndex | None:
         if self._index is None and self._index_source is not None:
@@ -70,3 +76,5 @@ class ExperienceMemory:
         index = self._search_index()
         if index is not None:
             index.upsert_experiences([experience])
+            if self._queue is not None:
+                self._queue.done("experience", [experience.id])
