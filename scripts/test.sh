@@ -23,4 +23,10 @@ step mypy
 step lint-imports
 # No display needed: Qt renders offscreen; tests that want a real X server start Xvfb themselves.
 # Two workers (the machines have two cores); a test file stays on one worker, with its fixtures.
-QT_QPA_PLATFORM=offscreen step pytest -n 2 --dist loadfile "$@"
+# The run cannot hang: a test over its time limit ends its worker (pyproject's timeout, by a
+# thread: it fires even inside Qt), a crashed worker ends the run (no replacement to wait on),
+# and the watchdog stops everything when nothing was printed for 10 minutes (no test takes
+# more than 5) or the run passes 80 minutes.
+printf '==> %s\n' "pytest -n 2 --dist loadfile --max-worker-restart 0 $*"
+QT_QPA_PLATFORM=offscreen "$bin/python" scripts/watchdog.py --quiet 600 --limit 4800 -- \
+    "$bin/pytest" -n 2 --dist loadfile --max-worker-restart 0 "$@"
