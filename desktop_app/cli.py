@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, ParamSpec, TypeVar, cast
+from typing import Any, BinaryIO, NoReturn, ParamSpec, TypeVar, cast
 
 import click
 
@@ -90,12 +92,41 @@ def _read_input(path: str) -> tuple[bytes, str]:
     file = Path(path)
     try:
         return file.read_bytes(), file.name
-    except FileNotFoundError:
-        raise DocumentError("no such file", source=path) from None
-    except IsADirectoryError:
-        raise DocumentError("is a directory, not a file", source=path) from None
-    except PermissionError:
-        raise DocumentError("permission denied", source=path) from None
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise _input_error(exc, path) from None
+
+
+@contextmanager
+def _open_input(path: str) -> Iterator[tuple[BinaryIO, str]]:
+    """:func:`_read_input` as a seekable binary file, for documents read a part at a time.
+
+    Standard input (and a pipe given by name) is copied to a temporary file first, not into
+    memory.
+    """
+    with contextlib.ExitStack() as stack:
+        if path == "-":
+            stream: BinaryIO = sys.stdin.buffer
+            source = "<stdin>"
+        else:
+            try:
+                stream = stack.enter_context(Path(path).open("rb"))
+            except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+                raise _input_error(exc, path) from None
+            source = Path(path).name
+        if path == "-" or not stream.seekable():
+            spool = stack.enter_context(tempfile.TemporaryFile())
+            shutil.copyfileobj(stream, spool)
+            spool.seek(0)
+            stream = spool
+        yield stream, source
+
+
+def _input_error(exc: OSError, path: str) -> DocumentError:
+    if isinstance(exc, FileNotFoundError):
+        return DocumentError("no such file", source=path)
+    if isinstance(exc, IsADirectoryError):
+        return DocumentError("is a directory, not a file", source=path)
+    return DocumentError("permission denied", source=path)
 
 
 def _write_output(text: str, out: str | None, force: bool) -> None:
@@ -634,10 +665,9 @@ def trajectories_show(ctx: click.Context, ref: str, as_json: bool, raw: bool) ->
 @click.pass_context
 def trajectories_import(ctx: click.Context, file: str) -> None:
     """Import a trajectory document (JSON). FILE may be - for stdin."""
-    data, source = _read_input(file)
-    with _services(ctx, write=True) as services:
-        t = services.trajectories.import_json(data, source=source)
-    click.echo(f"imported trajectory {t.id[:8]} ({len(t.events)} events)")
+    with _open_input(file) as (stream, source), _services(ctx, write=True) as services:
+        t = services.trajectories.import_file(stream, source=source)
+    click.echo(f"imported trajectory {t.id[:8]} ({t.event_count} events)")
 
 
 @trajectories.command("export")

@@ -213,6 +213,10 @@ def _bad_documents(tmp_path: Path) -> list[tuple[Path, str]]:
             "up.json at id: an id is 1 to 64 letters, digits, '_', '.' or '-', beginning with",
         ),
         (variant("blank.json", lambda d: d.update(id=" ")), "blank.json at id: an id is 1 to 64"),
+        (
+            variant("half.json", lambda d: d.update(name="Half \ud800 a pair")),
+            "half.json: not text: a \\u escape is half of a surrogate pair, no character",
+        ),
         (variant("line.json", lambda d: d.update(id="id\n")), "line.json at id: an id is 1 to 64"),
         (tmp_path / "missing.json", "missing.json: no such file"),
     ]

@@ -7,6 +7,7 @@ Every store method either does all it says or nothing (one transaction), and rai
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -30,6 +31,7 @@ __all__ = [
     "MediaStore",
     "RunStore",
     "SearchIndex",
+    "TrajectoryImport",
     "TrajectoryStore",
     "WorkflowStore",
 ]
@@ -88,6 +90,12 @@ class TrajectoryStore(Protocol):
     def add(self, trajectory: Trajectory) -> None:
         """Insert a whole trajectory (an import). Fails if the id exists."""
 
+    def importing(self, trajectory_id: str) -> AbstractContextManager[TrajectoryImport]:
+        """Insert a trajectory in one transaction, its events a batch at a time (an import of a
+        large file). Nothing is kept unless :meth:`TrajectoryImport.finish` is called in the
+        block: leaving it otherwise, or by an error, rolls everything back. Fails if the id
+        exists."""
+
     def begin(self, trajectory: Trajectory) -> None:
         """Insert a trajectory's header to append events to as they happen."""
 
@@ -120,6 +128,16 @@ class TrajectoryStore(Protocol):
 
     def count(self) -> int:
         """How many trajectories."""
+
+
+class TrajectoryImport(Protocol):
+    """A trajectory being inserted (see :meth:`TrajectoryStore.importing`)."""
+
+    def append(self, events: Sequence[Event]) -> None:
+        """Add events after those added so far."""
+
+    def finish(self, trajectory: Trajectory) -> None:
+        """Write *trajectory*'s header (its events are those appended, not its own) and commit."""
 
 
 class RunStore(Protocol):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from desktop_app.core.documents import dump_document, load_trajectory
+from contextlib import ExitStack
+from typing import BinaryIO
+
+from desktop_app.core.documents import TrajectoryReader, dump_document, load_trajectory
 from desktop_app.core.errors import ConfirmationRequired, DocumentError
 from desktop_app.core.models.trajectory import Event, Trajectory
-from desktop_app.core.ports import TrajectoryStore
+from desktop_app.core.ports import TrajectoryImport, TrajectoryStore
 from desktop_app.core.recording import RecordingSession, clean_events, recover_abandoned
 from desktop_app.core.references import resolve_reference
 from desktop_app.core.views import TrajectorySummary
@@ -69,15 +72,63 @@ class TrajectoryLibrary:
                 (trajectories are never overwritten).
         """
         trajectory = load_trajectory(data, source=source)
-        if any(found == trajectory.id for found, _ in self._store.find(trajectory.id)):
+        self._check_new(trajectory.id, source)
+        self._store.add(trajectory)
+        return trajectory
+
+    def import_file(self, file: BinaryIO, *, source: str = "") -> TrajectorySummary:
+        """:meth:`import_json` for a file, read and stored an event at a time: however large
+        the document, it is never held in memory whole (see
+        :class:`~desktop_app.core.documents.TrajectoryReader`). *file* is binary and seekable.
+
+        The events are written as they are read, in one transaction that is committed only once
+        the whole document has proved valid; nothing is written if it is invalid.
+
+        Raises:
+            DocumentError: as :meth:`import_json`.
+        """
+        reader = TrajectoryReader(file, source=source)
+        with ExitStack() as transaction:
+            writer: TrajectoryImport | None = None
+            for number, events in enumerate(reader.events()):
+                if (
+                    number == 0
+                    and reader.first_id is not None
+                    and not self._stored(reader.first_id)
+                ):
+                    writer = transaction.enter_context(self._store.importing(reader.first_id))
+                if writer is not None:
+                    writer.append(events)
+            header, count = reader.result()
+            self._check_new(header.id, source)
+            if writer is not None and header.id == reader.first_id and not reader.void:
+                writer.finish(header)
+                return self._summary(header.id)
+        # The events were not written as they were read (the id came after them, or a second
+        # one replaced it): read them again, the trajectory's header known now.
+        with self._store.importing(header.id) as writer:
+            if count:
+                file.seek(0)
+                again = TrajectoryReader(file, source=source, stream=not reader.void)
+                for events in again.events():
+                    writer.append(events)
+            writer.finish(header)
+        return self._summary(header.id)
+
+    def _stored(self, trajectory_id: str) -> bool:
+        return any(found == trajectory_id for found, _ in self._store.find(trajectory_id))
+
+    def _check_new(self, trajectory_id: str, source: str) -> None:
+        if self._stored(trajectory_id):
             raise DocumentError(
-                f"a trajectory with id {trajectory.id} is already stored; trajectories are never "
+                f"a trajectory with id {trajectory_id} is already stored; trajectories are never "
                 "overwritten",
                 path="id",
                 source=source,
             )
-        self._store.add(trajectory)
-        return trajectory
+
+    def _summary(self, trajectory_id: str) -> TrajectorySummary:
+        return next(s for s in self._store.summaries() if s.id == trajectory_id)
 
     def delete(self, ref: str, *, confirmed: bool) -> TrajectorySummary:
         """Delete a trajectory. Needs *confirmed*."""

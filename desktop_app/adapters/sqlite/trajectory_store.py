@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, func, insert
 from sqlmodel import Session, col, delete, select
 
 from desktop_app.adapters.sqlite.tables import (
@@ -32,6 +34,14 @@ class SqlTrajectoryStore:
             for seq, event in enumerate(trajectory.events):
                 session.add(_event_row(trajectory.id, seq, event))
             session.commit()
+
+    @contextmanager
+    def importing(self, trajectory_id: str) -> Iterator[SqlTrajectoryImport]:
+        with Session(self._engine) as session:
+            # A stand-in header row for the events to refer to, replaced by finish.
+            _insert_header(session, Trajectory(id=trajectory_id))
+            yield SqlTrajectoryImport(session, trajectory_id)
+        # Leaving the session without its commit (finish) rolls everything back.
 
     def begin(self, trajectory: Trajectory) -> None:
         with Session(self._engine) as session:
@@ -166,6 +176,35 @@ class SqlTrajectoryStore:
         return row
 
 
+class SqlTrajectoryImport:
+    """A trajectory being inserted in one transaction, its events a batch at a time."""
+
+    def __init__(self, session: Session, trajectory_id: str) -> None:
+        self._session = session
+        self._id = trajectory_id
+        self._count = 0
+
+    def append(self, events: Sequence[Event]) -> None:
+        if not events:
+            return
+        # Rows as values, not ORM objects: the session keeps nothing of them until the commit.
+        rows = [_event_values(self._id, self._count + i, event) for i, event in enumerate(events)]
+        self._session.exec(insert(TrajectoryEventRow), params=rows)
+        self._count += len(rows)
+
+    def finish(self, trajectory: Trajectory) -> None:
+        if trajectory.id != self._id:
+            raise ValueError(f"importing trajectory {self._id}, not {trajectory.id}")
+        row = self._session.get(TrajectoryRow, self._id)
+        assert row is not None
+        header = _header_row(trajectory)
+        for field in ("intent", "kind", "start", "started_at", "ended_at", "incomplete", "header"):
+            setattr(row, field, getattr(header, field))
+        row.event_count = self._count
+        self._session.add(row)
+        self._session.commit()
+
+
 def _header_row(trajectory: Trajectory) -> TrajectoryRow:
     # A secret stated in the intent ("… with password hunter2") is never stored.
     trajectory = trajectory.model_copy(update={"intent": scrub_stated_secrets(trajectory.intent)})
@@ -183,13 +222,17 @@ def _header_row(trajectory: Trajectory) -> TrajectoryRow:
 
 
 def _event_row(trajectory_id: str, seq: int, event: Event) -> TrajectoryEventRow:
-    return TrajectoryEventRow(
-        trajectory_id=trajectory_id,
-        seq=seq,
-        action=event.action,
-        at=event.at,
-        document=event.model_dump_json(),
-    )
+    return TrajectoryEventRow(**_event_values(trajectory_id, seq, event))
+
+
+def _event_values(trajectory_id: str, seq: int, event: Event) -> dict[str, Any]:
+    return {
+        "trajectory_id": trajectory_id,
+        "seq": seq,
+        "action": event.action,
+        "at": event.at,
+        "document": event.model_dump_json(),
+    }
 
 
 def _insert_header(session: Session, trajectory: Trajectory) -> None:
