@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,20 +156,27 @@ def percentile(samples: Sequence[float], q: float) -> float:
 @contextlib.contextmanager
 def isolated_home() -> Iterator[Path]:
     """A temporary data directory for Procedura (``PROCEDURA_HOME``), removed afterwards."""
-    saved = {k: os.environ.get(k) for k in ("PROCEDURA_HOME", "XDG_CONFIG_HOME")}
     with tempfile.TemporaryDirectory(prefix="procedura-bench-") as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        os.environ["PROCEDURA_HOME"] = str(home)
-        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")
-        try:
+        config = str(Path(tmp) / "config")
+        with environment({"PROCEDURA_HOME": str(home), "XDG_CONFIG_HOME": config}):
             yield home
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+
+
+@contextlib.contextmanager
+def environment(values: Mapping[str, str]) -> Iterator[None]:
+    """*values* in ``os.environ`` for this process and its children, then as they were."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def machine() -> dict[str, Any]:

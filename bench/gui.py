@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from common import ROOT, Section, isolated_home, median, percentile, stop_process
+from common import ROOT, Section, environment, isolated_home, median, percentile, stop_process
 from common import main as cli_main
 from gui_support import Gui, open_gui, top_level, until
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -106,21 +106,6 @@ _QUERIES = (
     "update an order",
     "register a new sales lead",
 )
-
-
-@contextlib.contextmanager
-def _environment() -> Iterator[None]:
-    """:data:`ENVIRONMENT` in ``os.environ`` for this process and its children, then restored."""
-    saved = {key: os.environ.get(key) for key in ENVIRONMENT}
-    os.environ.update(ENVIRONMENT)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 # ── data ────────────────────────────────────────────────────────────────────────────────────
@@ -504,7 +489,7 @@ def measure(smoke: bool = False) -> Section:
     section = Section("gui", "GUI: cold start, Library filter, GUI-thread stalls in a replay")
     section.notes += _method_notes(starts, populated, total, indexed)
     load = _load()
-    with _environment():
+    with environment(ENVIRONMENT):
         base = _demo_workflow()
         with isolated_home():
             _fill_home(base, 0, 0)  # the stores created: "empty" is no workflows, not a first run

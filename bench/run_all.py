@@ -38,6 +38,8 @@ BENCHMARKS = (
     "gui",
     "real_apps",
     "safety",
+    "soak",
+    "faults",
 )
 
 _CHILD = """
