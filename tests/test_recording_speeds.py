@@ -2,7 +2,8 @@
 speed, and (for one demonstration on each app) at machine speed on a machine two busy processes
 compete for, gives the same workflow (steps, targets, parameters, checks), on the demo app and
 on apps nobody here wrote. Every step's picture shows the page the step was recorded on, with
-its element in it.
+its element in it; at machine speed a step may lack one only where the screen never showed its
+page as it was acted on.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from browser_support import busy_machine
 from demonstrations import MACHINE, PERSON, SCENARIOS, Scenario, signature
 from recording_support import app_for, record_demonstration
 
+from desktop_app.adapters.browser.step_pictures import RECEIPT_LAG_MS, PictureChoice
 from desktop_app.app import Services, open_services
 from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models import ActionKind, Event, Trajectory
@@ -116,15 +118,24 @@ def _page_of(event: Event) -> set[str]:
     return {u for u in urls if u}
 
 
-def _pictures_problems(services: Services, trajectory: Trajectory) -> list[str]:
-    """Every step's picture shows its page (by the badge) and its element inside the frame."""
+def _pictures_problems(
+    services: Services, trajectory: Trajectory, choices: list[PictureChoice] | None = None
+) -> list[str]:
+    """Every step's picture shows its page (by the badge) and its element inside the frame.
+
+    With *choices* (what the recorder said of how it chose each picture, at machine speed), a
+    step may have none only if the screen truly showed no frame of its page as it was acted
+    on: none reached it from the page's drawing to the page's response, and the screen did go
+    on showing frames after (the screencast was alive)."""
     problems = []
     for index, event in enumerate(trajectory.events):
         if event.action in {ActionKind.NOTE, ActionKind.SWITCH_TAB, ActionKind.SCROLL}:
             continue
         ref = event.before.screenshot if event.before else None
         if ref is None:
-            problems.append(f"event {index} ({event.action.value}) has no picture")
+            said = _choice_of(event, choices or [])
+            if said is None or not _never_on_screen(said):
+                problems.append(f"event {index} ({event.action.value}) has no picture")
             continue
         image = cv2.imread(str(services.media.path(ref)))
         shown = _read_badge(image)
@@ -142,6 +153,21 @@ def _pictures_problems(services: Services, trajectory: Trajectory) -> list[str]:
     return problems
 
 
+def _choice_of(event: Event, choices: list[PictureChoice]) -> PictureChoice | None:
+    began = event.at.timestamp() * 1000
+    return next((c for c in choices if abs(c.began_ms - began) < 1), None)
+
+
+def _never_on_screen(said: PictureChoice) -> bool:
+    """No frame reached the screen while the step's page was as acted on (the recorder was
+    right to leave it without a picture), and frames did reach it after."""
+    return (
+        said.since_ms <= said.began_ms <= said.until_ms
+        and not any(said.since_ms <= f < said.until_ms for f in said.frames)
+        and any(f >= said.until_ms for f in said.frames)
+    )
+
+
 def _element_crop(services: Services, event: Event) -> np.ndarray | None:
     box = event.target.fingerprint.bbox if event.target and event.target.fingerprint else None
     ref = event.before.screenshot if event.before else None
@@ -154,12 +180,17 @@ def _element_crop(services: Services, event: Event) -> np.ndarray | None:
 
 
 def _same_elements_pictured(
-    services: Services, reference: Trajectory, other: Trajectory
+    services: Services, reference: Trajectory, other: Trajectory, choices: list[PictureChoice]
 ) -> list[str]:
     """Each step's element looks in *other*'s picture as in *reference*'s (it was on screen,
-    as the person saw it, not a moment before it appeared)."""
+    as the person saw it, not a moment before it appeared), where the recorder took a frame
+    that surely shows it so (see step_pictures: what it may take as a last resort, or a frame
+    stamped within the browser's receipt lag of the drawing, may show the moment before)."""
     problems = []
     for index, (a, b) in enumerate(zip(reference.events, other.events, strict=True)):
+        said = _choice_of(b, choices)
+        if said is not None and not _surely_as_acted_on(said):
+            continue
         crop_a, crop_b = _element_crop(services, a), _element_crop(services, b)
         if crop_a is None or crop_b is None or crop_a.shape != crop_b.shape:
             continue
@@ -170,6 +201,15 @@ def _same_elements_pictured(
         if shade > 40 and shape > 8:
             problems.append(f"event {index} ({a.action.value}): its element looks different")
     return problems
+
+
+def _surely_as_acted_on(said: PictureChoice) -> bool:
+    return (
+        said.rule in {"in place", "caught up"}
+        and said.frame_ms is not None
+        and said.drawn_ms is not None
+        and said.frame_ms >= said.drawn_ms + RECEIPT_LAG_MS
+    )
 
 
 def _outlines(crop: np.ndarray) -> np.ndarray:
@@ -214,10 +254,18 @@ def test_the_same_workflow_at_any_speed(
                     trajectory = await record_demonstration(
                         services, url, scenario, pace, init_script=_BADGE_JS
                     )
-                said[label] = "\n".join(r.getMessage() for r in caplog.records[first:])
-                problems = _pictures_problems(services, trajectory)
+                records = caplog.records[first:]
+                said[label] = "\n".join(r.getMessage() for r in records)
+                # How the recorder chose each picture; a script can act on a page before the
+                # screen ever showed it as it was, a person cannot.
+                choices = [r.__dict__["picture"] for r in records if "picture" in r.__dict__]
+                problems = _pictures_problems(
+                    services, trajectory, [] if label == "person" else choices
+                )
                 if label != "person":
-                    problems += _same_elements_pictured(services, runs["person"][0], trajectory)
+                    problems += _same_elements_pictured(
+                        services, runs["person"][0], trajectory, choices
+                    )
                 runs[label] = (trajectory, signature(induce(trajectory).workflow), problems)
         return runs
 

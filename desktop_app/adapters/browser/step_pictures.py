@@ -20,6 +20,15 @@ picture is never a frame of what the step led to:
    not show yet, or not where it was);
 5. else none: a step without a picture rather than a picture of something else.
 
+Rules 1 and 2 take the newest frame they may, so a picture shows the element as acted on
+unless the only frames were stamped within :data:`RECEIPT_LAG_MS` of its drawing (Chromium
+stamps a frame when it receives it, not when it was captured): a script acting on an element
+the moment it was redrawn, on a loaded machine, may get a picture of the moment before. Rules
+3 and 4 are the same kind of last resort. This happens
+   only when no frame at all reached the screen between the page's drawing at its address
+   (or the element's) and its response to the action: a script acting faster than the screen
+   on a loaded machine. It is logged, with the frames that did come (:class:`PictureChoice`).
+
 A page opened gets the newest frame since its first paint shortly after it loaded, before
 anything was done on it (or, if its first action came before any frame, the frame that
 showed it as it was then, by rule 2). The element acted on is outlined and every sensitive
@@ -48,12 +57,16 @@ if TYPE_CHECKING:
     from desktop_app.adapters.browser.tab_watch import Frame as Painted
     from desktop_app.adapters.browser.tab_watch import TabWatch
 
-__all__ = ["CATCH_UP_MS", "Began", "StepPictures"]
+__all__ = ["CATCH_UP_MS", "RECEIPT_LAG_MS", "Began", "PictureChoice", "StepPictures"]
 
 log = logging.getLogger(__name__)
 
 #: How long after an action began a frame the page had drawn before it may reach the screen.
 CATCH_UP_MS: Final = 300.0
+#: How late a frame may reach the recorder after the compositor captured it: Chromium stamps a
+#: screencast frame when the browser receives it, so one stamped this soon after the page was
+#: done drawing the element may show it a moment before (two frames at 60 Hz).
+RECEIPT_LAG_MS: Final = 34.0
 #: How long after a page loaded its picture is taken (unless an action begins first).
 _PAGE_SHOT_DELAY_S: Final = 0.3
 #: How long after that the page's first action may still be reported (typing is reported
@@ -69,6 +82,27 @@ class Began:
 
     at_ms: float
     ref: str | None
+
+
+@dataclass(frozen=True)
+class PictureChoice:
+    """How an action's picture was chosen, logged with it (``extra={"picture": ...}``).
+
+    *rule* is the module's rule that gave the frame (``in place``, ``caught up``, ``being
+    drawn``, ``page``) or ``none``; *frame_ms* when that frame reached the recorder, *drawn_ms*
+    when the page was done drawing the element as acted on (ms since the epoch, None if not
+    known). With none, no frame reached the screen from *since_ms* (the earliest moment a frame
+    could show the page as acted on) until *until_ms* (after which it may show what the action
+    did); *frames* are when the frames kept then reached it.
+    """
+
+    began_ms: float
+    rule: str
+    frame_ms: float | None
+    drawn_ms: float | None
+    since_ms: float
+    until_ms: float
+    frames: tuple[float, ...]
 
 
 class StepPictures:
@@ -116,30 +150,54 @@ class StepPictures:
         page_since = _page_since(data)
         ready_drawn = ms_of(data.get("ready_drawn"))
         painted, rule = None, "none"
+        earliest, latest = page_since, began  # what any rule would have taken a frame from
         if ready_drawn is not None:
             since = max(page_since, ready_drawn)
             painted, rule = await watch.newest_between(since, began), "in place"
             if painted is None:
                 limit = await self._catch_up_limit(action, newest_action)
+                latest = max(latest, limit)
                 painted, rule = await watch.newest_between(since, limit), "caught up"
             drawing = ms_of(data.get("ready_drawing"))
             if painted is None and drawing is not None and drawing < ready_drawn:
                 # None on screen since it was done: the one that came while it was drawn
                 # (the page may tell it was done a little after it was).
+                earliest = min(earliest, drawing)
                 painted, rule = await watch.newest_between(drawing, began), "being drawn"
         if painted is None:
             painted, rule = await watch.newest_between(page_since, began), "page"
+        choice = PictureChoice(
+            began,
+            rule,
+            painted.at_ms if painted else None,
+            ready_drawn,
+            earliest,
+            latest,
+            tuple(f.at_ms for f in watch.frames()),
+        )
+        if painted is None:
+            # Acted on before the screen showed the page as it was then (a script faster than
+            # the screen, a loaded machine): no picture rather than one of something else.
+            log.info(
+                "step %d has no picture: no frame reached the screen from %+.0f ms to %+.0f ms "
+                "of its beginning (frames then: %s)",
+                index,
+                earliest - began,
+                latest - began,
+                _near(watch, began),
+                extra={"picture": choice},
+            )
+            return
         log.debug(
-            "picture of step %d (began %.0f, ready drawing %s, drawn %s): %s",
+            "picture of step %d (began %.0f, ready drawing %s, drawn %s): %s, frame of %.0f",
             index,
             began,
             _from(data.get("ready_drawing"), began),
             _from(ready_drawn, began),
-            f"{rule}, frame of {painted.at_ms:.0f}" if painted else "none",
+            rule,
+            painted.at_ms,
+            extra={"picture": choice},
         )
-        if painted is None:
-            log.debug("  frames on screen then (ms from its beginning): %s", _near(watch, began))
-            return
         target = data.get("target")
         fingerprint = target.get("fingerprint") if isinstance(target, dict) else None
         outline = _box(fingerprint.get("bbox")) if isinstance(fingerprint, dict) else None
