@@ -127,12 +127,14 @@ def _make_index(settings: Settings, closers: list[Any]) -> SearchIndex:
 
 
 @contextlib.contextmanager
-def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
+def open_services(settings: Settings, *, write: bool, index_now: bool = True) -> Iterator[Services]:
     """Open the stores in *settings.home* and yield the services over them.
 
     With *write*, this process takes the writer lock first (one writer at a time) and holds it
-    until the block ends. Without it the stores are only read; a database that needs migrating is
-    migrated under the lock for that moment.
+    until the block ends, and first finishes what an earlier process left (a recording, a run,
+    the search index: :func:`finish_indexing`; with *index_now* False the caller does that last
+    one itself, off its GUI thread). Without it the stores are only read; a database that needs
+    migrating is migrated under the lock for that moment.
 
     Raises:
         StoreLockedError: *write* was asked for and another process holds the lock.
@@ -176,18 +178,22 @@ def open_services(settings: Settings, *, write: bool) -> Iterator[Services]:
         if write:
             services.trajectories.recover_abandoned()
             services.runs.interrupt_running("the process running it ended before the run finished")
-            _finish_indexing(services)
+            if index_now:
+                finish_indexing(services)
         yield services
     finally:
         services.close()
 
 
-def _finish_indexing(services: Services) -> None:
-    """Tell the search index what a process that ended before telling it left marked. An index
-    that cannot be opened now keeps the marks for the next start (and `procedura doctor`):
-    the library opens without it; search says what is wrong when used."""
+def finish_indexing(services: Services) -> int:
+    """Tell the search index what a process that ended before telling it left marked; how
+    many changes that was. An index that cannot be opened now keeps the marks for the next
+    start (and `procedura doctor`): the library opens without it; search says what is wrong
+    when used. Slow when much was left (each entry is embedded): the app runs it in the
+    background once its window is up."""
     with contextlib.suppress(StoreError):
-        services.workflows.repair_index()
+        return services.workflows.repair_index()
+    return 0
 
 
 def collect_info(services: Services) -> dict[str, Any]:

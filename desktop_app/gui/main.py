@@ -71,7 +71,7 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from desktop_app.app import open_services
+    from desktop_app.app import finish_indexing, open_services
     from desktop_app.gui.backend import ServicesBackend
     from desktop_app.gui.instance import InstanceServer
     from desktop_app.ui.main_window import MainWindow
@@ -84,7 +84,8 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, quit_asked.set)
     try:
-        services_cm = open_services(settings, write=True)
+        # The search index is brought up to date once the window is up (it may embed much).
+        services_cm = open_services(settings, write=True, index_now=False)
         services = services_cm.__enter__()
     except StoreLockedError as exc:
         from desktop_app.handoff import show_running_app
@@ -113,7 +114,10 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
         tray.show()
         window.tasks.start(window.reload_all(), label="Loading the library…")
         window.tasks.start(tray.reload(), label="Loading the tray menu…")
-        window.tasks.run(lambda: services.workflows.index, label="Opening the search index…")
+        window.tasks.run(
+            lambda: (finish_indexing(services), services.workflows.index),
+            label="Updating the search index…",
+        )
         asked = asyncio.ensure_future(quit_asked.wait())
         await asyncio.wait([closed, asked], return_when=asyncio.FIRST_COMPLETED)
         if not closed.done():  # a signal: close as the user would (editors may still ask)

@@ -102,7 +102,7 @@ class FakeOpenAIServer:
     ``POST /v1/chat/completions`` (queued replies, else :attr:`default_chat`; ``stream: true``
     answers as server-sent events), ``GET /v1/models``. Every request is recorded in
     :attr:`requests`. :meth:`fail_next` makes requests answer an HTTP error (or drop the
-    connection) and :meth:`set_delay` makes them slow.
+    connection), :meth:`set_delay` makes them slow and :meth:`hold` keeps them waiting.
 
     Use as a context manager, or :func:`fake_openai_server` in a fixture.
     """
@@ -121,6 +121,7 @@ class FakeOpenAIServer:
         self._chat_queue: deque[ChatReply] = deque()
         self._failures: list[_Failure] = []
         self._delays: dict[str | None, float] = {}
+        self._holds: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._ids = itertools.count(1)
@@ -218,13 +219,23 @@ class FakeOpenAIServer:
             else:
                 self._delays.pop(path, None)
 
+    def hold(self, path: str) -> threading.Event:
+        """Keep requests to *path* unanswered until the event returned is set."""
+        gate = threading.Event()
+        with self._lock:
+            self._holds[path] = gate
+        return gate
+
     def reset(self) -> None:
-        """Forget requests, queued replies, failures and delays."""
+        """Forget requests, queued replies, failures, delays and holds (held requests go on)."""
         with self._lock:
             self._requests.clear()
             self._chat_queue.clear()
             self._failures.clear()
             self._delays.clear()
+            for gate in self._holds.values():
+                gate.set()
+            self._holds.clear()
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -256,6 +267,10 @@ class FakeOpenAIServer:
     def _delay_for(self, path: str) -> float:
         with self._lock:
             return self._delays.get(path, self._delays.get(None, 0.0))
+
+    def _hold_for(self, path: str) -> threading.Event | None:
+        with self._lock:
+            return self._holds.get(path)
 
     def _next_chat(self) -> ChatReply:
         with self._lock:
@@ -368,6 +383,10 @@ class _Handler(BaseHTTPRequestHandler):
         delay = self.fake._delay_for(path)
         if delay and self.fake._stopping.wait(delay):
             return
+        gate = self.fake._hold_for(path)
+        while gate is not None and not gate.wait(0.05):
+            if self.fake._stopping.is_set():
+                return
         failure = self.fake._take_failure(path)
         try:
             if failure is not None:
