@@ -24,7 +24,7 @@ from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStor
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
-from desktop_app.core.errors import BrowserError, ProceduraError, StoreError, TransitionError
+from desktop_app.core.errors import BrowserError, ProceduraError, StoreError
 from desktop_app.core.library import SaveResult, WorkflowLibrary
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.run import Run
@@ -63,7 +63,6 @@ __all__ = [
     "record_desktop",
     "record_web",
     "replay",
-    "version_to_run",
 ]
 
 
@@ -520,26 +519,6 @@ def _rebased(version: WorkflowVersion, base_url: str, origin: str | None) -> Wor
     if origin is None:
         raise RebaseError(f"workflow {version.workflow.name!r} opens no http(s) URL to move")
     return version.model_copy(update={"workflow": rebase(version.workflow, base_url, origin)})
-
-
-def version_to_run(services: Services, ref: str, *, allow_draft: bool) -> WorkflowVersion:
-    """The version a run uses: the approved one; with *allow_draft*, the latest unless archived.
-
-    Raises:
-        TransitionError: no approved version (and drafts not allowed), or only archived ones.
-    """
-    if not allow_draft:
-        try:
-            return services.workflows.runnable(ref)
-        except TransitionError as exc:
-            raise TransitionError(f"{exc}, or run the draft with --allow-draft") from None
-    latest = services.workflows.get(ref)
-    if latest.status is WorkflowStatus.ARCHIVED:
-        raise TransitionError(
-            f"workflow {latest.workflow.name!r} version {latest.version} is archived; "
-            "restore it first"
-        )
-    return latest
 
 
 @dataclass

@@ -39,9 +39,9 @@ from desktop_app.core.batch import (
 from desktop_app.core.models.run import RunTrigger
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.outcomes import UNVERIFIED_WORDS
-from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.render import check_base_url
+from desktop_app.ops.run import replay_options
 
 if TYPE_CHECKING:
     from desktop_app.app import Services
@@ -87,8 +87,7 @@ def run_csv(
         ProceduraError: the file, the workflow, a secret or the base URL is wrong (the command
             line exits 2 for these, naming the problem).
     """
-    from desktop_app.app import version_to_run
-    from desktop_app.cli_replay import open_for_run
+    from desktop_app.cli_replay import open_for_run, runnable_version
 
     if csv_path is None:
         raise click.UsageError("--parallel runs the rows of a CSV file: give it with --params-csv")
@@ -103,7 +102,7 @@ def run_csv(
         check_base_url(base_url)
     table = read_table(csv_path)
     with open_for_run(ctx.obj["settings"]()) as services:
-        version = version_to_run(services, ref, allow_draft=allow_draft)
+        version = runnable_version(services, ref, allow_draft=allow_draft)
         plan = plan_batch(version.workflow, table, defaults=defaults)
         _echo_plan(plan, version)
         if not plan.ok:
@@ -210,12 +209,8 @@ def _run_rows(
         if missed is not None:  # the run goes on with the values typed
             click.echo(f"warning: {missed}", err=True)
     out = replace(out, secrets=first.secret_values())
-    options = ReplayOptions(
-        assume_yes=yes,
-        use_llm=use_llm,
-        max_llm_calls_per_step=services.settings.llm_max_calls_per_step,
-        patience_s=services.settings.replay_patience_s,
-        trigger=RunTrigger.BATCH,
+    options = replay_options(
+        services.settings, trigger=RunTrigger.BATCH, confirm=not yes, use_llm=use_llm
     )
     handed_off = not services.writable  # the desktop app holds the stores: it runs each row
     person = TerminalPerson() if interactive and parallel == 1 else None

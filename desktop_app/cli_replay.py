@@ -24,6 +24,7 @@ from desktop_app.core.errors import (
     NotFoundError,
     ProceduraError,
     StoreLockedError,
+    TransitionError,
 )
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import (
@@ -37,13 +38,15 @@ from desktop_app.core.models.run import (
 from desktop_app.core.models.workflow import ParameterType, Workflow
 from desktop_app.core.outcomes import UNVERIFIED_WORDS, outcome_reason, outcome_words
 from desktop_app.core.replay.browser import Handle
-from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
+from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import ParameterError, parse_assignments
 from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.core.replay.render import check_base_url
+from desktop_app.ops.run import replay_options, version_to_run
 
 if TYPE_CHECKING:
     from desktop_app.app import Services
+    from desktop_app.core.models.workflow import WorkflowVersion
 
 __all__ = [
     "EXIT_UNVERIFIED",
@@ -294,6 +297,22 @@ def run_command(
     sys.exit(exit_code(run))
 
 
+def runnable_version(services: Services, ref: str, *, allow_draft: bool) -> WorkflowVersion:
+    """The version ``run`` uses (:func:`~desktop_app.ops.run.version_to_run`), its error
+    naming the flag that runs a draft.
+
+    Raises:
+        TransitionError: no approved version (and no --allow-draft), or it is archived.
+        NotFoundError: no such workflow.
+    """
+    try:
+        return version_to_run(services.workflows, ref, allow_draft=allow_draft)
+    except TransitionError as exc:
+        if allow_draft or "archived" in str(exc):
+            raise
+        raise TransitionError(f"{exc}, or run the draft with --allow-draft") from None
+
+
 @contextlib.contextmanager
 def open_for_run(settings: Any) -> Iterator[Services]:
     """The stores as their writer; while the desktop app holds them, read-only (it runs it)."""
@@ -333,7 +352,7 @@ def _run(
     interactive: bool,
     as_json: bool,
 ) -> Run:
-    from desktop_app.app import make_structured_llm, replay, version_to_run
+    from desktop_app.app import make_structured_llm, replay
     from desktop_app.core.replay.intent import bind_values, check_bound, find_workflow
     from desktop_app.core.replay.parameters import bind_parameters
 
@@ -345,7 +364,7 @@ def _run(
         ref = choice.workflow.id
         trigger = RunTrigger.INTENT
         click.echo(f"Found '{choice.workflow.name}' (by {choice.reason})", err=True)
-    version = version_to_run(services, ref, allow_draft=allow_draft)
+    version = runnable_version(services, ref, allow_draft=allow_draft)
     workflow = version.workflow
     if base_url is not None:
         check_base_url(base_url)
@@ -374,13 +393,7 @@ def _run(
         missed = remember_parameter_secrets(workflow.id, {n: secrets[n] for n in prompted})
         if missed is not None:  # the run goes on with the values typed
             click.echo(f"warning: {missed}", err=True)
-    options = ReplayOptions(
-        assume_yes=yes,
-        use_llm=use_llm,
-        max_llm_calls_per_step=services.settings.llm_max_calls_per_step,
-        patience_s=services.settings.replay_patience_s,
-        trigger=trigger,
-    )
+    options = replay_options(services.settings, trigger=trigger, confirm=not yes, use_llm=use_llm)
     if not services.writable:  # the desktop app holds the stores: it runs it (docs/tray.md)
         from desktop_app.handoff import hand_off_run
 

@@ -21,13 +21,14 @@ from typing import Any, Final
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
 
-from desktop_app.core.errors import ProceduraError, TransitionError
+from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import Run, RunTrigger
-from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
-from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
+from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.person import Question
 from desktop_app.handoff import run_to_json, server_name
+from desktop_app.ops.run import replay_options, version_to_run
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
@@ -210,18 +211,13 @@ def _version(host: Host, message: dict[str, Any]) -> WorkflowVersion:
         TransitionError: no approved version (drafts not allowed), or it is archived.
         NotFoundError: no such workflow or version.
     """
-    workflows = host.backend.workflows
-    ref = str(message["workflow"])
     number = message.get("version")
-    if number is None and not message.get("allow_draft"):
-        return workflows.runnable(ref)
-    version = workflows.get(ref, None if number is None else int(number))
-    if version.status is WorkflowStatus.ARCHIVED:
-        raise TransitionError(
-            f"workflow {version.workflow.name!r} version {version.version} is archived; "
-            "restore it first"
-        )
-    return version
+    return version_to_run(
+        host.backend.workflows,
+        str(message["workflow"]),
+        version=None if number is None else int(number),
+        allow_draft=bool(message.get("allow_draft")),
+    )
 
 
 def _request(settings: Settings, version: WorkflowVersion, message: dict[str, Any]) -> RunRequest:
@@ -231,12 +227,11 @@ def _request(settings: Settings, version: WorkflowVersion, message: dict[str, An
             raise TypeError(f"{key} must be an object of names and values")
         return {str(k): str(v) for k, v in given.items()}
 
-    options = ReplayOptions(
-        assume_yes=bool(message.get("assume_yes", False)),
-        use_llm=bool(message.get("use_llm", True)),
-        max_llm_calls_per_step=settings.llm_max_calls_per_step,
-        patience_s=settings.replay_patience_s,
+    options = replay_options(
+        settings,
         trigger=RunTrigger(message.get("trigger") or RunTrigger.CLI.value),
+        confirm=not message.get("assume_yes", False),
+        use_llm=bool(message.get("use_llm", True)),
     )
     base_url = message.get("base_url")
     return RunRequest(

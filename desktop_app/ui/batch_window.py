@@ -77,8 +77,8 @@ from desktop_app.core.batch import (
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.run import RunStatus, RunTrigger
 from desktop_app.core.models.workflow import ParameterType, Workflow
-from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.render import check_base_url
+from desktop_app.ops.run import replay_options
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
 from desktop_app.ui.parameter_form import ParameterForm
@@ -720,12 +720,11 @@ class BatchDialog(QDialog):
         request = RunRequest(
             version=self._setup.version,
             secrets=secrets,
-            options=ReplayOptions(
-                assume_yes=not self.confirm.isChecked(),
-                use_llm=self.use_llm.isChecked(),
-                max_llm_calls_per_step=self._host.backend.settings.llm_max_calls_per_step,
-                patience_s=self._host.backend.settings.replay_patience_s,
+            options=replay_options(
+                self._host.backend.settings,
                 trigger=RunTrigger.BATCH,
+                confirm=self.confirm.isChecked(),
+                use_llm=self.use_llm.isChecked(),
             ),
             base_url=self.base_url.text().strip() or None,
             headless=parallel > 1 or not self.show_browser.isChecked(),

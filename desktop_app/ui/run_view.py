@@ -53,11 +53,12 @@ from desktop_app.core.models.workflow import (
     WorkflowVersion,
 )
 from desktop_app.core.outcomes import outcome_reason
-from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
+from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.ladder import public_title
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.core.replay.render import check_base_url
+from desktop_app.ops.run import replay_options, version_to_run
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import Backend, RunRequest
 from desktop_app.ui.host import Host
@@ -105,13 +106,10 @@ def load_setup(backend: Backend, workflow_id: str, version: int | None) -> RunSe
     """The version to run and what to prefill (blocking: call it on the store thread).
 
     Raises:
-        TransitionError: *version* is None and no version is approved.
+        TransitionError: *version* is None and no version is approved, or it is archived.
         NotFoundError: no such workflow or version.
     """
-    if version is None:
-        loaded = backend.workflows.runnable(workflow_id)
-    else:
-        loaded = backend.workflows.get(workflow_id, version)
+    loaded = version_to_run(backend.workflows, workflow_id, version=version)
     workflow = loaded.workflow
     stored = {}
     for param in workflow.parameters:
@@ -331,12 +329,11 @@ class RunDialog(QDialog):
 
     def request(self) -> RunRequest:
         """The run as asked for."""
-        options = ReplayOptions(
-            assume_yes=not self.confirm.isChecked(),
-            use_llm=self.use_llm.isChecked(),
-            max_llm_calls_per_step=self._settings.llm_max_calls_per_step,
-            patience_s=self._settings.replay_patience_s,
+        options = replay_options(
+            self._settings,
             trigger=RunTrigger.GUI,
+            confirm=self.confirm.isChecked(),
+            use_llm=self.use_llm.isChecked(),
         )
         return RunRequest(
             version=self._setup.version,

@@ -51,8 +51,8 @@ from PySide6.QtWidgets import (
 from desktop_app.core.models.run import Run, RunStatus, RunTrigger
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.outcomes import outcome_reason
-from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.views import RunStats, WorkflowSummary
+from desktop_app.ops.run import replay_options
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.batch_window import BatchWindow, open_batch
 from desktop_app.ui.host import Host
@@ -503,12 +503,8 @@ class Tray(QObject):
         dialog.activateWindow()
 
     def _direct_request(self, setup: RunSetup) -> RunRequest:
-        settings = self._host.backend.settings
-        options = ReplayOptions(
-            assume_yes=not settings.confirm_irreversible,
-            use_llm=setup.llm_configured,
-            max_llm_calls_per_step=settings.llm_max_calls_per_step,
-            patience_s=settings.replay_patience_s,
+        options = replay_options(
+            self._host.backend.settings, trigger=RunTrigger.TRAY, use_llm=setup.llm_configured
         )
         return RunRequest(version=setup.version, options=options)
 

@@ -1,0 +1,86 @@
+"""Running a workflow: which version runs, and how it may behave, decided once for the command
+line (``run``, ``run --params-csv``), the run window, a batch, the tray and the hand-off.
+
+- **Which version.** The approved one. A numbered version runs as asked (the run window's "Run
+  this version", the hand-off, which names the one the command line chose); with *allow_draft*
+  the latest. Never an archived one: restore it first.
+- **How.** :func:`replay_options` turns the settings and the few choices a person makes for one
+  run (confirm irreversible steps, use the LLM) into the engine's options; nothing else builds
+  them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from desktop_app.core.errors import TransitionError
+from desktop_app.core.models.run import RunTrigger
+from desktop_app.core.models.workflow import WorkflowStatus
+from desktop_app.core.replay.engine import ReplayOptions
+
+if TYPE_CHECKING:
+    from desktop_app.core.library import WorkflowLibrary
+    from desktop_app.core.models.workflow import WorkflowVersion
+    from desktop_app.settings import Settings
+
+__all__ = ["replay_options", "version_to_run"]
+
+
+def version_to_run(
+    workflows: WorkflowLibrary,
+    ref: str,
+    *,
+    version: int | None = None,
+    allow_draft: bool = False,
+) -> WorkflowVersion:
+    """The version a run of the workflow *ref* uses (blocking: it reads the library).
+
+    Args:
+        workflows: the library.
+        ref: the workflow's id, id prefix or name.
+        version: a version number: that one. None: the approved one, or with *allow_draft*
+            the latest.
+        allow_draft: None for *version* may mean the latest, a draft.
+
+    Raises:
+        TransitionError: no approved version (and nothing else asked for), or the version
+            is archived.
+        NotFoundError: no such workflow or version.
+    """
+    if version is None and not allow_draft:
+        found = workflows.runnable(ref)
+    else:
+        found = workflows.get(ref, version)
+    if found.status is WorkflowStatus.ARCHIVED:
+        raise TransitionError(
+            f"workflow {found.workflow.name!r} version {found.version} is archived; "
+            "restore it first"
+        )
+    return found
+
+
+def replay_options(
+    settings: Settings,
+    *,
+    trigger: RunTrigger,
+    confirm: bool | None = None,
+    use_llm: bool = True,
+) -> ReplayOptions:
+    """How one run may behave.
+
+    Args:
+        settings: the user's settings (LLM calls per step, patience).
+        trigger: what started the run, for its record.
+        confirm: irreversible steps found by healing wait for a person's yes (None: as the
+            ``confirm_irreversible`` setting says).
+        use_llm: the LLM may heal (when one is configured).
+    """
+    if confirm is None:
+        confirm = settings.confirm_irreversible
+    return ReplayOptions(
+        assume_yes=not confirm,
+        use_llm=use_llm,
+        max_llm_calls_per_step=settings.llm_max_calls_per_step,
+        patience_s=settings.replay_patience_s,
+        trigger=trigger,
+    )
