@@ -28,7 +28,6 @@ from desktop_app.core.errors import (
 )
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import (
-    Resolution,
     Run,
     RunStatus,
     RunStep,
@@ -447,13 +446,8 @@ def _run(
     return finished
 
 
-def _healed(run: Run) -> int:
-    unhealed = (None, Resolution.DIRECT, Resolution.NOT_NEEDED)
-    return sum(1 for s in run.steps if s.resolution not in unhealed)
-
-
 def _print_summary(run: Run) -> None:
-    healed = _healed(run)
+    healed = len(run.healed)
     seconds = (
         (run.finished_at - run.started_at).total_seconds() if run.finished_at is not None else 0.0
     )
@@ -515,7 +509,7 @@ def runs_list(ctx: click.Context, ref: str | None, limit: int, as_json: bool) ->
             r.trigger.value,
             f"{r.started_at:%Y-%m-%d %H:%M}",
             str(len(r.steps)),
-            str(_healed(r)),
+            str(len(r.healed)),
             str(r.llm_calls),
         ]
         for r in runs

@@ -63,7 +63,7 @@ def test_an_archived_workflow_never_runs_however_it_is_asked_for(services: Servi
     workflow = _two_versions(services)
     services.workflows.archive(workflow.id, actor="tester")
     for asked in ({}, {"allow_draft": True}, {"version": 1}, {"version": 2}):
-        with pytest.raises(TransitionError, match="archived|no approved version"):
+        with pytest.raises(TransitionError, match=r"archived|no approved version"):
             version_to_run(services.workflows, workflow.id, **asked)  # type: ignore[arg-type]
     services.workflows.restore(workflow.id, actor="tester")
     assert version_to_run(services.workflows, workflow.id, allow_draft=True).version >= 2

@@ -57,7 +57,7 @@ from desktop_app.core.diff import (
 )
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.library import WorkflowLibrary
-from desktop_app.core.models.run import Resolution, Run, RunStep
+from desktop_app.core.models.run import Resolution, Run
 from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, WorkflowVersion
 from desktop_app.core.outcomes import outcome_words
 from desktop_app.core.ports import MediaStore, RunStore
@@ -301,10 +301,6 @@ def _load_workflow(library: WorkflowLibrary, runs: RunStore, workflow_id: str) -
     return _Workflow(versions=versions, repair_runs=proposing)
 
 
-def _healed(run: Run) -> list[RunStep]:
-    return [s for s in run.steps if s.resolution in RUNGS]
-
-
 def _load_images(media: MediaStore, refs: Sequence[str]) -> dict[str, bytes]:
     images: dict[str, bytes] = {}
     for ref in refs:
@@ -525,7 +521,7 @@ def healed_html(version: WorkflowVersion, runs: Sequence[Run], images: Sequence[
     by_id = {s.id: s for s in version.workflow.steps}
     available = set(images)
     for run in runs:
-        healed = _healed(run)
+        healed = run.healed
         llm = f", {run.llm_calls} LLM call(s), {run.tokens} tokens" if run.llm_calls else ""
         parts.append(
             f"<p>Run <span class='code'>{_e(run.id[:8])}</span> of version "
@@ -920,7 +916,7 @@ class ReviewPage(QWidget):
             return
         base = shown.version(shown.base)
         runs = [r for r in shown.repair_runs if r.proposed_version == compared.version]
-        refs = [s.screenshot for r in runs for s in _healed(r) if s.screenshot is not None]
+        refs = [s.screenshot for r in runs for s in r.healed if s.screenshot is not None]
         diff, images = await self._host.tasks.call(
             _compute, base, compared, self._host.backend.media, refs
         )

@@ -25,7 +25,6 @@ __all__ = [
     "StepColumn",
     "format_duration",
     "format_when",
-    "healed_count",
     "run_seconds",
     "run_summary",
     "status_color",
@@ -71,7 +70,6 @@ _STEP_STATUS: Final[dict[StepStatus, str]] = {
     StepStatus.SKIPPED: "– Skipped",
 }
 
-_UNHEALED: Final = (None, Resolution.DIRECT, Resolution.NOT_NEEDED)
 
 _GREEN: Final = QColor("#1b7f3b")
 _RED: Final = QColor("#b3261e")
@@ -92,11 +90,6 @@ def status_color(status: RunStatus | StepStatus | None) -> QColor | None:
     if status in (RunStatus.ABORTED, RunStatus.INTERRUPTED, StepStatus.SKIPPED):
         return _AMBER
     return None
-
-
-def healed_count(run: Run) -> int:
-    """How many steps found their element by anything but their first recorded locator."""
-    return sum(1 for s in run.steps if s.resolution not in _UNHEALED)
 
 
 def run_seconds(run: Run) -> float | None:
@@ -137,9 +130,7 @@ def run_summary(run: Run, *, with_status: bool = True) -> str:
     seconds = run_seconds(run)
     took = f" in {seconds:.1f} s" if seconds is not None else ""
     calls = "1 LLM call" if run.llm_calls == 1 else f"{run.llm_calls} LLM calls"
-    text = (
-        f"{len(run.steps)} steps{took}, {healed_count(run)} healed, {calls}, {run.tokens:,} tokens"
-    )
+    text = f"{len(run.steps)} steps{took}, {len(run.healed)} healed, {calls}, {run.tokens:,} tokens"
     return (
         f"{RUN_STATUS_LABELS[run.status]}: {text}" if with_status else text[:1].upper() + text[1:]
     )
@@ -366,7 +357,7 @@ class RunStepsModel(RowsModel[_Row]):
         if column is StepColumn.STATUS:
             color = status_color(step.status)
             return QBrush(color) if color is not None else None
-        if column is StepColumn.RESOLUTION and step.resolution not in _UNHEALED:
+        if column is StepColumn.RESOLUTION and step.resolution and step.resolution.is_heal:
             return QBrush(_AMBER)
         if column is StepColumn.DETAIL and step.error:
             return QBrush(_RED)

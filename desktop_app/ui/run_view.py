@@ -68,7 +68,6 @@ from desktop_app.ui.run_models import (
     RUN_STATUS_LABELS,
     RunStepsModel,
     StepColumn,
-    healed_count,
     run_summary,
     status_color,
 )
@@ -795,7 +794,7 @@ class RunWindow(QMainWindow):
             reason = outcome_reason(run)
             if reason:
                 lines.append(reason)
-            healed = healed_count(run)
+            healed = len(run.healed)
             if healed and run.proposed_version is not None:
                 lines.append(
                     f"{healed} step(s) healed: the page had drifted. The repair is proposed as "

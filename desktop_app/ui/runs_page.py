@@ -48,7 +48,6 @@ from desktop_app.ui.run_models import (
     StepColumn,
     format_duration,
     format_when,
-    healed_count,
     run_seconds,
     run_summary,
     status_color,
@@ -194,7 +193,7 @@ class RunsTableModel(RowsModel[Run]):
             seconds = run_seconds(run)
             return format_duration(seconds * 1000) if seconds is not None else "…"
         if column == RunColumn.HEALED:
-            return str(healed_count(run))
+            return str(len(run.healed))
         if column == RunColumn.LLM:
             return str(run.llm_calls)
         return ""
@@ -210,7 +209,7 @@ class RunsTableModel(RowsModel[Run]):
             seconds = run_seconds(run)
             return seconds if seconds is not None else -1.0
         if column == RunColumn.HEALED:
-            return healed_count(run)
+            return len(run.healed)
         if column == RunColumn.LLM:
             return run.llm_calls
         return self._display(run, column)

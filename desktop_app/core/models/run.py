@@ -76,6 +76,12 @@ class Resolution(StrEnum):
     PERSON = "person"
     NOT_NEEDED = "not_needed"
 
+    @property
+    def is_heal(self) -> bool:
+        """Whether the step was healed: its element was found by anything but its first
+        recorded locator (the page had drifted)."""
+        return self not in (Resolution.DIRECT, Resolution.NOT_NEEDED)
+
 
 class RunStep(FrozenModel):
     """The outcome of one step of a run."""
@@ -120,6 +126,11 @@ class Run(FrozenModel):
     #: The time spent after the last step waiting for the app to finish (requests, a
     #: debounced save) before the outcome was checked and the browser closed.
     closing_wait_ms: float = Field(default=0, ge=0)
+
+    @property
+    def healed(self) -> tuple[RunStep, ...]:
+        """The steps that healed (:attr:`Resolution.is_heal`), in order."""
+        return tuple(s for s in self.steps if s.resolution is not None and s.resolution.is_heal)
 
     @property
     def llm_calls(self) -> int:

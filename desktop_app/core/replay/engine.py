@@ -127,9 +127,6 @@ _KEPT_TIMEOUT_S: Final = 5.0
 SUCCESS_TITLE: Final = "Check that the task was done"
 #: Why a run whose steps all went, of a workflow without a success check, is "done, unverified".
 NO_SUCCESS_CHECK: Final = "the workflow has no success check to show the task was done"
-_HEALED: Final = frozenset(
-    {Resolution.FINGERPRINT, Resolution.EXPERIENCE, Resolution.LLM, Resolution.PERSON}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,7 +411,7 @@ class Replayer:
         except (StepFailed, ActionFailed, NavigationRefused) as exc:
             status, error = StepStatus.FAILED, str(exc)
         screenshot = None
-        healed = tracker.found is not None and tracker.found.resolution in _HEALED
+        healed = tracker.found is not None and tracker.found.resolution.is_heal
         if (
             not isinstance(aborted, BrowserGone)
             and self._options.screenshots
