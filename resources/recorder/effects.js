@@ -101,6 +101,8 @@
   const SOCKET_ANSWER_MS = 3000;
   /** A timer an action sets this short is work it still has to do (its page is not settled). */
   const AWAITED_TIMER_MS = 1500;
+  /** A timer this short only yields to the event loop (browsers clamp nested ones to 4 ms). */
+  const YIELD_MS = 4;
   const MAX_AWAITED_TIMERS = 20;
   /** Reports about one action are sent at most this often (the last one always). */
   const REPORT_COALESCE_MS = 40;
@@ -799,7 +801,8 @@
 
   /**
    * Timers carry the action that set them (a debounced search still answers the typing, even
-   * after the next action began). Animation frames carry only a cause a task took over (the
+   * after the next action began), except a zero-delay one that runs after a newer action
+   * began (see below). Animation frames carry only a cause a task took over (the
    * rendering of a response): an animation loop is not kept an action's doing.
    */
   /** Short timers still to fire, by id: what to call once each fires or is cleared. */
@@ -821,9 +824,17 @@
       const done = () => {
         if (id !== null && timerCause.delete(id)) cause.timers = Math.max(0, cause.timers - 1);
       };
+      // A zero-delay timer only yields to the event loop (a framework drawing a batch of
+      // changes). If it runs after a newer action's events did (a busy page handles input
+      // first), the batch may hold that action's changes too: attributed by time then, as
+      // work run through a MessageChannel is. A timer with a delay (a debounce) keeps its
+      // setter.
+      const yields = !(Number(delay) > YIELD_MS);
+      const newest = current;
       id = nativeSetTimeout.call(window, function () {
         attemptOr(() => {
           done();
+          if (yields && current !== newest) return;
           enterTask(cause);
           noteActivity(cause);
         });
