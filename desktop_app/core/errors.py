@@ -1,14 +1,42 @@
-"""The core's exception tree.
+"""The exception tree, whole: the classes defined here and, where they live, the others.
 
     ProceduraError
     ├── DocumentError            a document (JSON file, stored row) is malformed or invalid
+    │   ├── BatchFileError           a batch's CSV file (core/batch.py)
+    │   ├── BundleError              a bundle that cannot be read (core/exports/bundle.py)
+    │   │   └── BundleConflictError      it holds what the library has otherwise
+    │   └── NotTheSameTaskError      recordings of different tasks (core/induction/multi.py)
     ├── NotFoundError            no workflow / trajectory / run with that id or name
     │   └── AmbiguousReferenceError  a prefix or name matches more than one
     ├── TransitionError          a status change the review process does not allow
     ├── StoreError               a store cannot be used
-    │   └── StoreLockedError     another process already writes the stores
+    │   ├── StoreLockedError         another process already writes the stores
+    │   └── BundleWriteError         a bundle could not be written (core/exports/bundle.py)
     ├── BrowserError             no browser, a browser that died, or one we could not attach to
-    └── ConfirmationRequired     a destructive operation was asked for without confirmation
+    ├── ConfirmationRequired     a destructive operation was asked for without confirmation
+    ├── EditError                an edit the workflow does not allow (core/editing.py)
+    ├── LLMError                 the LLM could not answer usefully (core/llm.py)
+    │   ├── LLMUnavailable           not configured, or not reachable
+    │   ├── LLMRateLimited           asked to wait
+    │   ├── LLMRefused               it refused
+    │   ├── LLMInvalidOutput         its answer is not of the asked shape
+    │   └── LLMBudgetExceeded        the calls or tokens allowed are spent
+    ├── ParameterError           a value that does not fit its parameter (core/replay/parameters.py)
+    │   └── UnboundIntentError       an intent short of some values (core/replay/intent.py)
+    ├── RebaseError              --base-url for a workflow that opens no web page (render.py)
+    ├── ActionFailed             the browser could not do the action (core/replay/browser.py)
+    ├── BrowserGone              the browser closed or crashed during a run (browser.py)
+    ├── NavigationRefused        a page outside the workflow's domains (browser.py)
+    ├── StepFailed               a step that could not be done (core/replay/ladder.py)
+    ├── DesktopUnavailable       no desktop to act on (core/replay/desktop.py)
+    ├── SettingsError            a setting that cannot be used (settings.py)
+    ├── ResourceMissingError     a file the package ships is missing (resources.py)
+    ├── HandoffError             the desktop app broke off a handed-over run (handoff.py)
+    └── DemoSiteError            the demo app cannot serve (demo_site/variants.py)
+
+A person's decisions are not errors: ``PersonDecision`` (core/replay/ladder.py), with
+``StepSkipped`` and ``RunAborted`` under it, unwinds a run to its engine, which records it.
+tests/test_errors.py checks that every class under ProceduraError is drawn here.
 
 Every error carries a message meant for a person: one line that says what was wrong, where,
 and, when there is one, what to do next. The command line prints ``str(error)`` as it is.

@@ -125,11 +125,16 @@ class StepFailed(ProceduraError):
     """The step could not be done (the message says why, for the run record)."""
 
 
-class StepSkipped(ProceduraError):
+class PersonDecision(Exception):
+    """A person's answer that ends the step or the run where it was asked: not an error
+    (outside :class:`ProceduraError`), raised to unwind to the engine, which records it."""
+
+
+class StepSkipped(PersonDecision):
     """A person said to skip the step."""
 
 
-class RunAborted(ProceduraError):
+class RunAborted(PersonDecision):
     """A person said to stop the run."""
 
 
