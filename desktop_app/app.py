@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -24,22 +25,23 @@ from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStor
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
-from desktop_app.core.errors import BrowserError, ProceduraError, StoreError
+from desktop_app.core.errors import BrowserError, StoreError
 from desktop_app.core.library import SaveResult, WorkflowLibrary
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
-from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowStatus, WorkflowVersion
+from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import SearchIndex
 from desktop_app.core.redaction import scrub_stated_secrets
 from desktop_app.core.replay.browser import BrowserPort, NoBrowser
+from desktop_app.core.replay.calls import domains_of, origin_of
 from desktop_app.core.replay.desktop_steps import needs_browser, needs_desktop
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
 from desktop_app.core.replay.learning import REPLAY_ACTOR, Learned, learn
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.replay.person import Person
-from desktop_app.core.replay.render import RebaseError, rebase, recorded_origin
+from desktop_app.core.replay.render import RebaseError, rebase
 from desktop_app.core.trajectories import TrajectoryLibrary
 from desktop_app.settings import Settings
 
@@ -488,33 +490,6 @@ def _callee(services: Services, workflow_id: str, number: int | None) -> Workflo
     return services.workflows.runnable(workflow_id)
 
 
-def _origin_of(services: Services, workflow: Workflow, depth: int = 0) -> str | None:
-    """Where the workflow (or, if it opens no page itself, a workflow it calls) starts."""
-    origin = recorded_origin(workflow)
-    if origin is not None or depth > 4:
-        return origin
-    for step in workflow.steps:
-        if isinstance(step, CallStep):
-            with contextlib.suppress(ProceduraError):
-                callee = _callee(services, step.workflow_id, step.version).workflow
-                found = _origin_of(services, callee, depth + 1)
-                if found is not None:
-                    return found
-    return None
-
-
-def _domains_of(services: Services, workflow: Workflow, depth: int = 0) -> tuple[str, ...]:
-    """The workflow's domains and those of the workflows it calls (where a run may go)."""
-    found = list(workflow.domains)
-    if depth <= 4:
-        for step in workflow.steps:
-            if isinstance(step, CallStep):
-                with contextlib.suppress(ProceduraError):
-                    callee = _callee(services, step.workflow_id, step.version).workflow
-                    found += _domains_of(services, callee, depth + 1)
-    return tuple(dict.fromkeys(found))
-
-
 def _rebased(version: WorkflowVersion, base_url: str, origin: str | None) -> WorkflowVersion:
     if origin is None:
         raise RebaseError(f"workflow {version.workflow.name!r} opens no http(s) URL to move")
@@ -569,7 +544,8 @@ async def replay(
 
     settings = services.settings
     original = version
-    origin = _origin_of(services, version.workflow) if base_url is not None else None
+    stored = functools.partial(_callee, services)  # the callees as stored (not moved)
+    origin = origin_of(version.workflow, stored) if base_url is not None else None
     if base_url is not None:
         version = _rebased(version, base_url, origin)
     workflow = version.workflow
@@ -603,7 +579,7 @@ async def replay(
         port: BrowserPort = NoBrowser()
         if browser is not None:
             page = await browser.context.new_page()
-            domains = _domains_of(services, workflow)
+            domains = domains_of(workflow, stored)
             if base_url is not None:
                 domains = tuple(dict.fromkeys((*workflow.domains, *domains)))
             web = PlaywrightPage(page, domains, resource_path("recorder", "capture.js"))

@@ -66,6 +66,7 @@ from desktop_app.core.replay.browser import (
     PageAction,
     PageMark,
 )
+from desktop_app.core.replay.calls import MAX_CALL_DEPTH
 from desktop_app.core.replay.confirming import confirm_irreversible, unattended_refusal
 from desktop_app.core.replay.desktop import DesktopPort
 from desktop_app.core.replay.desktop_steps import (
@@ -108,7 +109,6 @@ __all__ = [
     "StepRepair",
 ]
 
-_MAX_CALL_DEPTH: Final = 5
 #: The most a success check waits for the page to settle before it looks.
 _SETTLE_S: Final = 5.0
 #: The most a run that failed or was aborted waits for the app to finish what its steps began.
@@ -572,8 +572,8 @@ class Replayer:
     async def _call(self, bound: CallStep, context: _Context) -> None:
         if self._load is None:
             raise StepFailed("this run cannot load other workflows")
-        if context.depth >= _MAX_CALL_DEPTH:
-            raise StepFailed(f"calls are nested more than {_MAX_CALL_DEPTH} deep")
+        if context.depth >= MAX_CALL_DEPTH:
+            raise StepFailed(f"calls are nested more than {MAX_CALL_DEPTH} deep")
         callee = self._load(bound.workflow_id, bound.version)
         secret_names = {p.name for p in callee.workflow.parameters if p.type.value == "secret"}
         given = {k: v for k, v in bound.arguments.items() if k not in secret_names}
