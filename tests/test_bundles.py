@@ -508,7 +508,7 @@ def test_export_through_the_command_line_and_import_elsewhere(
     assert skipped.exit_code == 0, skipped.output
     assert f"'Create a contact' ({main8} v1): skipped" in skipped.stdout
 
-    monkeypatch.setattr("desktop_app.cli._stdin_is_terminal", lambda: True)
+    monkeypatch.setattr("desktop_app.cli.workflows.stdin_is_terminal", lambda: True)
     asked = procedura("workflows", "import", str(out), input="replace\n")
     assert asked.exit_code == 0, asked.output
     assert "conflict: 'Create a contact'" in asked.stderr

@@ -300,7 +300,7 @@ def test_the_command_line_prints_what_a_version_changes() -> None:
     from click.testing import CliRunner
     from replay_support import approved, services
 
-    from desktop_app.cli_review import diff_command
+    from desktop_app.cli.review import diff_command
     from desktop_app.settings import load_settings
 
     with services() as sv:

@@ -87,7 +87,7 @@ def run_csv(
         ProceduraError: the file, the workflow, a secret or the base URL is wrong (the command
             line exits 2 for these, naming the problem).
     """
-    from desktop_app.cli_replay import open_for_run, runnable_version
+    from desktop_app.cli.running import open_for_run, runnable_version
 
     if csv_path is None:
         raise click.UsageError("--parallel runs the rows of a CSV file: give it with --params-csv")
@@ -197,7 +197,7 @@ def _run_rows(
     as_json: bool,
 ) -> int:
     from desktop_app.app import replay
-    from desktop_app.cli_replay import TerminalPerson, json_text, secret_values
+    from desktop_app.cli.running import TerminalPerson, json_text, secret_values
 
     workflow = version.workflow
     secrets, prompted = secret_values(workflow, from_env, interactive=interactive)
@@ -338,7 +338,7 @@ def _run_rows(
 
 def _exit_code(summary: BatchSummary, *, stopped: bool) -> int:
     """0 every row succeeded; 1 stopped, or a row not done; 3 the others done, unverified."""
-    from desktop_app.cli_replay import EXIT_UNVERIFIED
+    from desktop_app.cli.running import EXIT_UNVERIFIED
 
     if stopped or summary.not_done:
         return 1
