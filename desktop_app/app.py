@@ -529,7 +529,7 @@ async def replay(
     person: Person | None = None,
     base_url: str | None = None,
     headless: bool = True,
-    on_event: Callable[[ReplayEvent], None] | None = None,
+    on_event: Callable[[ReplayEvent], object] | None = None,
     on_page: Callable[[Page], object] | None = None,
 ) -> ReplayResult:
     """Replay *version* in a fresh browser, then learn from what healed.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run every check CI runs, stopping at the first failure: ruff, ruff format, mypy (strict on
-# desktop_app/core), import contracts, pytest. Extra arguments go to pytest:
+# the whole package), import contracts, pytest. Extra arguments go to pytest:
 #   scripts/test.sh -k architecture -x
 set -euo pipefail
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -25,6 +25,9 @@ from desktop_app.core.errors import (
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.views import WorkflowSummary
 from desktop_app.settings import Settings
+
+if TYPE_CHECKING:
+    from desktop_app.core.exports.bundle import Resolution
 
 __all__ = ["workflows"]
 
@@ -192,7 +195,7 @@ def workflows_search(
         print_table(rows, ["SCORE", *_SUMMARY_HEADERS])
 
 
-_RESOLUTIONS = ("keep-both", "replace", "skip")
+_RESOLUTIONS: tuple[Resolution, ...] = ("keep-both", "replace", "skip")
 
 
 @workflows.command("import")
@@ -238,7 +241,6 @@ def workflows_import(ctx: click.Context, file: str, on_conflict: str | None) -> 
 def _import_bundle(ctx: click.Context, data: bytes, source: str, on_conflict: str | None) -> None:
     from desktop_app.core.exports.bundle import (
         OnConflict,
-        Resolution,
         import_bundle,
         plan_import,
         read_bundle,

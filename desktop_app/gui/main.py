@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from desktop_app.core.errors import ProceduraError, StoreLockedError
 from desktop_app.settings import Settings
@@ -62,7 +63,8 @@ def main(settings: Settings, argv: Sequence[str] = (), *, minimized: bool = Fals
     asyncio.set_event_loop(loop)
     try:
         with loop:
-            return loop.run_until_complete(_run(settings, icon, minimized))
+            code: int = loop.run_until_complete(_run(settings, icon, minimized))
+            return code
     finally:
         asyncio.set_event_loop(None)
 
@@ -119,7 +121,8 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
             label="Updating the search index…",
         )
         asked = asyncio.ensure_future(quit_asked.wait())
-        await asyncio.wait([closed, asked], return_when=asyncio.FIRST_COMPLETED)
+        either: list[asyncio.Future[Any]] = [closed, asked]
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if not closed.done():  # a signal: close as the user would (editors may still ask)
             if tray.available:
                 tray.quit(ask=False)

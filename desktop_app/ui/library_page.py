@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QComboBox,
     QFileDialog,
@@ -650,9 +650,12 @@ class LibraryPage(QWidget):
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.exec()
         clicked = box.clickedButton()
-        with contextlib.suppress(KeyError):
-            return {keep: "keep-both", replace: "replace", skip: "skip"}[clicked]  # type: ignore[return-value]
-        return None
+        answers: tuple[tuple[QAbstractButton, Resolution], ...] = (
+            (keep, "keep-both"),
+            (replace, "replace"),
+            (skip, "skip"),
+        )
+        return next((answer for button, answer in answers if button is clicked), None)
 
 
 def _escape(text: str) -> str:

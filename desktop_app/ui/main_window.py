@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
         return self._events
 
     @property
-    def window(self) -> QWidget:
+    def window(self) -> QWidget:  # type: ignore[override]  # Host.window: a property there
         """This window."""
         return self
 

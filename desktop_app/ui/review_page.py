@@ -578,8 +578,9 @@ class _DiffBrowser(QTextBrowser):
         super().__init__()
         self.images: dict[str, QImage] = {}
 
-    def loadResource(self, kind: int, name: QUrl) -> object:
+    def loadResource(self, kind: int, name: QUrl | str) -> object:
         """The screenshot *name* names, if it was loaded; else what the browser finds."""
+        name = QUrl(name)
         if name.scheme() == "media" and name.path() in self.images:
             return self.images[name.path()]
         return super().loadResource(kind, name)

@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import annotated_types
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
@@ -143,11 +143,11 @@ def _bounds(name: str) -> tuple[float | None, bool, float | None]:
     high: float | None = None
     for meta in Settings.model_fields[name].metadata:
         if isinstance(meta, annotated_types.Ge):
-            low = float(meta.ge)
+            low = float(cast(float, meta.ge))
         elif isinstance(meta, annotated_types.Gt):
-            low, strict = float(meta.gt), True
+            low, strict = float(cast(float, meta.gt)), True
         elif isinstance(meta, annotated_types.Le):
-            high = float(meta.le)
+            high = float(cast(float, meta.le))
     return low, strict, high
 
 

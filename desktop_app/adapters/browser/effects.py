@@ -98,10 +98,12 @@ def effects_from_payload(data: dict[str, Any], secrets: Collection[str]) -> Effe
         if isinstance(item, dict):
             with contextlib.suppress(ValidationError, TypeError, ValueError):
                 dialogs.append(
-                    BrowserDialog(
-                        kind=item.get("kind"),
-                        message=_text(item.get("message"))[:500],
-                        accepted=item.get("accepted") is not False,
+                    BrowserDialog.model_validate(
+                        {
+                            "kind": item.get("kind"),
+                            "message": _text(item.get("message"))[:500],
+                            "accepted": item.get("accepted") is not False,
+                        }
                     )
                 )
     effects = Effects(

@@ -397,6 +397,7 @@ class DesktopRecorder:
         try:
             with self._capture:
                 before = self._before_press(x, y, clock)
+                shot: _Shot | None
                 if before is not None:  # the screen and the windows' titles before the press
                     shot, windows = before
                 else:

@@ -201,7 +201,7 @@ class Replayer:
         person: Person | None = None,
         load: Callable[[str, int | None], WorkflowVersion] | None = None,
         options: ReplayOptions | None = None,
-        on_event: Callable[[ReplayEvent], None] | None = None,
+        on_event: Callable[[ReplayEvent], object] | None = None,
         desktop: DesktopPort | None = None,
     ) -> None:
         self._browser = browser

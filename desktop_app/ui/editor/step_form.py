@@ -6,6 +6,7 @@ turns into one undoable edit, and the form is then shown the new snapshot.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -527,20 +528,18 @@ class StepForm(QScrollArea):
                 widget.set_names(self._names)
                 widget.set_text(str(value or ""))
             elif isinstance(widget, QLineEdit):
-                text = "+".join(value) if spec.kind == "keys" else str(value or "")
+                text = "+".join(value or ()) if spec.kind == "keys" else str(value or "")
                 if widget.text() != text:
                     widget.setText(text)
             elif isinstance(widget, QSpinBox | QDoubleSpinBox):
-                spin = widget
-                self._blocked(spin, lambda s=spin, v=value: s.setValue(v or 0))
+                self._blocked(widget, functools.partial(widget.setValue, value or 0))
             elif isinstance(widget, QComboBox) and spec.kind == "checked":
                 self._fill_checked(widget, value)
             elif isinstance(widget, QComboBox):
-                combo = widget
-                self._blocked(combo, lambda c=combo, v=value: c.setCurrentText(str(v)))
+                self._blocked(widget, functools.partial(widget.setCurrentText, str(value)))
             elif spec.kind == "condition" and widget is not None:
                 label = widget.findChild(QLabel, "step-condition-text")
-                if label is not None:
+                if label is not None and value is not None:
                     label.setText(describe_expectation(value))
             elif spec.kind == "arguments" and widget is not None:
                 self._fill_arguments(widget, dict(value or {}))
@@ -655,10 +654,10 @@ class StepForm(QScrollArea):
             name = fingerprint.name or fingerprint.text or ""
             if name:
                 parts.append(f"“{name[:60]}”")
-            item = fingerprint.item
-            if item is not None:
-                shows = f" showing “{item.texts[0][:60]}”" if item.texts else ""
-                parts.append(f"in a {item_noun(item.css)}{shows}")
+            within = fingerprint.item
+            if within is not None:
+                shows = f" showing “{within.texts[0][:60]}”" if within.texts else ""
+                parts.append(f"in a {item_noun(within.css)}{shows}")
             self.fingerprint.setText(
                 "Recorded as " + " ".join(p for p in parts if p) + ": used to find the element "
                 "again when every locator fails."
@@ -869,13 +868,13 @@ class StepForm(QScrollArea):
             mark = "✖" if issue.is_error else "⚠"
             where = f"<b>{issue.field}</b>: " if issue.field else ""
             lines.append(f"<span style='color:{color}'>{mark} {where}{_html(issue.message)}</span>")
-            widget = self._widget_for(issue.field)
-            if widget is not None and issue.is_error and widget not in self._flagged:
-                if widget.property("plain_tip") is None:
-                    widget.setProperty("plain_tip", widget.toolTip())
-                widget.setStyleSheet(_PROBLEM_STYLE)
-                widget.setToolTip(issue.message)
-                self._flagged.append(widget)
+            flagged = self._widget_for(issue.field)
+            if flagged is not None and issue.is_error and flagged not in self._flagged:
+                if flagged.property("plain_tip") is None:
+                    flagged.setProperty("plain_tip", flagged.toolTip())
+                flagged.setStyleSheet(_PROBLEM_STYLE)
+                flagged.setToolTip(issue.message)
+                self._flagged.append(flagged)
         self.problems.setText("<br>".join(lines))
         self.problems.show()
 

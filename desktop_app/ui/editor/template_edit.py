@@ -20,7 +20,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
 )
-from PySide6.QtWidgets import QCompleter, QFrame, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QCompleter, QFrame, QPlainTextEdit, QWidget
 
 from desktop_app.core.editing import placeholder_spans
 
@@ -90,7 +90,8 @@ class TemplateEdit(QPlainTextEdit):
         self._completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self._completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self._completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        self._completer.activated[str].connect(self._on_completer_activated)
+        # The text overload of the signal (PySide6's stubs cannot index a signal by type).
+        self._completer.activated[str].connect(self._on_completer_activated)  # type: ignore[index]
 
     # ── content ─────────────────────────────────────────────────────────────────────────────
 
@@ -126,7 +127,7 @@ class TemplateEdit(QPlainTextEdit):
     # ── events ──────────────────────────────────────────────────────────────────────────────
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        popup = self._completer.popup()
+        popup = self._popup()
         key = event.key()
         if popup.isVisible() and key in (
             Qt.Key.Key_Enter,
@@ -160,7 +161,7 @@ class TemplateEdit(QPlainTextEdit):
 
     def update_completion(self) -> None:
         """Offer the names matching the placeholder being typed, or hide the list."""
-        popup = self._completer.popup()
+        popup = self._popup()
         before = self.toPlainText()[: self.textCursor().position()]
         typing = _TYPING.search(before)
         if typing is None or not self._names:
@@ -174,6 +175,11 @@ class TemplateEdit(QPlainTextEdit):
         rect = self.cursorRect()
         rect.setWidth(popup.sizeHintForColumn(0) + popup.verticalScrollBar().sizeHint().width())
         self._completer.complete(rect)
+
+    def _popup(self) -> QAbstractItemView:
+        popup = self._completer.popup()  # the completer makes its list when first asked
+        assert popup is not None
+        return popup
 
     def _on_completer_activated(self, name: str) -> None:
         cursor = self.textCursor()
