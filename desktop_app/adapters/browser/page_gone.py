@@ -4,6 +4,8 @@ reading as a page where nothing is found (which replay would take for drift and 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
@@ -18,6 +20,10 @@ __all__ = ["GoneWatch", "stops_when_gone"]
 
 _T = TypeVar("_T")
 _BROWSER_GONE = "the browser closed or crashed"
+_PAGE_CLOSED = "the browser page was closed"
+#: A browser that dies closes its pages first and says it is gone a moment later (later still
+#: on a loaded machine): how long a closed page waits for that before it is said to be closed.
+_DISCONNECT_S = 2.0
 
 
 class GoneWatch:
@@ -27,11 +33,16 @@ class GoneWatch:
     def __init__(self, page: Page) -> None:
         self._page = page
         self._reason: str | None = None
-        page.on("close", lambda _page: self._gone("the browser page was closed"))
+        self._disconnected = asyncio.Event()
+        page.on("close", lambda _page: self._gone(_PAGE_CLOSED))
         page.on("crash", lambda _page: self._gone("the browser page crashed"))
         browser = page.context.browser
         if browser is not None:
-            browser.on("disconnected", lambda _b: self._gone(_BROWSER_GONE))
+            browser.on("disconnected", lambda _b: self._on_disconnected())
+
+    def _on_disconnected(self) -> None:
+        self._disconnected.set()
+        self._gone(_BROWSER_GONE)
 
     def _gone(self, reason: str) -> None:
         if self._reason is None:
@@ -46,10 +57,17 @@ class GoneWatch:
             self._reason = _BROWSER_GONE
         return self._reason
 
-    def check(self) -> None:
-        """Raise :class:`BrowserGone` when the page can no longer be driven."""
-        if (reason := self.reason) is not None:
-            raise BrowserGone(f"{reason} during the run; nothing more was done in it")
+    async def check(self) -> None:
+        """Raise :class:`BrowserGone` when the page can no longer be driven. A page closed
+        while its browser still seems connected waits a moment for the browser's own news:
+        a killed browser closes its pages before it says it is gone."""
+        if (reason := self.reason) is None:
+            return
+        if reason == _PAGE_CLOSED:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._disconnected.wait(), timeout=_DISCONNECT_S)
+            reason = self.reason or reason
+        raise BrowserGone(f"{reason} during the run; nothing more was done in it")
 
 
 def stops_when_gone(cls: type[_T]) -> type[_T]:
@@ -67,15 +85,15 @@ def _checked(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
     @functools.wraps(method)
     async def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
         watch: GoneWatch = self._gone_watch
-        watch.check()
+        await watch.check()
         try:
             result = await method(self, *args, **kwargs)
         except BrowserGone:
             raise
         except Exception:
-            watch.check()  # the page went away meanwhile: that is what happened
+            await watch.check()  # the page went away meanwhile: that is what happened
             raise
-        watch.check()
+        await watch.check()
         return result
 
     return checked
