@@ -63,6 +63,7 @@ __all__ = [
     "Attempt",
     "Found",
     "Ladder",
+    "PersonDecision",
     "ReplayOptions",
     "RunAborted",
     "StepFailed",
