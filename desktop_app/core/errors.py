@@ -2,8 +2,8 @@
 
     ProceduraError
     ├── DocumentError            a document (JSON file, stored row) is malformed or invalid
-    │   ├── BatchFileError           a batch's CSV file (core/batch.py)
-    │   ├── BundleError              a bundle that cannot be read (core/exports/bundle.py)
+    │   ├── BatchFileError           a batch's CSV file (core/batch/table.py)
+    │   ├── BundleError              a bundle that cannot be read (core/exports/bundle/)
     │   │   └── BundleConflictError      it holds what the library has otherwise
     │   └── NotTheSameTaskError      recordings of different tasks (core/induction/multi.py)
     ├── NotFoundError            no workflow / trajectory / run with that id or name
@@ -11,7 +11,7 @@
     ├── TransitionError          a status change the review process does not allow
     ├── StoreError               a store cannot be used
     │   ├── StoreLockedError         another process already writes the stores
-    │   └── BundleWriteError         a bundle could not be written (core/exports/bundle.py)
+    │   └── BundleWriteError         a bundle could not be written (core/exports/bundle/)
     ├── BrowserError             no browser, a browser that died, or one we could not attach to
     ├── ConfirmationRequired     a destructive operation was asked for without confirmation
     ├── EditError                an edit the workflow does not allow (core/editing.py)
