@@ -14,7 +14,7 @@
     │   └── BundleWriteError         a bundle could not be written (core/exports/bundle/)
     ├── BrowserError             no browser, a browser that died, or one we could not attach to
     ├── ConfirmationRequired     a destructive operation was asked for without confirmation
-    ├── EditError                an edit the workflow does not allow (core/editing.py)
+    ├── EditError                an edit the workflow does not allow (core/editing/)
     ├── LLMError                 the LLM could not answer usefully (core/llm.py)
     │   ├── LLMUnavailable           not configured, or not reachable
     │   ├── LLMRateLimited           asked to wait

@@ -1,0 +1,287 @@
+"""How a workflow's steps changed: matched by id or likeness, moved or not, field by field."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, Literal
+
+from desktop_app.core.describe import describe_expectation
+from desktop_app.core.diff.fields import _list_changes
+from desktop_app.core.diff.targets import _diff_locators, _fingerprint_summary, _locator_key
+from desktop_app.core.diff.views import FieldChange, StepChange
+from desktop_app.core.diff.words import _show, _similarity, describe_step
+from desktop_app.core.models.workflow import Step
+
+__all__ = [
+    "MATCH_THRESHOLD",
+]
+
+#: How similar (0–1) two steps with different ids must be to count as the same step.
+MATCH_THRESHOLD: Final = 0.6
+
+#: Step fields that are not compared one by one (the id matches steps; the rest have their own
+#: comparisons, or are bookkeeping a reviewer does not need).
+_STEP_SPECIAL: Final = frozenset({"id", "kind", "target", "expectations", "source_events"})
+
+_LABELS: Final = {
+    "title": "title",
+    "value": "value",
+    "url": "URL",
+    "key": "key",
+    "timeout_s": "timeout",
+    "irreversible": "irreversible",
+    "optional": "optional",
+    "screenshot": "screenshot",
+    "button": "button",
+    "click_count": "clicks",
+    "modifiers": "modifiers",
+    "checked": "checked",
+    "dx": "scroll x",
+    "dy": "scroll y",
+    "condition": "condition",
+    "variable": "variable",
+    "attribute": "attribute",
+    "pattern": "pattern",
+    "workflow_id": "called workflow",
+    "version": "called version",
+    "arguments": "arguments",
+    "instruction": "instruction",
+    "max_actions": "max actions",
+    "output_variable": "output variable",
+    "window_title": "window title",
+    "app": "application",
+    "point": "point",
+    "text": "text",
+    "keys": "keys",
+    "kind": "kind",
+}
+
+
+def _step_similarity(old: Step, new: Step) -> float:
+    """How alike two steps with different ids are (0–1); steps of another kind are not alike."""
+    if old.kind != new.kind:
+        return 0.0
+    score = 0.6 * _similarity(old.title, new.title)
+    old_target, new_target = old.target_or_none, new.target_or_none
+    if old_target is not None and new_target is not None:
+        old_keys = {_locator_key(loc) for loc in old_target.locators}
+        if any(_locator_key(loc) in old_keys for loc in new_target.locators):
+            score += 0.4
+        elif (
+            old_target.fingerprint is not None
+            and new_target.fingerprint is not None
+            and old_target.fingerprint.name
+            and old_target.fingerprint.name == new_target.fingerprint.name
+        ):
+            score += 0.3
+    elif describe_step(old) == describe_step(new):
+        score += 0.4
+    return score
+
+
+def _match_steps(old: Sequence[Step], new: Sequence[Step]) -> dict[int, tuple[int, str]]:
+    """Old position → (new position, how matched): by id, then by similarity."""
+    new_by_id = {step.id: j for j, step in enumerate(new)}
+    pairs: dict[int, tuple[int, str]] = {}
+    for i, step in enumerate(old):
+        if step.id in new_by_id:
+            pairs[i] = (new_by_id[step.id], "id")
+    taken = {j for j, _ in pairs.values()}
+    loose_old = [i for i in range(len(old)) if i not in pairs]
+    loose_new = [j for j in range(len(new)) if j not in taken]
+    candidates: list[tuple[float, int, int]] = []
+    for i in loose_old:
+        for j in loose_new:
+            score = _step_similarity(old[i], new[j])
+            if score >= MATCH_THRESHOLD:
+                # Nearer positions win ties.
+                candidates.append((score - 0.001 * abs(i - j), i, j))
+    for _, i, j in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+        if i in pairs or j in taken:
+            continue
+        pairs[i] = (j, "similarity")
+        taken.add(j)
+    return pairs
+
+
+def _kept_order(pairs: Sequence[tuple[int, int]]) -> set[int]:
+    """Which of the matched (old, new) positions kept their order; the rest really moved.
+
+    *pairs* are sorted by new position. The kept ones are a longest run whose old positions
+    increase too; among runs of that length, the one with the most items at an unchanged
+    position wins, so a step taken out and put elsewhere is what reads as moved.
+    """
+    n = len(pairs)
+    if n > _EXACT_ORDER_LIMIT:
+        return _longest_increasing([i for i, _ in pairs])
+    best: list[tuple[int, int]] = []
+    previous: list[int] = []
+    for k, (i, j) in enumerate(pairs):
+        score, back = (1, int(i == j)), -1
+        for m in range(k):
+            if pairs[m][0] < i:
+                length, same = best[m]
+                candidate = (length + 1, same + int(i == j))
+                if candidate > score:
+                    score, back = candidate, m
+        best.append(score)
+        previous.append(back)
+    kept: set[int] = set()
+    k = max(range(n), key=lambda m: best[m], default=-1)
+    while k >= 0:
+        kept.add(k)
+        k = previous[k]
+    return kept
+
+
+#: Above this many matched items, order is kept by a plain longest increasing subsequence.
+_EXACT_ORDER_LIMIT: Final = 400
+
+
+def _longest_increasing(values: Sequence[int]) -> set[int]:
+    """Positions (into *values*) of one longest strictly increasing subsequence."""
+    if not values:
+        return set()
+    tails: list[int] = []  # position of the smallest tail of each length
+    previous: list[int] = [-1] * len(values)
+    for k, value in enumerate(values):
+        lo, hi = 0, len(tails)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if values[tails[mid]] < value:
+                lo = mid + 1
+            else:
+                hi = mid
+        previous[k] = tails[lo - 1] if lo > 0 else -1
+        if lo == len(tails):
+            tails.append(k)
+        else:
+            tails[lo] = k
+    kept: set[int] = set()
+    k = tails[-1]
+    while k >= 0:
+        kept.add(k)
+        k = previous[k]
+    return kept
+
+
+def _moved(pairs: dict[int, tuple[int, str]]) -> set[int]:
+    """Old positions of the matched steps that really moved (not in the longest kept order)."""
+    by_new = sorted(((i, j) for i, (j, _) in pairs.items()), key=lambda pair: pair[1])
+    kept = _kept_order(by_new)
+    return {i for k, (i, _) in enumerate(by_new) if k not in kept}
+
+
+def _step_fields(old: Step, new: Step) -> list[FieldChange]:
+    changes: list[FieldChange] = []
+    if old.kind != new.kind:
+        changes.append(FieldChange(field="kind", label="kind", before=old.kind, after=new.kind))
+    names = list(dict.fromkeys([*type(old).model_fields, *type(new).model_fields]))
+    for name in names:
+        if name in _STEP_SPECIAL:
+            continue
+        before, after = getattr(old, name, None), getattr(new, name, None)
+        if before == after:
+            continue
+        label = _LABELS.get(name, name.replace("_", " "))
+        if name == "screenshot":
+            changes.append(
+                FieldChange(
+                    field=name,
+                    label=label,
+                    before="recorded" if before else None,
+                    after=("replaced" if before else "recorded") if after else None,
+                )
+            )
+            continue
+        changes.append(
+            FieldChange(
+                field=name, label=label, before=_show(name, before), after=_show(name, after)
+            )
+        )
+    changes += _list_changes(
+        "expectations", "expectation", old.expectations, new.expectations, describe_expectation
+    )
+    return changes
+
+
+def _step_change(
+    old: Step,
+    new: Step,
+    *,
+    old_index: int,
+    new_index: int,
+    matched_by: Literal["id", "similarity"],
+    moved: bool,
+) -> StepChange:
+    fields = _step_fields(old, new)
+    old_target, new_target = old.target_or_none, new.target_or_none
+    locators = _diff_locators(old_target, new_target)
+    fingerprint = _fingerprint_summary(
+        old_target.fingerprint if old_target is not None else None,
+        new_target.fingerprint if new_target is not None else None,
+    )
+    changed = bool(fields or locators or fingerprint)
+    return StepChange(
+        status="changed" if changed else "unchanged",
+        moved=moved,
+        old_index=old_index,
+        new_index=new_index,
+        step_id=new.id,
+        old_step_id=old.id if old.id != new.id else None,
+        matched_by=matched_by,
+        kind=new.kind,
+        title=new.title,
+        old_title=old.title if old.title != new.title else None,
+        summary=describe_step(new),
+        fields=tuple(fields),
+        locators=tuple(locators),
+        fingerprint=fingerprint,
+    )
+
+
+def _lone_step(step: Step, status: Literal["added", "removed"], index: int) -> StepChange:
+    return StepChange(
+        status=status,
+        old_index=index if status == "removed" else None,
+        new_index=index if status == "added" else None,
+        step_id=step.id,
+        kind=step.kind,
+        title=step.title,
+        summary=describe_step(step),
+    )
+
+
+def _diff_steps(
+    old: Sequence[Step], new: Sequence[Step]
+) -> tuple[list[StepChange], dict[int, int]]:
+    pairs = _match_steps(old, new)
+    moved = _moved(pairs)
+    entries: list[tuple[tuple[int, int, int], StepChange]] = []
+    new_to_old = {j: (i, how) for i, (j, how) in pairs.items()}
+    for j, step in enumerate(new):
+        if j in new_to_old:
+            i, how = new_to_old[j]
+            change = _step_change(
+                old[i],
+                step,
+                old_index=i,
+                new_index=j,
+                matched_by="id" if how == "id" else "similarity",
+                moved=i in moved,
+            )
+        else:
+            change = _lone_step(step, "added", j)
+        entries.append(((j, 0, 0), change))
+    # A removed step shows right after the step that came before it in the old version.
+    for i, step in enumerate(old):
+        if i in pairs:
+            continue
+        anchor = -1
+        for before in range(i - 1, -1, -1):
+            if before in pairs and before not in moved:
+                anchor = pairs[before][0]
+                break
+        entries.append(((anchor, 1, i), _lone_step(step, "removed", i)))
+    entries.sort(key=lambda entry: entry[0])
+    return [change for _, change in entries], {i: j for i, (j, _) in pairs.items()}

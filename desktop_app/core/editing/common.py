@@ -1,0 +1,158 @@
+"""What the families of edits share: the error, the kinds of step, and small helpers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from desktop_app.core.errors import ProceduraError
+from desktop_app.core.models.common import DocumentPathError, new_id
+from desktop_app.core.models.workflow import (
+    NON_TEMPLATE_FIELDS,
+    AgentStep,
+    ExtractStep,
+    Step,
+    StepKind,
+    Workflow,
+)
+
+__all__ = [
+    "INSERTABLE_KINDS",
+    "TARGETED_KINDS",
+    "EditError",
+]
+
+#: Step kinds that act on an element and cannot run without a locator.
+TARGETED_KINDS: Final[frozenset[str]] = frozenset({"click", "fill", "select", "check", "extract"})
+
+#: Step kinds the editor can insert from scratch (a call needs a workflow, desktop kinds a
+#: recording of the window, so those come from recordings).
+INSERTABLE_KINDS: Final[tuple[StepKind, ...]] = (
+    "goto",
+    "click",
+    "fill",
+    "select",
+    "check",
+    "press",
+    "scroll",
+    "wait_for",
+    "assert",
+    "extract",
+    "agent",
+)
+
+
+#: Validation errors an edit may leave for :func:`validate` to report: required text left empty
+#: and a target without locators.
+_SOFT_ERRORS: Final = frozenset({"string_too_short", "too_short"})
+
+
+_IDENTIFIER: Final = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class EditError(ProceduraError):
+    """An edit that cannot be made; the message says why in one line."""
+
+
+# ── helpers ─────────────────────────────────────────────────────────────────────────────────
+
+
+def _error_text(error: Mapping[str, Any]) -> str:
+    loc = ".".join(str(part) for part in error.get("loc", ()))
+    ctx = error.get("ctx") or {}
+    nested = ctx.get("error")
+    if isinstance(nested, DocumentPathError):
+        return nested.message
+    message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    message = message[:1].lower() + message[1:]
+    leaf = str(error["loc"][-1]) if error.get("loc") else ""
+    return f"{loc}: {message}" if loc and not message.startswith(leaf) else message
+
+
+def _with(model: _M, changes: Mapping[str, object], *, soft: bool) -> _M:
+    """*model* with *changes*, each checked as the model checks it.
+
+    With *soft*, empty required text and an empty locator list are let through (for
+    :func:`validate` to report) instead of refused.
+    """
+    fields = type(model).model_fields
+    unknown = sorted(set(changes) - set(fields))
+    if unknown:
+        raise EditError(f"a {type(model).__name__} has no field {unknown[0]!r}")
+    try:
+        # Field by field (not dict(model): a step with a ``keys`` field would pass for a mapping).
+        current = {name: getattr(model, name) for name in fields}
+        return type(model).model_validate({**current, **changes})
+    except ValidationError as exc:
+        hard = [e for e in exc.errors() if not soft or e["type"] not in _SOFT_ERRORS]
+        if hard:
+            raise EditError(_error_text(hard[0])) from None
+        return model.model_copy(update=dict(changes))
+
+
+def _step_at(workflow: Workflow, index: int) -> Step:
+    if not 0 <= index < len(workflow.steps):
+        raise EditError(f"there is no step {index + 1} (the workflow has {len(workflow.steps)})")
+    return workflow.steps[index]
+
+
+def _with_steps(workflow: Workflow, steps: Sequence[Step]) -> Workflow:
+    return workflow.model_copy(update={"steps": tuple(steps)})
+
+
+def _parameter_index(workflow: Workflow, name: str) -> int:
+    for i, param in enumerate(workflow.parameters):
+        if param.name == name:
+            return i
+    raise EditError(f"there is no parameter {name!r}")
+
+
+def _extracted(workflow: Workflow) -> dict[str, int]:
+    """Variables the steps store, with the index of the first step storing each."""
+    found: dict[str, int] = {}
+    for i, step in enumerate(workflow.steps):
+        name = _stored_variable(step)
+        if name is not None and name not in found:
+            found[name] = i
+    return found
+
+
+def _stored_variable(step: Step) -> str | None:
+    if isinstance(step, ExtractStep):
+        return step.variable
+    if isinstance(step, AgentStep):
+        return step.output_variable
+    return None
+
+
+def _template_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Every string of a dumped step that is rendered at run time, with its path in the step."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in NON_TEMPLATE_FIELDS:
+                yield from _template_strings(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _template_strings(item, f"{path}[{i}]")
+
+
+def _check_name(name: str) -> None:
+    if not _IDENTIFIER.fullmatch(name) or len(name) > 64:
+        raise EditError(
+            f"{name!r} cannot be a parameter name: use lowercase letters, digits and _, "
+            "starting with a letter or _ (e.g. customer_name)"
+        )
+
+
+def _fresh_id(taken: set[str]) -> str:
+    while True:
+        candidate = new_id()[:12]
+        if candidate not in taken:
+            return candidate

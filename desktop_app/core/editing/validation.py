@@ -1,0 +1,422 @@
+"""Checking a draft: every problem where it is, and the workflow to save once none blocks it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from pydantic import ValidationError
+
+from desktop_app.core.editing.common import (
+    _SOFT_ERRORS,
+    INSERTABLE_KINDS,
+    TARGETED_KINDS,
+    EditError,
+    _error_text,
+    _extracted,
+    _stored_variable,
+    _template_strings,
+)
+from desktop_app.core.models.common import DocumentPathError
+from desktop_app.core.models.workflow import (
+    AssertStep,
+    CheckStep,
+    ElementHidden,
+    ElementVisible,
+    Expectation,
+    FillStep,
+    Parameter,
+    ParameterType,
+    Step,
+    WaitForStep,
+    Workflow,
+)
+from desktop_app.core.templating import placeholders
+
+__all__ = [
+    "Issue",
+    "Severity",
+    "errors",
+    "finalize",
+    "validate",
+]
+
+Severity = Literal["error", "warning"]
+
+
+#: Step fields whose value is typed into the page, where a secret belongs.
+_VALUE_FIELDS: Final = frozenset({"value", "text"})
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """A problem in a draft, where it is.
+
+    Attributes:
+        severity: ``error`` blocks saving; ``warning`` is worth a look but does not.
+        message: what is wrong and what to do, in one line.
+        step: the index (from 0) of the step, or None for the workflow or a parameter.
+        field: where inside the step (``value``, ``target``, ``expectations[0].text``) or the
+            workflow (``intent_template``, ``parameters[2]``); "" for the whole step.
+        parameter: the parameter the problem is about, if any.
+    """
+
+    severity: Severity
+    message: str
+    step: int | None = None
+    field: str = ""
+    parameter: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether it blocks saving."""
+        return self.severity == "error"
+
+    @property
+    def is_success(self) -> bool:
+        """Whether it is about the workflow's success check (its field is ``success[k]…``)."""
+        return self.step is None and self.field.startswith("success[")
+
+    @property
+    def success_index(self) -> int | None:
+        """Which check of the success check it is about (from 0), if it is about one."""
+        found = re.match(r"success\[(\d+)\]", self.field) if self.step is None else None
+        return int(found.group(1)) if found else None
+
+    @property
+    def where(self) -> str:
+        """A short human location: ``Step 3 · value``, ``Parameter email``, ``Done when · check
+        1``, ``Workflow``."""
+        index = self.success_index
+        if index is not None:
+            return f"Done when · check {index + 1}"
+        if self.step is not None:
+            return f"Step {self.step + 1}" + (f" · {self.field}" if self.field else "")
+        if self.parameter is not None:
+            return f"Parameter {self.parameter}"
+        return "Workflow" + (f" · {self.field}" if self.field else "")
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+def validate(workflow: Workflow) -> list[Issue]:
+    """Every problem in *workflow*, workflow and parameters first, then step by step.
+
+    Errors (they block :func:`finalize`): a step with no title; a step that acts on an element
+    without a locator; a placeholder that is neither a parameter nor a variable an earlier step
+    stores; a password field filled with anything but one secret parameter; a secret in the
+    intent; a tick box set from a parameter that is not true/false; required text left empty.
+    Warnings: parameters nothing uses, a secret put where it may show (a URL, a locator, a
+    check), a title mentioning an unknown placeholder. The success check's problems (field
+    ``success[k]…``) come last: it is checked after the last step, so it may use a variable any
+    step stores.
+    """
+    issues: list[Issue] = []
+    params = {p.name: p for p in workflow.parameters}
+    secrets = {n for n, p in params.items() if p.type is ParameterType.SECRET}
+    extracted = _extracted(workflow)
+    used: set[str] = set()
+
+    for i, param in enumerate(workflow.parameters):
+        if param.name in extracted:
+            issues.append(
+                Issue(
+                    "error",
+                    f"step {extracted[param.name] + 1} stores a variable with the same name; "
+                    "rename one of them",
+                    field=f"parameters[{i}]",
+                    parameter=param.name,
+                )
+            )
+
+    if not workflow.name.strip():
+        issues.append(Issue("error", "the workflow has no name", field="name"))
+    for name in placeholders(workflow.intent_template or ""):
+        used.add(name)
+        if name not in params:
+            issues.append(
+                Issue(
+                    "error",
+                    f"{{{name}}} is not a parameter of this workflow",
+                    field="intent_template",
+                )
+            )
+        elif name in secrets:
+            issues.append(
+                Issue(
+                    "error",
+                    f"the secret {{{name}}} cannot be in the intent (it is shown and searched)",
+                    field="intent_template",
+                    parameter=name,
+                )
+            )
+
+    step_issues: list[Issue] = []
+    seen_ids: set[str] = set()
+    available = set(params)
+    for i, step in enumerate(workflow.steps):
+        found = _step_issues(workflow, i, step, params, secrets, available, extracted, used)
+        if step.id in seen_ids:
+            found.append(Issue("error", "this step's id is used twice", step=i, field="id"))
+        seen_ids.add(step.id)
+        step_issues += found
+        variable = _stored_variable(step)
+        if variable is not None:
+            available.add(variable)
+    success_issues = _success_issues(workflow, available, secrets, used)
+
+    for i, param in enumerate(workflow.parameters):
+        if param.name not in used:
+            issues.append(
+                Issue(
+                    "warning",
+                    f"no step uses {{{param.name}}}; use it in a value or remove it",
+                    field=f"parameters[{i}]",
+                    parameter=param.name,
+                )
+            )
+    issues += step_issues
+    issues += success_issues
+
+    if not any(issue.is_error for issue in issues):
+        issues += _model_problems(workflow)
+    return issues
+
+
+def _step_issues(
+    workflow: Workflow,
+    i: int,
+    step: Step,
+    params: Mapping[str, Parameter],
+    secrets: set[str],
+    available: set[str],
+    extracted: Mapping[str, int],
+    used: set[str],
+) -> list[Issue]:
+    issues: list[Issue] = []
+    covered: set[str] = set()
+
+    def add(severity: Severity, message: str, field: str, parameter: str | None = None) -> None:
+        issues.append(Issue(severity, message, step=i, field=field, parameter=parameter))
+        covered.add(field)
+
+    if not step.title.strip():
+        add("error", "the step has no title; say what it does, e.g. “Click Save”", "title")
+    for name in placeholders(step.title):
+        if name not in params and name not in extracted:
+            add("warning", f"the title mentions {{{name}}}, which is not a parameter", "title")
+
+    target = step.target_or_none
+    if step.kind in TARGETED_KINDS and (target is None or not target.locators):
+        add("error", "no locator: add one so the step knows which element to use", "target")
+
+    dumped = step.model_dump(mode="json")
+    for path, text in _template_strings(dumped):
+        for name in placeholders(text):
+            used.add(name)
+            if name in available:
+                pass
+            elif name in extracted:
+                add(
+                    "error",
+                    f"{{{name}}} is stored only later, by step {extracted[name] + 1}",
+                    path,
+                    name,
+                )
+            else:
+                add(
+                    "error",
+                    f"{{{name}}} is not a parameter nor a variable an earlier step stores; "
+                    "add the parameter or fix the name",
+                    path,
+                    name,
+                )
+            if name in secrets and path not in _VALUE_FIELDS and not path.startswith("arguments"):
+                add(
+                    "warning",
+                    f"the secret {{{name}}} is used in {path}, where it may show in the address "
+                    "bar, logs or screenshots",
+                    path,
+                    name,
+                )
+
+    if isinstance(step, FillStep) and target is not None and target.is_sensitive:
+        names = placeholders(step.value)
+        single = len(names) == 1 and step.value == "{" + names[0] + "}"
+        if not single:
+            add(
+                "error",
+                "a password field is filled with a constant; use a secret parameter",
+                "value",
+            )
+        elif names[0] in params and names[0] not in secrets:
+            add(
+                "error",
+                f"a password field is filled with {{{names[0]}}}, which is not a secret; "
+                "make that parameter a secret",
+                "value",
+                names[0],
+            )
+    if isinstance(step, CheckStep) and isinstance(step.checked, str):
+        flag = params.get(placeholders(step.checked)[0])
+        if flag is not None and flag.type is not ParameterType.BOOL:
+            add("error", f"{step.checked} is not a true/false parameter", "checked", flag.name)
+
+    for expectation_path, expectation in _expectations(step):
+        if (
+            isinstance(expectation, ElementVisible | ElementHidden)
+            and not expectation.target.locators
+        ):
+            add("error", "the check has no locator for its element", expectation_path)
+
+    try:
+        type(step).model_validate(step.model_dump())
+    except ValidationError as exc:
+        for error in exc.errors():
+            field = _field_path(error["loc"])
+            if any(field == c or field.startswith(c + ".") for c in covered) or (
+                field.startswith("target") and "target" in covered
+            ):
+                continue
+            add("error", _friendly(field, error), field)
+    return issues
+
+
+def _success_issues(
+    workflow: Workflow, available: set[str], secrets: set[str], used: set[str]
+) -> list[Issue]:
+    """The problems of the success check: unknown placeholders, an element without a locator,
+    required text left empty; a secret in it is worth a warning."""
+    issues: list[Issue] = []
+    for k, check in enumerate(workflow.success):
+        where = f"success[{k}]"
+        covered: set[str] = set()
+        for path, text in _template_strings(check.model_dump(mode="json"), where):
+            for name in placeholders(text):
+                used.add(name)
+                if name not in available:
+                    covered.add(path)
+                    issues.append(
+                        Issue(
+                            "error",
+                            f"{{{name}}} is not a parameter nor a variable a step stores; "
+                            "add the parameter or fix the name",
+                            field=path,
+                        )
+                    )
+                elif name in secrets:
+                    issues.append(
+                        Issue(
+                            "warning",
+                            f"the secret {{{name}}} is used in the success check, where it may "
+                            "show in logs or screenshots",
+                            field=path,
+                        )
+                    )
+        if isinstance(check, ElementVisible | ElementHidden) and not check.target.locators:
+            issues.append(Issue("error", "the check has no locator for its element", field=where))
+            continue
+        try:
+            type(check).model_validate(check.model_dump())
+        except ValidationError as exc:
+            for error in exc.errors():
+                field = f"{where}.{_field_path(error['loc'])}"
+                if field not in covered:
+                    issues.append(Issue("error", _friendly(field, error), field=field))
+    return issues
+
+
+def _expectations(step: Step) -> Iterable[tuple[str, Expectation]]:
+    for k, expectation in enumerate(step.expectations):
+        yield f"expectations[{k}]", expectation
+    if isinstance(step, WaitForStep | AssertStep):
+        yield "condition", step.condition
+
+
+#: Tags pydantic puts in an error's location for a discriminated union member.
+_UNION_TAGS: Final = frozenset(
+    {
+        *INSERTABLE_KINDS,
+        "call",
+        "desktop_click",
+        "desktop_type",
+        "hotkey",
+        "url",
+        "title",
+        "visible",
+        "hidden",
+        "text",
+        "window_title",
+        "image",
+    }
+)
+
+
+def _field_path(loc: Sequence[int | str]) -> str:
+    """A pydantic error location as a path, without the tags of discriminated unions."""
+    path = ""
+    for k, part in enumerate(loc):
+        if isinstance(part, int):
+            path += f"[{part}]"
+            continue
+        previous = loc[k - 1] if k else None
+        after_union = isinstance(previous, int) or previous == "condition"
+        if after_union and part in _UNION_TAGS and k + 1 < len(loc):
+            continue
+        path = f"{path}.{part}" if path else part
+    return path
+
+
+def _friendly(field: str, error: Mapping[str, Any]) -> str:
+    leaf = field.rsplit(".", 1)[-1]
+    if error["type"] in _SOFT_ERRORS:
+        return {
+            "url": "say which address to open",
+            "key": "say which key to press",
+            "instruction": "say what the assistant should do",
+            "text": "say which text to look for",
+            "pattern": "give the pattern to match",
+        }.get(leaf, f"{leaf} is empty")
+    return _error_text({**error, "loc": ()})
+
+
+def _model_problems(workflow: Workflow) -> list[Issue]:
+    """What the workflow model itself refuses, for anything the checks above did not name."""
+    try:
+        Workflow.model_validate(workflow.model_dump())
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        ctx = first.get("ctx") or {}
+        nested = ctx.get("error")
+        path = nested.path if isinstance(nested, DocumentPathError) else _field_path(first["loc"])
+        match = re.match(r"steps\[(\d+)\]\.?(.*)$", path)
+        if match:
+            message = _error_text({**first, "loc": ()})
+            return [Issue("error", message, int(match.group(1)), match.group(2))]
+        return [Issue("error", _error_text({**first, "loc": ()}), field=path)]
+    return []
+
+
+def errors(workflow: Workflow) -> list[Issue]:
+    """The problems of *workflow* that block saving."""
+    return [issue for issue in validate(workflow) if issue.is_error]
+
+
+def finalize(workflow: Workflow) -> Workflow:
+    """*workflow* checked as a document, ready to save.
+
+    Raises:
+        EditError: it has errors; the message counts them and names the first.
+    """
+    blocking = errors(workflow)
+    if blocking:
+        more = len(blocking) - 1
+        also = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise EditError(f"cannot save yet: {blocking[0]}{also}")
+    try:
+        return Workflow.model_validate(workflow.model_dump())
+    except ValidationError as exc:  # validate() should have named it; never save it anyway
+        raise EditError(f"cannot save yet: {_error_text(exc.errors()[0])}") from None
