@@ -2,21 +2,20 @@
 
 The form never changes the workflow itself: each committed field becomes a signal the editor
 turns into one undoable edit, and the form is then shown the new snapshot.
+
+The form's parts: :mod:`.step_form_base` (its state and helpers), :mod:`.step_fields` (the
+kind-specific fields) and :mod:`.step_locators` (the element's locators).
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QFrame,
@@ -29,32 +28,25 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QScrollArea,
     QSizePolicy,
-    QSpinBox,
     QTableWidget,
-    QTableWidgetItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop_app.core.describe import describe_expectation, describe_locator, item_noun
-from desktop_app.core.editing import TARGETED_KINDS, Issue, known_names
-from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.describe import describe_expectation
+from desktop_app.core.editing import Issue, known_names
 from desktop_app.core.models.workflow import (
     Expectation,
     ImageVisible,
-    ParameterType,
     Step,
     WindowTitleMatches,
     Workflow,
 )
-from desktop_app.ui.editor.dialogs import (
-    EXPECTATION_KINDS,
-    ExpectationDialog,
-    LocatorDialog,
-)
+from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS, ExpectationDialog
+from desktop_app.ui.editor.step_fields import StepFields
+from desktop_app.ui.editor.step_locators import StepLocators
 from desktop_app.ui.editor.steps_view import KIND_LABELS, ThumbnailCache
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
@@ -63,76 +55,13 @@ __all__ = ["StepForm"]
 #: The size the selected step's screenshot is shown at, at most.
 SCREENSHOT_SIZE = QSize(480, 300)
 _PROBLEM_STYLE = "border: 1px solid #c0392b; border-radius: 3px;"
-_TONES = {"good": "#1f7a3f", "warn": "#9a6700", "bad": "#b3261e", "busy": "#5a6b7b"}
-
-
-@dataclass(frozen=True, slots=True)
-class _Field:
-    name: str
-    label: str
-    kind: str  # template, text, optional_text, int, float, choice, checked, keys, condition, …
-    tip: str = ""
-    options: tuple[str, ...] = ()
-    low: float = 0
-    high: float = 0
-    suffix: str = ""
-
-
-_CLICK = (
-    _Field("button", "Button", "choice", options=("left", "right", "middle")),
-    _Field("click_count", "Clicks", "int", "2 for a double click, 3 for a triple", low=1, high=3),
-)
-_WINDOW = _Field("window_title", "Window", "optional_text", "The window's title, as recorded")
-
-#: The fields of each step kind, after the title.
-FIELDS: dict[str, tuple[_Field, ...]] = {
-    "goto": (_Field("url", "Address", "template", "The page to open; may use {placeholders}"),),
-    "click": _CLICK,
-    "fill": (_Field("value", "Value", "template", "What to type; type { to insert a parameter"),),
-    "select": (_Field("value", "Option", "template", "The option's label or value"),),
-    "check": (
-        _Field("checked", "Set to", "checked", "Ticked (true), unticked (false) or a parameter"),
-    ),
-    "press": (_Field("key", "Key", "text", "e.g. Enter, Tab, Control+S"),),
-    "scroll": (
-        _Field("dx", "Across (px)", "float", low=-100_000, high=100_000),
-        _Field("dy", "Down (px)", "float", low=-100_000, high=100_000),
-    ),
-    "wait_for": (_Field("condition", "Until", "condition"),),
-    "assert": (_Field("condition", "Check", "condition"),),
-    "extract": (
-        _Field("variable", "Store as", "text", "Later steps use it as {name}"),
-        _Field("attribute", "Attribute", "optional_text", "Read an attribute instead of the text"),
-        _Field("pattern", "Pattern", "optional_text", "A regular expression to keep part of it"),
-    ),
-    "call": (
-        _Field("workflow_id", "Workflow", "readonly"),
-        _Field("arguments", "Arguments", "arguments"),
-    ),
-    "agent": (
-        _Field("instruction", "Instruction", "template", "What the assistant should do"),
-        _Field("output_variable", "Store result as", "optional_text"),
-        _Field(
-            "max_actions",
-            "At most",
-            "int",
-            "How many actions before it gives up",
-            low=1,
-            high=100,
-            suffix=" actions",
-        ),
-    ),
-    "desktop_click": (_WINDOW, *_CLICK),
-    "desktop_type": (_WINDOW, _Field("text", "Text", "template")),
-    "hotkey": (_WINDOW, _Field("keys", "Keys", "keys", "e.g. ctrl+s")),
-}
 
 
 def _top(field: str) -> str:
     return re.split(r"[.\[]", field, maxsplit=1)[0]
 
 
-class StepForm(QScrollArea):
+class StepForm(StepFields, StepLocators):
     """Edits one step. Signals carry the step's id, so a late commit still finds its step.
 
     Signals:
@@ -351,11 +280,6 @@ class StepForm(QScrollArea):
 
     # ── showing ─────────────────────────────────────────────────────────────────────────────
 
-    @property
-    def step_id(self) -> str | None:
-        """The id of the step shown, if any."""
-        return self._step.id if self._step is not None else None
-
     def show_step(self, workflow: Workflow | None, index: int | None, issues: list[Issue]) -> None:
         """Show step *index* of *workflow* (None: nothing selected) with its problems."""
         self._workflow = workflow
@@ -425,316 +349,6 @@ class StepForm(QScrollArea):
     def field_widget(self, name: str) -> QWidget | None:
         """The widget editing a kind-specific field (``value``, ``url``, …), if shown."""
         return self._fields.get(name)
-
-    # ── kind-specific fields ────────────────────────────────────────────────────────────────
-
-    def _build_fields(self, step: Step) -> None:
-        going = set(self._fields.values())
-        self._flagged = [w for w in self._flagged if w not in going]
-        while self.step_form.rowCount() > 1:
-            self.step_form.removeRow(1)
-        self._fields = {}
-        self._field_kind = step.kind
-        for spec in FIELDS.get(step.kind, ()):
-            widget = self._make_field(spec)
-            widget.setObjectName(f"step-{spec.name.replace('_', '-')}")
-            if spec.tip:
-                widget.setToolTip(spec.tip)
-            self._fields[spec.name] = widget
-            self.step_form.addRow(spec.label, widget)
-
-    def _make_field(self, spec: _Field) -> QWidget:
-        name = spec.name
-        what = f"Edit the {spec.label.lower()}"
-        if spec.kind == "template":
-            edit = TemplateEdit(placeholder_text=spec.tip)
-            edit.editing_finished.connect(lambda: self._emit({name: edit.text()}, what))
-            return edit
-        if spec.kind in ("text", "optional_text", "keys"):
-            line = QLineEdit()
-            if spec.tip:
-                line.setPlaceholderText(spec.tip)
-
-            def commit() -> None:
-                text = line.text().strip()
-                value: object = text
-                if spec.kind == "optional_text":
-                    value = text or None
-                elif spec.kind == "keys":
-                    value = tuple(k.strip() for k in text.split("+") if k.strip())
-                self._emit({name: value}, what)
-
-            line.editingFinished.connect(commit)
-            return line
-        if spec.kind in ("int", "float"):
-            spin: QSpinBox | QDoubleSpinBox
-            if spec.kind == "int":
-                spin = QSpinBox()
-                spin.setRange(int(spec.low), int(spec.high))
-            else:
-                spin = QDoubleSpinBox()
-                spin.setRange(spec.low, spec.high)
-                spin.setDecimals(0)
-            spin.setSuffix(spec.suffix)
-            spin.editingFinished.connect(lambda: self._emit({name: spin.value()}, what))
-            return spin
-        if spec.kind == "choice":
-            combo = QComboBox()
-            combo.addItems(spec.options)
-            combo.activated.connect(lambda _i: self._emit({name: combo.currentText()}, what))
-            return combo
-        if spec.kind == "checked":
-            checked = QComboBox()
-            checked.setEditable(True)
-            checked.activated.connect(lambda _i: self._commit_checked(checked))
-            line_edit = checked.lineEdit()
-            if line_edit is not None:
-                line_edit.editingFinished.connect(lambda: self._commit_checked(checked))
-            return checked
-        if spec.kind == "condition":
-            return self._condition_field()
-        if spec.kind == "arguments":
-            box = QWidget()
-            QFormLayout(box).setContentsMargins(0, 0, 0, 0)
-            return box
-        return QLabel()
-
-    def _condition_field(self) -> QWidget:
-        box = QWidget()
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        label = QLabel()
-        label.setObjectName("step-condition-text")
-        label.setWordWrap(True)
-        change = QToolButton()
-        change.setObjectName("step-condition-change")
-        change.setText("Change")
-        change.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(change)
-        for kind, text in EXPECTATION_KINDS.items():
-            action = QAction(text, menu)
-            action.triggered.connect(lambda _=False, k=kind: self._open_condition(k))
-            menu.addAction(action)
-        change.setMenu(menu)
-        row.addWidget(label, 1)
-        row.addWidget(change)
-        return box
-
-    def _fill_fields(self, step: Step) -> None:
-        for spec in FIELDS.get(step.kind, ()):
-            widget = self._fields.get(spec.name)
-            value = getattr(step, spec.name, None)
-            if isinstance(widget, TemplateEdit):
-                widget.set_names(self._names)
-                widget.set_text(str(value or ""))
-            elif isinstance(widget, QLineEdit):
-                text = "+".join(value or ()) if spec.kind == "keys" else str(value or "")
-                if widget.text() != text:
-                    widget.setText(text)
-            elif isinstance(widget, QSpinBox | QDoubleSpinBox):
-                self._blocked(widget, functools.partial(widget.setValue, value or 0))
-            elif isinstance(widget, QComboBox) and spec.kind == "checked":
-                self._fill_checked(widget, value)
-            elif isinstance(widget, QComboBox):
-                self._blocked(widget, functools.partial(widget.setCurrentText, str(value)))
-            elif spec.kind == "condition" and widget is not None:
-                label = widget.findChild(QLabel, "step-condition-text")
-                if label is not None and value is not None:
-                    label.setText(describe_expectation(value))
-            elif spec.kind == "arguments" and widget is not None:
-                self._fill_arguments(widget, dict(value or {}))
-            elif isinstance(widget, QLabel):
-                widget.setText(str(value or ""))
-
-    def _fill_checked(self, combo: QComboBox, value: object) -> None:
-        workflow = self._workflow
-        flags = [
-            "{" + p.name + "}"
-            for p in (workflow.parameters if workflow is not None else ())
-            if p.type is ParameterType.BOOL
-        ]
-        current = "true" if value is True else "false" if value is False else str(value)
-        combo.blockSignals(True)
-        combo.clear()
-        combo.addItems(["true", "false", *flags])
-        combo.setCurrentText(current)
-        combo.blockSignals(False)
-
-    def _commit_checked(self, combo: QComboBox) -> None:
-        text = combo.currentText().strip()
-        value: object = {"true": True, "false": False}.get(text.lower(), text)
-        self._emit({"checked": value}, "Change what the box is set to")
-
-    def _fill_arguments(self, box: QWidget, arguments: dict[str, str]) -> None:
-        form = box.layout()
-        assert isinstance(form, QFormLayout)
-        existing = {
-            w.property("argument"): w
-            for w in box.findChildren(TemplateEdit)
-            if w.property("argument")
-        }
-        if set(existing) != set(arguments):
-            while form.rowCount():
-                form.removeRow(0)
-            existing = {}
-            for key in sorted(arguments):
-                edit = TemplateEdit()
-                edit.setProperty("argument", key)
-                edit.setObjectName(f"step-argument-{key}")
-                edit.editing_finished.connect(
-                    lambda e=edit, k=key: self._emit_argument(k, e.text())
-                )
-                existing[key] = edit
-                form.addRow(key, edit)
-            if not arguments:
-                form.addRow(QLabel("The called workflow takes no values."))
-        for key, edit in existing.items():
-            edit.set_names(self._names)
-            edit.set_text(arguments.get(key, ""))
-
-    def _emit_argument(self, key: str, text: str) -> None:
-        step = self._step
-        arguments = dict(getattr(step, "arguments", {}) or {})
-        arguments[key] = text
-        self._emit({"arguments": arguments}, f"Edit the argument {key}")
-
-    # ── the element ─────────────────────────────────────────────────────────────────────────
-
-    def _fill_target(self, step: Step) -> None:
-        has_target = "target" in type(step).model_fields
-        self.target_box.setVisible(has_target)
-        if not has_target:
-            return
-        target = step.target_or_none
-        locators = target.locators if target is not None else ()
-        self.target_box.setTitle(
-            "Element"
-            if step.kind in TARGETED_KINDS
-            else "Element (optional: none acts on the page)"
-        )
-        selected = self.locators.currentRow()
-        self.locators.setRowCount(len(locators))
-        for row, locator in enumerate(locators):
-            rank = QTableWidgetItem(str(row + 1))
-            rank.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.locators.setItem(row, 0, rank)
-            item = QTableWidgetItem(describe_locator(locator))
-            tip = locator.describe()
-            if locator.within is not None:
-                tip = (
-                    f"Looks only inside the {item_noun(locator.within.css)} ({locator.within.css})"
-                    f" that shows exactly “{locator.within.text}”; Edit… changes that text.\n{tip}"
-                )
-            item.setToolTip(tip)
-            self.locators.setItem(row, 1, item)
-            button = self.locators.cellWidget(row, 2)
-            if not isinstance(button, QToolButton):  # made once per row, then reused
-                button = QToolButton()
-                button.setObjectName(f"locator-test-{row}")
-                button.setText("Test")
-                button.setToolTip(
-                    "Open the test page (once) and highlight every element this locator finds"
-                )
-                button.clicked.connect(lambda _=False, r=row: self._on_test_clicked(r))
-                self.locators.setCellWidget(row, 2, button)
-            button.setEnabled(locator.strategy is not LocatorStrategy.IMAGE_ANCHOR)
-            text, tone = self._results.get((step.id, locator.describe()), ("", "busy"))
-            self._show_result(row, text, tone)
-        if locators:
-            self.locators.selectRow(min(max(selected, 0), len(locators) - 1))
-        rows = min(max(len(locators), 2), 6)
-        self.locators.setFixedHeight(
-            self.locators.horizontalHeader().height()
-            + rows * self.locators.verticalHeader().defaultSectionSize()
-            + 2 * self.locators.frameWidth()
-        )
-        fingerprint = target.fingerprint if target is not None else None
-        if fingerprint is not None:
-            parts = [f"<{fingerprint.tag}>" if fingerprint.tag else "", fingerprint.role or ""]
-            name = fingerprint.name or fingerprint.text or ""
-            if name:
-                parts.append(f"“{name[:60]}”")
-            within = fingerprint.item
-            if within is not None:
-                shows = f" showing “{within.texts[0][:60]}”" if within.texts else ""
-                parts.append(f"in a {item_noun(within.css)}{shows}")
-            self.fingerprint.setText(
-                "Recorded as " + " ".join(p for p in parts if p) + ": used to find the element "
-                "again when every locator fails."
-            )
-            self.fingerprint.show()
-        else:
-            self.fingerprint.hide()
-        self._update_locator_buttons()
-
-    def _on_test_clicked(self, row: int) -> None:
-        if self._step is not None:
-            self.locator_test_requested.emit(self._step.id, row)
-
-    def _show_result(self, row: int, text: str, tone: str) -> None:
-        item = QTableWidgetItem(text)
-        item.setForeground(QColor(_TONES.get(tone, "#5a6b7b")))
-        self.locators.setItem(row, 3, item)
-
-    def _current_locators(self) -> tuple[Locator, ...]:
-        target = self._step.target_or_none if self._step is not None else None
-        return target.locators if target is not None else ()
-
-    def _update_locator_buttons(self) -> None:
-        row = self.locators.currentRow()
-        count = len(self._current_locators())
-        has = 0 <= row < count
-        self.locator_edit.setEnabled(has)
-        self.locator_remove.setEnabled(has)
-        self.locator_up.setEnabled(has and row > 0)
-        self.locator_down.setEnabled(has and row < count - 1)
-
-    def _add_locator(self) -> None:
-        self._open_locator(None)
-
-    def _edit_locator(self) -> None:
-        row = self.locators.currentRow()
-        locators = self._current_locators()
-        if 0 <= row < len(locators):
-            self._open_locator(row)
-
-    def _open_locator(self, row: int | None) -> None:
-        step = self._step
-        if step is None:
-            return
-        locators = self._current_locators()
-        dialog = LocatorDialog(self, locators[row] if row is not None else None, self._names)
-        step_id = step.id
-
-        def accepted() -> None:
-            current = list(self._current_locators()) if self.step_id == step_id else list(locators)
-            made = dialog.locator()
-            if row is None:
-                current.append(made)
-                self.locators_edited.emit(step_id, tuple(current), "Add a locator")
-            elif row < len(current):
-                current[row] = made
-                self.locators_edited.emit(step_id, tuple(current), "Edit a locator")
-
-        dialog.accepted.connect(accepted)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-
-    def _remove_locator(self) -> None:
-        row = self.locators.currentRow()
-        locators = list(self._current_locators())
-        if self._step is not None and 0 <= row < len(locators):
-            del locators[row]
-            self.locators_edited.emit(self._step.id, tuple(locators), "Remove a locator")
-
-    def _move_locator(self, delta: int) -> None:
-        row = self.locators.currentRow()
-        locators = list(self._current_locators())
-        to = row + delta
-        if self._step is not None and 0 <= row < len(locators) and 0 <= to < len(locators):
-            locators.insert(to, locators.pop(row))
-            self.locators_edited.emit(self._step.id, tuple(locators), "Reorder the locators")
-            self.locators.selectRow(to)
 
     # ── checks ──────────────────────────────────────────────────────────────────────────────
 
@@ -889,46 +503,6 @@ class StepForm(QScrollArea):
         if top in ("timeout_s",):
             return self.timeout
         return self._fields.get(top)
-
-    # ── helpers ─────────────────────────────────────────────────────────────────────────────
-
-    def _emit(self, changes: dict[str, object], what: str) -> None:
-        step = self._step
-        if step is None:
-            return
-        if all(getattr(step, key, object()) == value for key, value in changes.items()):
-            return
-        self.step_edited.emit(step.id, changes, what)
-
-    def _step_by_id(self, step_id: str) -> Step | None:
-        workflow = self._workflow
-        if workflow is None:
-            return None
-        return next((s for s in workflow.steps if s.id == step_id), None)
-
-    def _button(self, text: str, name: str, tip: str) -> QToolButton:
-        button = QToolButton()
-        button.setText(text)
-        button.setObjectName(name)
-        button.setToolTip(tip)
-        return button
-
-    @staticmethod
-    def _shortcut(widget: QWidget, keys: str, slot: Callable[[], object]) -> None:
-        """A key that acts only while *widget* has the focus (so the window's keys stay free)."""
-        action = QAction(widget)
-        action.setShortcut(QKeySequence(keys))
-        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        action.triggered.connect(slot)
-        widget.addAction(action)
-
-    @staticmethod
-    def _blocked(widget: QWidget, change: Callable[[], object]) -> None:
-        widget.blockSignals(True)
-        try:
-            change()
-        finally:
-            widget.blockSignals(False)
 
 
 def _kind_of(expectation: Expectation | None) -> str | None:

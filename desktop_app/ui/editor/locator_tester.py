@@ -1,0 +1,137 @@
+"""Testing a step's locators on a live page: the one test page the editor's "Test" buttons use."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+
+from desktop_app.core.errors import BrowserError
+from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.models.workflow import ParameterType
+from desktop_app.core.templating import placeholders
+from desktop_app.ui.backend import Backend, LocatorPreview
+from desktop_app.ui.editor.window_base import EditorWindowBase
+
+__all__ = ["LocatorTester", "LocatorTests"]
+
+
+class LocatorTester:
+    """The one live page "Test" buttons use: opened on the first test, reused after.
+
+    A test on another address than the page was opened at opens that address instead.
+    ``headless`` keeps the browser out of sight (tests set it).
+    """
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self._preview: LocatorPreview | None = None
+        self._opened_at: str | None = None
+        self._lock: asyncio.Lock | None = None
+        self.headless = False
+        self.opened = 0
+
+    @property
+    def is_open(self) -> bool:
+        """Whether a test page is open."""
+        return self._preview is not None
+
+    async def count(self, url: str, locator: Locator, values: Mapping[str, str]) -> int:
+        """How many elements *locator* finds on the test page (highlighting them there)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._preview is None or url != self._opened_at:
+                await self._close()
+                self._preview = await self._backend.open_preview(url, headless=self.headless)
+                self._opened_at = url
+                self.opened += 1
+            try:
+                return await self._preview.test(locator, values)
+            except BrowserError:
+                await self._close()
+                raise
+
+    async def close(self) -> None:
+        """Close the test page and its browser, if open."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            await self._close()
+
+    async def _close(self) -> None:
+        preview, self._preview, self._opened_at = self._preview, None, None
+        if preview is not None:
+            with contextlib.suppress(BrowserError):  # it was gone already
+                await preview.close()
+
+
+class LocatorTests(EditorWindowBase):
+    """What the editor window's "Test" buttons do: test a step's locator on the test page."""
+
+    tester: LocatorTester
+
+    # ── locator tests ───────────────────────────────────────────────────────────────────────
+
+    def _test_values(self) -> dict[str, str]:
+        workflow = self.workflow
+        values: dict[str, str] = {}
+        for param in workflow.parameters if workflow is not None else ():
+            if param.type is ParameterType.SECRET or param.default is None:
+                continue
+            default = param.default
+            values[param.name] = (
+                ("true" if default else "false") if isinstance(default, bool) else str(default)
+            )
+        return values
+
+    async def test_locator(self, row: int, locator_row: int) -> int | None:
+        """Test locator *locator_row* of step *row* on the test page; the number of matches.
+
+        The result shows beside the locator ("1 match", "3 matches", "no match") and the
+        matches are outlined in the test page. None when it could not be tested (the reason
+        shows instead).
+        """
+        workflow = self.workflow
+        if workflow is None:
+            return None
+        step = workflow.steps[row]
+        target = step.target_or_none
+        if target is None or not 0 <= locator_row < len(target.locators):
+            return None
+        locator = target.locators[locator_row]
+        url = self.form.test_url.text().strip()
+        values = self._test_values()
+        if not url:
+            self.form.set_test_result(step.id, locator_row, "type the page address above", "bad")
+            self.form.test_url.setFocus()
+            return None
+        if locator.strategy is LocatorStrategy.IMAGE_ANCHOR:
+            self.form.set_test_result(step.id, locator_row, "desktop only", "warn")
+            return None
+        scope = locator.within
+        texts = f"{locator.value} {locator.name or ''} {scope.text if scope is not None else ''}"
+        needed = [n for n in placeholders(texts) if n not in values]
+        if needed:
+            self.form.set_test_result(
+                step.id, locator_row, f"give {{{needed[0]}}} a default to test", "warn"
+            )
+            return None
+        self.form.set_test_result(step.id, locator_row, "testing…", "busy")
+        try:
+            count = await self.tester.count(url, locator, values)
+        except BrowserError as exc:
+            self.form.set_test_result(step.id, locator_row, "could not test", "bad")
+            raise exc
+        text = "no match" if count == 0 else "1 match" if count == 1 else f"{count} matches"
+        tone = "good" if count == 1 else "bad" if count == 0 else "warn"
+        self.form.set_test_result(step.id, locator_row, text, tone)
+        self._host.show_status(f"{locator.describe()}: {text} on {self.form.test_url.text()}")
+        return count
+
+    def _on_form_locator_test_requested(self, step_id: str, locator_row: int) -> None:
+        row = self.steps_model.row_of(step_id)
+        if row is not None:
+            self._host.tasks.start(
+                self.test_locator(row, locator_row), label="Testing the locator…"
+            )

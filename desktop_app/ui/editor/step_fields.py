@@ -1,0 +1,276 @@
+"""The step form's kind-specific fields: which fields each step kind has, and their widgets."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSpinBox,
+    QToolButton,
+    QWidget,
+)
+
+from desktop_app.core.describe import describe_expectation
+from desktop_app.core.models.workflow import ParameterType, Step
+from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS
+from desktop_app.ui.editor.step_form_base import StepFormBase
+from desktop_app.ui.editor.template_edit import TemplateEdit
+
+__all__ = ["FIELDS", "StepFields"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    label: str
+    kind: str  # template, text, optional_text, int, float, choice, checked, keys, condition, …
+    tip: str = ""
+    options: tuple[str, ...] = ()
+    low: float = 0
+    high: float = 0
+    suffix: str = ""
+
+
+_CLICK = (
+    _Field("button", "Button", "choice", options=("left", "right", "middle")),
+    _Field("click_count", "Clicks", "int", "2 for a double click, 3 for a triple", low=1, high=3),
+)
+_WINDOW = _Field("window_title", "Window", "optional_text", "The window's title, as recorded")
+
+#: The fields of each step kind, after the title.
+FIELDS: dict[str, tuple[_Field, ...]] = {
+    "goto": (_Field("url", "Address", "template", "The page to open; may use {placeholders}"),),
+    "click": _CLICK,
+    "fill": (_Field("value", "Value", "template", "What to type; type { to insert a parameter"),),
+    "select": (_Field("value", "Option", "template", "The option's label or value"),),
+    "check": (
+        _Field("checked", "Set to", "checked", "Ticked (true), unticked (false) or a parameter"),
+    ),
+    "press": (_Field("key", "Key", "text", "e.g. Enter, Tab, Control+S"),),
+    "scroll": (
+        _Field("dx", "Across (px)", "float", low=-100_000, high=100_000),
+        _Field("dy", "Down (px)", "float", low=-100_000, high=100_000),
+    ),
+    "wait_for": (_Field("condition", "Until", "condition"),),
+    "assert": (_Field("condition", "Check", "condition"),),
+    "extract": (
+        _Field("variable", "Store as", "text", "Later steps use it as {name}"),
+        _Field("attribute", "Attribute", "optional_text", "Read an attribute instead of the text"),
+        _Field("pattern", "Pattern", "optional_text", "A regular expression to keep part of it"),
+    ),
+    "call": (
+        _Field("workflow_id", "Workflow", "readonly"),
+        _Field("arguments", "Arguments", "arguments"),
+    ),
+    "agent": (
+        _Field("instruction", "Instruction", "template", "What the assistant should do"),
+        _Field("output_variable", "Store result as", "optional_text"),
+        _Field(
+            "max_actions",
+            "At most",
+            "int",
+            "How many actions before it gives up",
+            low=1,
+            high=100,
+            suffix=" actions",
+        ),
+    ),
+    "desktop_click": (_WINDOW, *_CLICK),
+    "desktop_type": (_WINDOW, _Field("text", "Text", "template")),
+    "hotkey": (_WINDOW, _Field("keys", "Keys", "keys", "e.g. ctrl+s")),
+}
+
+
+class StepFields(StepFormBase):
+    """The fields of the step form that depend on the step's kind (:data:`FIELDS`): built when the
+    kind changes, filled from each snapshot, each committing one edit."""
+
+    step_form: QFormLayout
+    _field_kind: str | None
+
+    if TYPE_CHECKING:
+
+        def _open_condition(self, kind: str) -> None:
+            """Ask for a new condition of *kind* (the form's checks define it)."""
+
+    # ── kind-specific fields ────────────────────────────────────────────────────────────────
+
+    def _build_fields(self, step: Step) -> None:
+        going = set(self._fields.values())
+        self._flagged = [w for w in self._flagged if w not in going]
+        while self.step_form.rowCount() > 1:
+            self.step_form.removeRow(1)
+        self._fields = {}
+        self._field_kind = step.kind
+        for spec in FIELDS.get(step.kind, ()):
+            widget = self._make_field(spec)
+            widget.setObjectName(f"step-{spec.name.replace('_', '-')}")
+            if spec.tip:
+                widget.setToolTip(spec.tip)
+            self._fields[spec.name] = widget
+            self.step_form.addRow(spec.label, widget)
+
+    def _make_field(self, spec: _Field) -> QWidget:
+        name = spec.name
+        what = f"Edit the {spec.label.lower()}"
+        if spec.kind == "template":
+            edit = TemplateEdit(placeholder_text=spec.tip)
+            edit.editing_finished.connect(lambda: self._emit({name: edit.text()}, what))
+            return edit
+        if spec.kind in ("text", "optional_text", "keys"):
+            line = QLineEdit()
+            if spec.tip:
+                line.setPlaceholderText(spec.tip)
+
+            def commit() -> None:
+                text = line.text().strip()
+                value: object = text
+                if spec.kind == "optional_text":
+                    value = text or None
+                elif spec.kind == "keys":
+                    value = tuple(k.strip() for k in text.split("+") if k.strip())
+                self._emit({name: value}, what)
+
+            line.editingFinished.connect(commit)
+            return line
+        if spec.kind in ("int", "float"):
+            spin: QSpinBox | QDoubleSpinBox
+            if spec.kind == "int":
+                spin = QSpinBox()
+                spin.setRange(int(spec.low), int(spec.high))
+            else:
+                spin = QDoubleSpinBox()
+                spin.setRange(spec.low, spec.high)
+                spin.setDecimals(0)
+            spin.setSuffix(spec.suffix)
+            spin.editingFinished.connect(lambda: self._emit({name: spin.value()}, what))
+            return spin
+        if spec.kind == "choice":
+            combo = QComboBox()
+            combo.addItems(spec.options)
+            combo.activated.connect(lambda _i: self._emit({name: combo.currentText()}, what))
+            return combo
+        if spec.kind == "checked":
+            checked = QComboBox()
+            checked.setEditable(True)
+            checked.activated.connect(lambda _i: self._commit_checked(checked))
+            line_edit = checked.lineEdit()
+            if line_edit is not None:
+                line_edit.editingFinished.connect(lambda: self._commit_checked(checked))
+            return checked
+        if spec.kind == "condition":
+            return self._condition_field()
+        if spec.kind == "arguments":
+            box = QWidget()
+            QFormLayout(box).setContentsMargins(0, 0, 0, 0)
+            return box
+        return QLabel()
+
+    def _condition_field(self) -> QWidget:
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        label = QLabel()
+        label.setObjectName("step-condition-text")
+        label.setWordWrap(True)
+        change = QToolButton()
+        change.setObjectName("step-condition-change")
+        change.setText("Change")
+        change.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(change)
+        for kind, text in EXPECTATION_KINDS.items():
+            action = QAction(text, menu)
+            action.triggered.connect(lambda _=False, k=kind: self._open_condition(k))
+            menu.addAction(action)
+        change.setMenu(menu)
+        row.addWidget(label, 1)
+        row.addWidget(change)
+        return box
+
+    def _fill_fields(self, step: Step) -> None:
+        for spec in FIELDS.get(step.kind, ()):
+            widget = self._fields.get(spec.name)
+            value = getattr(step, spec.name, None)
+            if isinstance(widget, TemplateEdit):
+                widget.set_names(self._names)
+                widget.set_text(str(value or ""))
+            elif isinstance(widget, QLineEdit):
+                text = "+".join(value or ()) if spec.kind == "keys" else str(value or "")
+                if widget.text() != text:
+                    widget.setText(text)
+            elif isinstance(widget, QSpinBox | QDoubleSpinBox):
+                self._blocked(widget, functools.partial(widget.setValue, value or 0))
+            elif isinstance(widget, QComboBox) and spec.kind == "checked":
+                self._fill_checked(widget, value)
+            elif isinstance(widget, QComboBox):
+                self._blocked(widget, functools.partial(widget.setCurrentText, str(value)))
+            elif spec.kind == "condition" and widget is not None:
+                label = widget.findChild(QLabel, "step-condition-text")
+                if label is not None and value is not None:
+                    label.setText(describe_expectation(value))
+            elif spec.kind == "arguments" and widget is not None:
+                self._fill_arguments(widget, dict(value or {}))
+            elif isinstance(widget, QLabel):
+                widget.setText(str(value or ""))
+
+    def _fill_checked(self, combo: QComboBox, value: object) -> None:
+        workflow = self._workflow
+        flags = [
+            "{" + p.name + "}"
+            for p in (workflow.parameters if workflow is not None else ())
+            if p.type is ParameterType.BOOL
+        ]
+        current = "true" if value is True else "false" if value is False else str(value)
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems(["true", "false", *flags])
+        combo.setCurrentText(current)
+        combo.blockSignals(False)
+
+    def _commit_checked(self, combo: QComboBox) -> None:
+        text = combo.currentText().strip()
+        value: object = {"true": True, "false": False}.get(text.lower(), text)
+        self._emit({"checked": value}, "Change what the box is set to")
+
+    def _fill_arguments(self, box: QWidget, arguments: dict[str, str]) -> None:
+        form = box.layout()
+        assert isinstance(form, QFormLayout)
+        existing = {
+            w.property("argument"): w
+            for w in box.findChildren(TemplateEdit)
+            if w.property("argument")
+        }
+        if set(existing) != set(arguments):
+            while form.rowCount():
+                form.removeRow(0)
+            existing = {}
+            for key in sorted(arguments):
+                edit = TemplateEdit()
+                edit.setProperty("argument", key)
+                edit.setObjectName(f"step-argument-{key}")
+                edit.editing_finished.connect(
+                    lambda e=edit, k=key: self._emit_argument(k, e.text())
+                )
+                existing[key] = edit
+                form.addRow(key, edit)
+            if not arguments:
+                form.addRow(QLabel("The called workflow takes no values."))
+        for key, edit in existing.items():
+            edit.set_names(self._names)
+            edit.set_text(arguments.get(key, ""))
+
+    def _emit_argument(self, key: str, text: str) -> None:
+        step = self._step
+        arguments = dict(getattr(step, "arguments", {}) or {})
+        arguments[key] = text
+        self._emit({"arguments": arguments}, f"Edit the argument {key}")

@@ -1,0 +1,357 @@
+"""The Recordings screen: the recordings in a table, and the selected one's steps as storyboard."""
+
+from __future__ import annotations
+
+import contextlib
+
+from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
+from desktop_app.core.views import TrajectorySummary
+from desktop_app.ui.backend import InducedDraft
+from desktop_app.ui.host import Host
+from desktop_app.ui.recordings_page.drafts import induce_draft, show_draft
+from desktop_app.ui.recordings_page.event_list import EventListModel, event_list_view
+from desktop_app.ui.recordings_page.events import describe_event, screenshot_of
+from desktop_app.ui.recordings_page.model import RecordingsModel, _Filter
+from desktop_app.ui.recordings_page.thumbnails import ThumbnailCache, _scaled
+
+__all__ = ["RecordingsPage"]
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _details_html(summary: TrajectorySummary, trajectory: Trajectory | None, *, live: bool) -> str:
+    parts = [f"<h3 style='margin-bottom:2px'>{_escape(summary.intent or '(no intent given)')}</h3>"]
+    started = summary.started_at.astimezone().strftime("%Y-%m-%d %H:%M")
+    duration = ""
+    if summary.ended_at is not None:
+        seconds = int((summary.ended_at - summary.started_at).total_seconds())
+        duration = f" · {seconds // 60} min {seconds % 60:02d} s"
+    kind = "Web" if summary.kind is TrajectoryKind.WEB else "Desktop"
+    events = summary.event_count or summary.raw_event_count
+    observed = (
+        f" ({summary.raw_event_count} observed, noise included)"
+        if summary.raw_event_count > events
+        else ""
+    )
+    parts.append(
+        f"<p style='color:gray;margin-top:0'>{kind} · {started}{duration} · "
+        f"{events} events{observed} · id {summary.id[:8]}</p>"
+    )
+    if summary.start:
+        parts.append(f"<p>Started at <code>{_escape(summary.start)}</code></p>")
+    if live:
+        parts.append("<p><b>Still recording</b> (the steps so far are shown).</p>")
+    elif summary.incomplete:
+        parts.append(
+            "<p><b>Incomplete:</b> the recorder stopped abruptly; the events up to then are kept."
+            "</p>"
+        )
+    if trajectory is not None and not trajectory.events:
+        parts.append("<p style='color:gray'>Nothing was recorded.</p>")
+    return "".join(parts)
+
+
+class RecordingsPage(QWidget):
+    """Every recorded demonstration; see its steps, induce a workflow from it, or delete it.
+
+    Signals:
+        rows_shown(): the table was filled.
+        details_shown(str): the steps of a recording (its id) are shown.
+    """
+
+    rows_shown = Signal()
+    details_shown = Signal(str)
+
+    def __init__(self, host: Host) -> None:
+        super().__init__()
+        self.setObjectName("recordings-page")
+        self._host = host
+        self._details_generation = 0
+
+        self.filter = QLineEdit()
+        self.filter.setObjectName("recordings-filter")
+        self.filter.setPlaceholderText("Filter by intent or address")
+        self.filter.setClearButtonEnabled(True)
+        self.record_button = QPushButton("Record…")
+        self.record_button.setObjectName("recordings-record")
+        self.record_button.setToolTip("Record a new demonstration in the browser (Ctrl+R)")
+        self.record_button.clicked.connect(host.start_recording)
+        self.induce_button = QPushButton("Induce workflow")
+        self.induce_button.setObjectName("recordings-induce")
+        self.induce_button.setToolTip(
+            "Learn a draft workflow from this recording and open it in the editor (Enter)"
+        )
+        self.induce_button.clicked.connect(self._on_induce_button_clicked)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setObjectName("recordings-delete")
+        self.delete_button.setToolTip(
+            "Delete this recording for good (workflows induced from it stay) (Del)"
+        )
+        self.delete_button.clicked.connect(self._on_delete_button_clicked)
+        bar = QHBoxLayout()
+        bar.addWidget(self.filter, 1)
+        bar.addWidget(self.record_button)
+
+        self.model = RecordingsModel(self)
+        self.proxy = _Filter(self)
+        self.proxy.setSourceModel(self.model)
+        self.filter.textChanged.connect(self.proxy.set_text)
+        self.table = QTableView()
+        self.table.setObjectName("recordings-table")
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        for column in (1, 3, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.resizeSection(2, 300)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        self.table.doubleClicked.connect(lambda _index: self._on_induce_button_clicked())
+        for text, shortcut, slot in (
+            ("Induce workflow", "Return", self._on_induce_button_clicked),
+            ("Delete…", "Delete", self._on_delete_button_clicked),
+        ):
+            action = QAction(text, self.table)
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(slot)
+            self.table.addAction(action)
+
+        self.empty = QLabel(
+            "<h3>No recordings yet</h3><p>Press <b>Record…</b> (Ctrl+R), say what you are about "
+            "to do, and do it once in the browser that opens.<br>Procedura keeps every step "
+            "with a screenshot and learns a workflow from it that you can edit and replay.</p>"
+        )
+        self.empty.setObjectName("recordings-empty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.table)
+        self._stack.addWidget(self.empty)
+
+        self.header = QLabel()
+        self.header.setObjectName("recordings-details")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.thumbnails = ThumbnailCache(host, QSize(160, 100), self)
+        self.events = EventListModel(self.thumbnails, self)
+        self.events_view = event_list_view(
+            self.events, QSize(160, 100), "recordings-events", tiles=True
+        )
+        self.events_view.setToolTip("Double-click a step to see its screenshot full size")
+        self.events_view.activated.connect(self._on_events_view_activated)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.induce_button)
+        buttons.addWidget(self.delete_button)
+        buttons.addStretch(1)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.header)
+        side_layout.addWidget(self.events_view, 1)
+        side_layout.addLayout(buttons)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self._stack)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        self._show_details(None)
+        host.events.recordings_changed.connect(self._on_events_recordings_changed)
+
+    # ── loading ─────────────────────────────────────────────────────────────────────────────
+
+    def refresh(self, select: str | None = None) -> None:
+        """Reload in the background (then select the recording *select*, if given)."""
+
+        async def job() -> None:
+            await self.reload()
+            if select:
+                self.select(select)
+
+        with contextlib.suppress(RuntimeError):  # the window is closing
+            self._host.tasks.start(job(), label="Loading recordings…")
+
+    async def reload(self) -> None:
+        """Load every recording, newest first."""
+        summaries = await self._host.tasks.call(self._host.backend.trajectories.list)
+        selected = self.selected()
+        self.model.set_rows(summaries, _live_id(self._host))
+        self._stack.setCurrentWidget(self.table if summaries else self.empty)
+        if selected is None or not self.select(selected.id):
+            if self.proxy.rowCount():
+                self.table.selectRow(0)
+            else:
+                self._show_details(None)
+        self.rows_shown.emit()
+
+    def _on_events_recordings_changed(self, trajectory_id: str) -> None:
+        self.refresh(trajectory_id or None)
+
+    # ── selection ───────────────────────────────────────────────────────────────────────────
+
+    def visible_rows(self) -> list[TrajectorySummary]:
+        """The recordings the table shows now, in display order."""
+        return [
+            self.proxy.index(r, 0).data(RecordingsModel.SUMMARY_ROLE)
+            for r in range(self.proxy.rowCount())
+        ]
+
+    def selected(self) -> TrajectorySummary | None:
+        """The selected recording."""
+        index = self.table.selectionModel().currentIndex()
+        if not index.isValid():
+            return None
+        summary: TrajectorySummary = index.data(RecordingsModel.SUMMARY_ROLE)
+        return summary
+
+    def select(self, trajectory_id: str) -> bool:
+        """Select a recording if it is shown."""
+        row = self.model.row_of(trajectory_id)
+        if row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            return False
+        self.table.selectRow(index.row())
+        return True
+
+    def _on_table_current_row_changed(self, *_: object) -> None:
+        self._show_details(self.selected())
+
+    def _show_details(self, summary: TrajectorySummary | None) -> None:
+        self._details_generation += 1
+        generation = self._details_generation
+        live = summary is not None and summary.id == _live_id(self._host)
+        self.induce_button.setEnabled(summary is not None and not live)
+        self.delete_button.setEnabled(summary is not None and not live)
+        self.events.set_events([])
+        if summary is None:
+            self.header.setText(
+                "<p style='color:gray'>Select a recording to see its steps.</p>"
+                if self.model.rowCount()
+                else ""
+            )
+            return
+        self.header.setText(_details_html(summary, None, live=live))
+
+        async def load() -> None:
+            trajectory = await self._host.tasks.call(
+                self._host.backend.trajectories.get, summary.id
+            )
+            if generation != self._details_generation:
+                return  # another recording was selected meanwhile
+            self.header.setText(_details_html(summary, trajectory, live=live))
+            self.events.set_events(trajectory.events)
+            self.details_shown.emit(summary.id)
+
+        with contextlib.suppress(RuntimeError):
+            self._host.tasks.start(load(), label="Loading the recording…")
+
+    # ── actions ─────────────────────────────────────────────────────────────────────────────
+
+    def _on_events_view_activated(self, index: QModelIndex) -> None:
+        event: Event | None = index.data(EventListModel.EVENT_ROLE)
+        ref = screenshot_of(event) if event is not None else None
+        if event is None or ref is None:
+            return
+        host = self._host
+        title = f"{index.row() + 1}. {describe_event(event)}"
+
+        async def show() -> None:
+            image = await host.tasks.call(_scaled, host.backend.media.get, ref, 1280, 800)
+            if image is None:
+                return
+            viewer = QDialog(self)
+            viewer.setObjectName("screenshot-viewer")
+            viewer.setWindowTitle(title)
+            viewer.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            picture = QLabel()
+            picture.setPixmap(QPixmap.fromImage(image))
+            layout = QVBoxLayout(viewer)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(picture)
+            viewer.show()
+
+        host.tasks.start(show(), label="Opening the screenshot…")
+
+    def _on_induce_button_clicked(self) -> None:
+        summary = self.selected()
+        if summary is None or summary.id == _live_id(self._host):
+            return
+        host = self._host
+        self.induce_button.setEnabled(False)
+
+        async def job() -> InducedDraft:
+            try:
+                return await induce_draft(host, summary.id)
+            finally:
+                self.induce_button.setEnabled(True)
+
+        host.tasks.start(
+            job(), label="Inducing a workflow…", on_done=lambda draft: show_draft(host, draft)
+        )
+
+    def _on_delete_button_clicked(self) -> None:
+        summary = self.selected()
+        if summary is None or summary.id == _live_id(self._host):
+            return
+        answer = QMessageBox.question(
+            self,
+            "Delete recording",
+            f"Delete the recording “{summary.intent or summary.id[:8]}” with its "
+            f"{summary.event_count} steps, for good?\n\nWorkflows induced from it are kept.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        host = self._host
+
+        async def job() -> None:
+            await host.tasks.call(host.backend.trajectories.delete, summary.id, confirmed=True)
+            host.events.recordings_changed.emit("")
+            host.show_status(f"Deleted the recording “{summary.intent or summary.id[:8]}”")
+
+        host.tasks.start(job(), label="Deleting…")
+
+
+def _live_id(host: Host) -> str | None:
+    """The id of the recording under way in this window, if any."""
+    from desktop_app.ui.record import active_recording  # the record bar uses this module
+
+    controller = active_recording(host)
+    return controller.trajectory_id if controller is not None else None

@@ -1,0 +1,543 @@
+"""The Settings screen: the sections in a column, and loading, changing and applying them."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.errors import ProceduraError
+from desktop_app.settings import (
+    Settings,
+    SettingsError,
+    environment_overrides,
+    platform_home,
+    read_data_dir_pointer,
+)
+from desktop_app.ui.host import Host
+from desktop_app.ui.settings_page.fields import (
+    _INVALID,
+    _MUTED,
+    FAILURE_COLOR,
+    SUCCESS_COLOR,
+    _explain,
+    _Field,
+    _WheelGuard,
+)
+from desktop_app.ui.settings_page.sections import SettingsSections
+from desktop_app.ui.settings_page.state import SettingsState
+
+__all__ = ["SettingsPage"]
+
+
+class SettingsPage(SettingsSections):
+    """Settings, grouped in sections with what each one does.
+
+    Signals:
+        settings_saved(): Apply wrote the settings (after ``settings_changed``).
+        connection_tested(bool, str): a connection test ended: whether it worked, and its line.
+    """
+
+    settings_saved = Signal()
+    connection_tested = Signal(bool, str)
+
+    def __init__(self, host: Host) -> None:
+        super().__init__()
+        self.setObjectName("settings-page")
+        self._host = host
+        self._fields: dict[str, _Field] = {}
+        self._loaded: dict[str, Any] = {}
+        self._loaded_home_text = ""
+        self._state: SettingsState | None = None
+        self._saving = False
+        self._pending_shown = False
+        self._wheel_guard = _WheelGuard(self)
+        # The search index keeps the embeddings it was opened with until the next start.
+        self._started_with = _embedding_identity(host.backend.settings)
+
+        content = QWidget()
+        content.setObjectName("settings-content")
+        column = QVBoxLayout(content)
+        column.setContentsMargins(16, 12, 16, 12)
+        column.setSpacing(14)
+        title = QLabel("Settings")
+        title.setStyleSheet("font-size: 16pt; font-weight: 600;")
+        column.addWidget(title)
+        column.addWidget(
+            _explain(
+                "Changes are kept in settings.toml in the data folder when you click Apply. "
+                "Environment variables win over this screen: a setting one of them sets is shown "
+                "read-only, with the variable's name."
+            )
+        )
+        column.addWidget(self._llm_section())
+        column.addWidget(self._search_section())
+        column.addWidget(self._browser_section())
+        column.addWidget(self._safety_section())
+        column.addWidget(self._data_section())
+        column.addStretch(1)
+
+        scroll = QScrollArea()
+        scroll.setObjectName("settings-scroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        content.setMaximumWidth(1080)
+
+        self.message = QLabel()
+        self.message.setObjectName("settings-message")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.revert_button = QPushButton("Re&vert")
+        self.revert_button.setObjectName("settings-revert")
+        self.revert_button.setToolTip("Put every field back as it was last applied")
+        self.revert_button.clicked.connect(self._on_revert_button_clicked)
+        self.apply_button = QPushButton("&Apply")
+        self.apply_button.setObjectName("settings-apply")
+        self.apply_button.setToolTip("Save the changes (Ctrl+S)")
+        self.apply_button.setDefault(True)
+        self.apply_button.clicked.connect(self._on_apply_button_clicked)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(16, 6, 16, 10)
+        bar.addWidget(self.message, 1)
+        bar.addWidget(self.revert_button)
+        bar.addWidget(self.apply_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll, 1)
+        line = QFrame()
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        layout.addWidget(line)
+        layout.addLayout(bar)
+
+        save = QShortcut(QKeySequence.StandardKey.Save, self)
+        save.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        save.activated.connect(self._on_apply_button_clicked)
+
+        for item in self._fields.values():
+            item.changed.connect(lambda *_args, f=item: self._on_field_changed(f))
+        self.home_edit.textChanged.connect(lambda _text: self._update_dirty())
+        host.events.settings_changed.connect(self._on_events_settings_changed)
+        self._update_dirty()
+
+    # ── loading ─────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def state(self) -> SettingsState | None:
+        """What was last loaded."""
+        return self._state
+
+    def field_editor(self, name: str) -> QWidget:
+        """The widget that edits setting *name*."""
+        return self._fields[name].editor
+
+    async def reload(self) -> None:
+        """Load the settings in force, where the key comes from and what the browser is."""
+        backend = self._host.backend
+
+        def load() -> SettingsState:
+            pointer: Path | None = None
+            problem: str | None = None
+            try:
+                pointer = read_data_dir_pointer()
+            except SettingsError as exc:
+                problem = str(exc)
+            return SettingsState(
+                settings=backend.settings,
+                overrides=environment_overrides(),
+                key_source=backend.api_key_source(),
+                browser=backend.browser_info(),
+                pointer=pointer,
+                pointer_problem=problem,
+            )
+
+        self._fill(await self._host.tasks.call(load))
+
+    def _fill(self, state: SettingsState) -> None:
+        self._state = state
+        settings = state.settings
+        for name, item in self._fields.items():
+            item.put(getattr(settings, name))
+            item.editor.setStyleSheet("")
+            item.set_overridden(state.overrides.get(name))
+        self._loaded = {name: item.get() for name, item in self._fields.items()}
+
+        self._show_key_source(state)
+        self.browser_found.setText(state.browser)
+        self._browser_browse.setEnabled("browser" not in state.overrides)
+
+        self.home_in_use.setText(str(settings.home))
+        home_variable = state.overrides.get("home")
+        if home_variable is not None:
+            self.home_edit.setText(str(settings.home))
+        else:
+            self.home_edit.setText(str(state.pointer or platform_home()))
+        self.home_edit.setPlaceholderText(str(platform_home()))
+        self.home_edit.setStyleSheet("")
+        self.home_edit.setEnabled(home_variable is None)
+        self.home_browse.setEnabled(home_variable is None)
+        self.home_env.setVisible(home_variable is not None)
+        self.home_env.setText(f"set by {home_variable}" if home_variable else "")
+        self._loaded_home_text = self.home_edit.text().strip()
+        self._update_dirty()
+
+    def _show_key_source(self, state: SettingsState) -> None:
+        variable = state.overrides.get("llm_api_key")
+        if state.key_source == "environment":
+            text = (
+                f"From the environment ({variable or 'OPENAI_API_KEY'}); it wins, so the "
+                "keyring is not used while it is set."
+            )
+        elif state.key_source == "keyring":
+            text = "Stored in the OS keyring. Type a new key to replace it."
+        else:
+            text = (
+                "None. OpenAI needs one; a local server usually does not. "
+                "The key is kept in the OS keyring, never in a file."
+            )
+        self.key_source.setText(text)
+        self.key_edit.setPlaceholderText(
+            "•••••••• (in the keyring)" if state.key_source == "keyring" else "sk-…"
+        )
+        self.key_edit.setEnabled(state.key_source != "environment")
+        self._update_key_buttons()
+
+    def _update_key_buttons(self) -> None:
+        source = self._state.key_source if self._state is not None else "none"
+        self.save_key_button.setEnabled(
+            source != "environment" and bool(self.key_edit.text().strip())
+        )
+        self.remove_key_button.setEnabled(source == "keyring")
+
+    # ── changes ─────────────────────────────────────────────────────────────────────────────
+
+    def changes(self) -> dict[str, Any]:
+        """The settings whose fields differ from what was loaded (editable fields only)."""
+        return {
+            name: value
+            for name, item in self._fields.items()
+            if item.editor.isEnabled() and (value := item.get()) != self._loaded.get(name)
+        }
+
+    def _home_changed(self) -> bool:
+        return self.home_edit.isEnabled() and self.home_edit.text().strip() != (
+            self._loaded_home_text
+        )
+
+    def has_changes(self) -> bool:
+        """Whether a field differs from what was applied."""
+        return bool(self.changes()) or self._home_changed()
+
+    def _on_field_changed(self, item: _Field) -> None:
+        item.editor.setStyleSheet("")
+        self._update_dirty()
+
+    def _update_dirty(self) -> None:
+        dirty = self.has_changes()
+        self.apply_button.setEnabled(dirty)
+        self.revert_button.setEnabled(dirty)
+        self.test_button.setText("Apply and &test" if dirty else "&Test connection")
+        if dirty:
+            self._say("You have changes that are not applied yet (Ctrl+S applies them).", None)
+            self._pending_shown = True
+        elif self._pending_shown:
+            self._say("", None)
+        self._update_notes()
+
+    def _update_notes(self) -> None:
+        embedding = self._fields["embedding"].get()
+        self._fields["embedding_model"].editor.setEnabled(
+            embedding == "openai" and "embedding_model" not in self._overrides()
+        )
+        self._fields["embedding_base_url"].editor.setEnabled(
+            embedding == "openai" and "embedding_base_url" not in self._overrides()
+        )
+        if self._state is not None:
+            applied = _embedding_identity(self._state.settings)
+            pending = applied != self._started_with
+            self.embedding_notice.setVisible(pending)
+            self.embedding_notice.setText(
+                "Search keeps using the embeddings it started with until Procedura restarts. "
+                "After the restart, click Rebuild search index (or run `procedura reindex`) "
+                "so every workflow can be found."
+                if pending
+                else ""
+            )
+            self.reindex_button.setEnabled(not pending)
+
+        text = self.home_edit.text().strip()
+        if not self.home_edit.isEnabled():
+            note = (
+                "PROCEDURA_HOME chooses the data folder; unset it to choose one here."
+                if self._state is not None
+                else ""
+            )
+        elif self._state is not None and self._state.pointer_problem:
+            note = self._state.pointer_problem
+        elif self._state is not None and Path(text or platform_home()) != self._state.settings.home:
+            note = (
+                "Procedura uses this folder from its next start. Nothing is moved: the folder "
+                "keeps its own workflows, runs and settings (a new folder starts empty)."
+            )
+        else:
+            note = "Changing the folder takes effect the next time Procedura starts."
+        self.home_note.setText(note)
+        self.home_note.setStyleSheet(_MUTED)
+
+    def _overrides(self) -> dict[str, str]:
+        return self._state.overrides if self._state is not None else {}
+
+    def _say(self, text: str, ok: bool | None) -> None:
+        """One line in the bar: green when *ok*, red when not, muted when None."""
+        self.message.setText(text)
+        self._pending_shown = False
+        if ok is None:
+            self.message.setStyleSheet(_MUTED)
+        else:
+            self.message.setStyleSheet(f"color: {SUCCESS_COLOR if ok else FAILURE_COLOR};")
+
+    # ── apply / revert ──────────────────────────────────────────────────────────────────────
+
+    def _on_revert_button_clicked(self) -> None:
+        if self._state is not None:
+            self._fill(self._state)
+        self._say("", None)
+
+    def _on_apply_button_clicked(self) -> None:
+        if not self.has_changes() or self._saving:
+            return
+        self._host.tasks.start(self._apply(), label="Saving settings…", on_error=self._on_failed)
+
+    async def _apply(self) -> None:
+        """Write the changed settings and the data folder, then show the settings in force."""
+        changes = self.changes()
+        home = self.home_edit.text().strip() if self._home_changed() else None
+        backend = self._host.backend
+        self._saving = True
+        self.apply_button.setEnabled(False)
+        try:
+            if home is not None:
+                await self._host.tasks.call(backend.set_data_dir, home or None)
+            if changes:
+                await self._host.tasks.call(backend.save_settings, changes)
+            self._host.events.settings_changed.emit()
+        finally:
+            self._saving = False
+            self._update_dirty()
+        await self.reload()
+        self._say(
+            "Settings saved."
+            + (" The data folder changes at the next start." if home is not None else ""),
+            True,
+        )
+        self._host.show_status("Settings saved")
+        self.settings_saved.emit()
+
+    def _on_failed(self, exc: BaseException) -> bool:
+        """Show a readable failure in the bar, pointing at the field at fault."""
+        if not isinstance(exc, ProceduraError):
+            return False
+        self._say(str(exc), False)
+        setting = getattr(exc, "setting", None)
+        editor = (
+            self.home_edit
+            if setting == "home"
+            else self._fields[setting].editor
+            if setting in self._fields
+            else None
+        )
+        if editor is not None:
+            editor.setStyleSheet(_INVALID)
+            editor.setFocus()
+        return True
+
+    def _on_events_settings_changed(self) -> None:
+        if self._saving or self.has_changes():
+            return  # our own Apply reloads; never drop what the user is typing
+        self._host.tasks.start(self.reload(), label="Loading settings…")
+
+    # ── the API key ─────────────────────────────────────────────────────────────────────────
+
+    def _on_save_key_button_clicked(self) -> None:
+        key = self.key_edit.text().strip()
+        if not key or not self.save_key_button.isEnabled():
+            return
+        self._host.tasks.start(
+            self._set_key(key), label="Saving the API key…", on_error=self._on_failed
+        )
+
+    def _on_remove_key_button_clicked(self) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Remove the API key",
+            "Remove the LLM API key from the OS keyring? Procedura cannot show it to you again.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("settings-remove-key-confirm")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(self._on_remove_key_confirm_finished)
+        box.open()
+
+    def _on_remove_key_confirm_finished(self, result: int) -> None:
+        if result == QMessageBox.StandardButton.Yes:
+            self._host.tasks.start(
+                self._set_key(None), label="Removing the API key…", on_error=self._on_failed
+            )
+
+    async def _set_key(self, key: str | None) -> None:
+        backend = self._host.backend
+        await self._host.tasks.call(backend.set_api_key, key)
+        self.key_edit.clear()
+        source = await self._host.tasks.call(backend.api_key_source)
+        if self._state is not None:
+            self._state = replace(self._state, key_source=source)
+            self._show_key_source(self._state)
+        self._say(
+            "The API key is saved in the OS keyring." if key else "The API key was removed.", True
+        )
+        self._saving = True
+        try:
+            self._host.events.settings_changed.emit()
+        finally:
+            self._saving = False
+
+    # ── test connection ─────────────────────────────────────────────────────────────────────
+
+    def _on_test_button_clicked(self) -> None:
+        if not self.test_button.isEnabled():
+            return
+        self.test_button.setEnabled(False)
+        self._show_test("Testing…", None, "")
+        self._host.tasks.start(
+            self._test(),
+            label="Testing the LLM connection…",
+            on_done=self._on_test_done,
+            on_error=self._on_test_failed,
+        )
+
+    async def _test(self) -> str:
+        if self.has_changes():
+            await self._apply()
+        return await self._host.tasks.call(self._host.backend.test_llm)
+
+    def _on_test_done(self, line: str) -> None:
+        self.test_button.setEnabled(True)
+        self._show_test(line, True, "")
+        self.connection_tested.emit(True, line)
+
+    def _on_test_failed(self, exc: BaseException) -> bool:
+        self.test_button.setEnabled(True)
+        if isinstance(exc, SettingsError):
+            self._show_test("Not tested: the settings could not be applied.", False, "")
+            return self._on_failed(exc)
+        line = str(exc) if isinstance(exc, ProceduraError) else f"{type(exc).__name__}: {exc}"
+        line = " ".join(line.split()) or type(exc).__name__
+        settings = self._state.settings if self._state is not None else None
+        details = [f"{type(exc).__name__}: {line}"]
+        if settings is not None:
+            details += [
+                "",
+                f"endpoint: {settings.llm_base_url or 'OpenAI (https://api.openai.com/v1)'}",
+                f"model: {settings.llm_model}",
+                f"API key: {self._state.key_source if self._state else 'none'}",
+                f"timeout: {settings.llm_timeout_s:g} s (a test waits at most 15 s)",
+            ]
+        if not isinstance(exc, ProceduraError):
+            details += ["", "".join(traceback.format_exception(exc))]
+        self._show_test(line, False, "\n".join(details))
+        self.connection_tested.emit(False, line)
+        return True
+
+    def _show_test(self, line: str, ok: bool | None, details: str) -> None:
+        self.test_result.setText(line)
+        if ok is None:
+            self.test_result.setStyleSheet(_MUTED)
+        else:
+            color = SUCCESS_COLOR if ok else FAILURE_COLOR
+            self.test_result.setStyleSheet(f"color: {color};")
+        self.test_details.setPlainText(details)
+        self.test_details_button.setVisible(bool(details))
+        if not details:
+            self.test_details_button.setChecked(False)
+
+    # ── search index ────────────────────────────────────────────────────────────────────────
+
+    def _on_reindex_button_clicked(self) -> None:
+        self.reindex_button.setEnabled(False)
+
+        def done(counts: tuple[int, int]) -> None:
+            self.reindex_button.setEnabled(True)
+            workflows, experiences = counts
+            self._say(
+                f"The search index was rebuilt: {_count(workflows, 'workflow')}, "
+                f"{_count(experiences, 'remembered repair')}.",
+                True,
+            )
+            self._host.events.workflows_changed.emit("")
+
+        def failed(exc: BaseException) -> bool:
+            self.reindex_button.setEnabled(True)
+            return self._on_failed(exc)
+
+        self._host.tasks.run(
+            self._host.backend.reindex,
+            label="Rebuilding the search index…",
+            on_done=done,
+            on_error=failed,
+        )
+
+    # ── pickers ─────────────────────────────────────────────────────────────────────────────
+
+    def _on_browser_browse_clicked(self) -> None:
+        editor = self._fields["browser"].editor
+        assert isinstance(editor, QLineEdit)
+        start = editor.text().strip() or str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a browser", start)
+        if path:
+            editor.setText(path)
+
+    def _on_home_browse_clicked(self) -> None:
+        start = self.home_edit.text().strip() or str(Path.home())
+        path = QFileDialog.getExistingDirectory(self, "Choose the data folder", start)
+        if path:
+            self.home_edit.setText(path)
+
+    def _on_open_home_clicked(self) -> None:
+        if self._state is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._state.settings.home)))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _embedding_identity(settings: Settings) -> tuple[str, ...]:
+    """What decides the index's vectors: the embeddings, and for an endpoint its model and URL."""
+    if settings.embedding == "minilm":
+        return ("minilm",)
+    return (
+        "openai",
+        settings.embedding_model,
+        settings.embedding_base_url or settings.llm_base_url or "",
+    )
