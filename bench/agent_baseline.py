@@ -46,8 +46,7 @@ from desktop_app.core.replay.engine import Replayer, ReplayOptions
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.render import rebase
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.resources import resource_path
 
 TASKS: Final = ("create-contact", "expense-report", "filter-orders", "open-contact")

@@ -60,7 +60,7 @@ from desktop_app.core.models.workflow import (
     WorkflowVersion,
 )
 from desktop_app.core.views import IndexedWorkflow
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD
 from desktop_app.gui.backend import ServicesBackend
 from desktop_app.settings import load_settings
 from desktop_app.ui.library_page import LibraryPage

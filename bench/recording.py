@@ -50,8 +50,8 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from common import ROOT, Section, isolated_home, median, stop_process
 from common import main as cli_main
 
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import COMPANIES, DEMO_PASSWORD, DEMO_USERNAME
+from desktop_app.demo_site import DEMO_PASSWORD, DEMO_USERNAME, DemoSite
+from desktop_app.demo_site.data import COMPANIES
 
 if TYPE_CHECKING:
     from demonstrations import Scenario

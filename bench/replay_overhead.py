@@ -35,8 +35,7 @@ from desktop_app.adapters.browser.replay_page import PlaywrightPage
 from desktop_app.core.replay.engine import Replayer, ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.render import rebase
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD, DEMO_USERNAME
+from desktop_app.demo_site import DEMO_PASSWORD, DEMO_USERNAME, DemoSite
 from desktop_app.resources import resource_path
 
 STEPS = 10

@@ -62,7 +62,7 @@ from replay_support import approved, services
 
 from desktop_app.core.models.run import Run, RunStatus, RunTrigger
 from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD
 
 #: Every process here: Qt without a display, no real keyring, no Chroma telemetry.
 ENVIRONMENT = {

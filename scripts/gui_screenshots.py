@@ -98,7 +98,7 @@ async def _prepare(services: Any, site_url: str, drift_url: str) -> tuple[dict[s
     from desktop_app.core.models.run import RunTrigger
     from desktop_app.core.replay.engine import ReplayOptions
     from desktop_app.core.replay.parameters import bind_parameters
-    from desktop_app.demo_site.server import DEMO_PASSWORD
+    from desktop_app.demo_site import DEMO_PASSWORD
 
     ids: dict[str, str] = {}
     for task in ("create-contact", "expense-report", "filter-orders", "open-contact"):
@@ -226,7 +226,7 @@ async def shot_editor(stage: Stage) -> None:
 
 async def shot_run(stage: Stage) -> None:
     """The run dialog, then the run window after a run that healed against the drifted app."""
-    from desktop_app.demo_site.server import DEMO_PASSWORD
+    from desktop_app.demo_site import DEMO_PASSWORD
     from desktop_app.ui.run_view import RunDialog, RunWindow
 
     window = stage.window

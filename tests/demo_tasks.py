@@ -14,7 +14,7 @@ from playwright.async_api import Page
 
 from desktop_app.app import Services, record_web
 from desktop_app.core.models import Trajectory
-from desktop_app.demo_site.server import DEMO_PASSWORD, DEMO_USERNAME
+from desktop_app.demo_site import DEMO_PASSWORD, DEMO_USERNAME
 
 HUMAN_CLICK_MS: Final = 120
 KEY_DELAY_MS: Final = 15

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from playwright.async_api import Locator, Page
 
-from desktop_app.demo_site.server import DEMO_PASSWORD, DEMO_USERNAME
+from desktop_app.demo_site import DEMO_PASSWORD, DEMO_USERNAME
 
 
 @dataclass(frozen=True)

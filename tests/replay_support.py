@@ -15,7 +15,7 @@ from desktop_app.core.models.workflow import Workflow, WorkflowVersion
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import Person, PersonAnswer, Question
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD
 from desktop_app.settings import load_settings
 
 DATA = Path(__file__).parent / "data"

@@ -47,8 +47,7 @@ from desktop_app.core.models.workflow import (
     WorkflowVersion,
 )
 from desktop_app.core.replay.person import PersonAnswer, Question
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 
 __all__ = ["ATTACKS", "Attack", "Outcome", "run_attack"]
 

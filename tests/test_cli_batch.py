@@ -10,8 +10,7 @@ import pytest
 from conftest import Cli
 from replay_support import approved, services, without_success_check
 
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 
 
 @pytest.fixture(autouse=True)

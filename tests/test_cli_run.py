@@ -11,8 +11,7 @@ from fakes.keyring_backend import memory_keyring
 from replay_support import approved, services, without_success_check
 
 from desktop_app.core.models.workflow import TextPresent
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 
 
 def _approved_id(task: str = "create-contact") -> str:

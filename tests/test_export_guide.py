@@ -486,7 +486,7 @@ def test_a_recorded_demonstration_as_markdown_and_html(procedura: Cli, tmp_path:
 
     from desktop_app.app import open_services
     from desktop_app.core.induction.heuristic import induce
-    from desktop_app.demo_site.server import DEMO_PASSWORD, DemoSite
+    from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
     from desktop_app.settings import load_settings
 
     async def record(url: str) -> Workflow:

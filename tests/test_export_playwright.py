@@ -35,8 +35,7 @@ from desktop_app.core.models.workflow import (
     WaitForStep,
     Workflow,
 )
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 
 RUFF = Path(sys.executable).with_name("ruff")
 

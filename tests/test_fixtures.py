@@ -10,7 +10,7 @@ from demo_tasks import TASKS
 
 from desktop_app.core.documents import load_trajectory
 from desktop_app.core.models import ActionKind, LocatorStrategy
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD
 
 DATA = REPO / "tests" / "data"
 

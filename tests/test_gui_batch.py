@@ -11,8 +11,7 @@ from gui_support import Gui, top_level, until
 from PySide6.QtWidgets import QComboBox, QLineEdit
 from replay_support import approved
 
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.ui.batch_window import BatchDialog, BatchWindow, MappingModel, open_batch
 
 pytestmark = pytest.mark.slow

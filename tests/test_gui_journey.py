@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from desktop_app.core.models.run import RunStatus
 from desktop_app.core.models.workflow import WorkflowStatus
-from desktop_app.demo_site.server import DEMO_PASSWORD, DemoSite
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.ui.editor.window import EditorWindow
 from desktop_app.ui.record import RecordDialog, active_recording
 from desktop_app.ui.review_page import CommentDialog

@@ -11,8 +11,7 @@ from desktop_app.app import replay
 from desktop_app.core.models.workflow import TextPresent, WorkflowStatus, WorkflowVersion
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.ui.review_page import CommentDialog, ReviewPage
 
 pytestmark = pytest.mark.slow

@@ -17,8 +17,7 @@ from desktop_app.core.models.target import LocatorStrategy
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.person import Choice, PersonAnswer, Question
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.ui.person_dialogs import ConfirmDialog, DialogPerson, LocateDialog
 from desktop_app.ui.run_models import StepColumn, status_color
 from desktop_app.ui.run_view import RunDialog, RunWindow

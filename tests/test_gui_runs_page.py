@@ -13,8 +13,7 @@ from replay_support import approved
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import MASK, Run, RunStatus, RunTrigger
 from desktop_app.core.replay.engine import ReplayOptions
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.run_models import StepColumn
 from desktop_app.ui.runs_page import RunColumn, RunsPage

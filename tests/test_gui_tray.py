@@ -18,8 +18,7 @@ from desktop_app.app import Services
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import Run, RunStatus, RunTrigger
 from desktop_app.core.models.workflow import WorkflowVersion
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.ui.batch_window import BatchDialog, BatchWindow, open_batch
 from desktop_app.ui.run_view import RunDialog, RunWindow
 from desktop_app.ui.tray import Tray, WorkflowSearchDialog

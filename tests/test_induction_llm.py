@@ -15,7 +15,7 @@ from desktop_app.core.documents import load_trajectory
 from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.induction.llm_inducer import InductionPlan, induce_with_llm, prompt_templates
 from desktop_app.core.models import TextPresent, Trajectory
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD
 from tests.fakes.openai_server import FakeOpenAIServer
 
 KEY = "sk-test-never-in-a-body-31f0"

@@ -15,8 +15,7 @@ from sqlalchemy import text
 
 from desktop_app.app import open_services
 from desktop_app.core.models.run import Run, RunStatus
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.settings import load_settings
 
 pytestmark = pytest.mark.slow

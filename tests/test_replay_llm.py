@@ -15,8 +15,7 @@ from replay_support import approved, run, services
 
 from desktop_app.core.models.run import Resolution, RunStatus
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 
 pytestmark = pytest.mark.slow
 

@@ -16,8 +16,7 @@ from replay_support import approved, services
 
 from desktop_app.app import open_services
 from desktop_app.core.models.run import RunStatus, RunTrigger
-from desktop_app.demo_site import DemoSite
-from desktop_app.demo_site.server import DEMO_PASSWORD
+from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.handoff import app_is_running, server_name
 from desktop_app.settings import load_settings
 

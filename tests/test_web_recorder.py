@@ -23,7 +23,7 @@ from desktop_app.adapters.browser.locators import to_playwright
 from desktop_app.app import open_services, record_web
 from desktop_app.core.models import ActionKind, LocatorStrategy, Trajectory
 from desktop_app.core.recording import clean_events
-from desktop_app.demo_site.server import DEMO_PASSWORD, DEMO_USERNAME, DemoSite
+from desktop_app.demo_site import DEMO_PASSWORD, DEMO_USERNAME, DemoSite
 from desktop_app.settings import load_settings
 
 pytestmark = pytest.mark.slow

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from desktop_app.demo_site.server import DEMO_PASSWORD, DEMO_USERNAME, DemoSite, serve_forever
+from desktop_app.demo_site.data import DEMO_PASSWORD, DEMO_USERNAME
+from desktop_app.demo_site.server import DemoSite, serve_forever
 from desktop_app.demo_site.variants import VARIANTS, DemoSiteError, parse_variants
 
 __all__ = [
