@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -19,15 +19,21 @@ from desktop_app.cli.common import (
     write_output,
 )
 from desktop_app.core.describe import describe_expectation
-from desktop_app.core.errors import (
-    DocumentError,
-)
-from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.views import WorkflowSummary
-from desktop_app.settings import Settings
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.library import (
+    check_size,
+    delete,
+    import_incoming,
+    incoming_bytes,
+    pin,
+    unresolved,
+)
+from desktop_app.ops.review import Decision, archive, decide
 
 if TYPE_CHECKING:
-    from desktop_app.core.exports.bundle import Resolution
+    from desktop_app.core.exports.bundle import OnConflict, Resolution
 
 __all__ = ["workflows"]
 
@@ -213,45 +219,16 @@ def workflows_import(ctx: click.Context, file: str, on_conflict: str | None) -> 
     FILE may be - for stdin. A bundle is validated in full before anything is written, its
     workflows arrive as drafts, and it never carries secrets (see docs/export-bundle.md).
     """
-    from desktop_app.core.exports.bundle import MAX_BUNDLE_BYTES, is_bundle
-
-    if file != "-" and Path(file).is_file() and Path(file).stat().st_size > MAX_BUNDLE_BYTES:
-        raise DocumentError(
-            f"the file is larger than the {MAX_BUNDLE_BYTES // 2**20} MiB an import may be",
-            source=file,
-        )
-    data, source = read_input(file)
-    if is_bundle(source, data):
-        _import_bundle(ctx, data, source, on_conflict)
-        return
-    if on_conflict is not None:
+    if file != "-" and Path(file).is_file():
+        check_size(Path(file))
+    incoming = incoming_bytes(*read_input(file))
+    if incoming.bundle is None and on_conflict is not None:
         raise click.UsageError("--on-conflict applies to bundles (.procedura files) only")
-    with open_stores(ctx, write=True) as services:
-        settings: Settings = services.settings
-        result = services.workflows.import_json(data, actor=settings.actor, source=source)
-    v = result.version
-    if result.created:
-        click.echo(
-            f"imported {v.workflow.name!r} as {v.workflow_id[:8]} version {v.version} (draft)"
-        )
-    else:
-        click.echo(f"{v.workflow.name!r} is unchanged (version {v.version}); nothing imported")
-
-
-def _import_bundle(ctx: click.Context, data: bytes, source: str, on_conflict: str | None) -> None:
-    from desktop_app.core.exports.bundle import (
-        OnConflict,
-        import_bundle,
-        plan_import,
-        read_bundle,
-    )
-
-    bundle = read_bundle(data, source=source)
     choices: dict[str, Resolution] = {}
     with open_stores(ctx, write=True) as services:
-        if on_conflict is None and stdin_is_terminal():
-            while unresolved := plan_import(services.workflows, bundle, choices=choices).unresolved:
-                for conflict in unresolved:
+        if incoming.bundle is not None and on_conflict is None and stdin_is_terminal():
+            while conflicts := unresolved(services.workflows, incoming, choices):
+                for conflict in conflicts:
                     click.echo(f"conflict: {conflict.describe()}", err=True)
                     choices[conflict.workflow_id] = click.prompt(
                         "keep-both (import a copy under a new id), replace (a new latest "
@@ -259,35 +236,24 @@ def _import_bundle(ctx: click.Context, data: bytes, source: str, on_conflict: st
                         type=click.Choice(_RESOLUTIONS),
                         err=True,
                     )
-        report = import_bundle(
+        done = import_incoming(
             services.workflows,
             services.media,
-            bundle,
-            on_conflict=cast(OnConflict, on_conflict or "ask"),
-            choices=choices,
+            incoming,
             actor=services.settings.actor,
+            origin=Origin.CLI,
+            on_conflict=cast("OnConflict", on_conflict or "ask"),
+            choices=choices,
         )
-    called = len(report.workflows) - 1
-    click.echo(
-        f"bundle {source}: {report.main.name!r}"
-        + (f" and {called} called workflow{'s' if called > 1 else ''}" if called else "")
-    )
-    for outcome in report.workflows:
-        click.echo(f"  {outcome.describe()}")
-    if report.media_stored or report.media_present:
-        click.echo(
-            f"media: {len(report.media_stored)} stored, {len(report.media_present)} already here"
-        )
-    for warning in report.warnings:
-        click.echo(f"note: {warning}", err=True)
-    if bundle.manifest.missing_media:
-        click.echo(
-            f"note: {len(bundle.manifest.missing_media)} screenshot(s) were missing where the "
-            "bundle was made; the steps that use them have none",
-            err=True,
-        )
-    if report.main.action in ("imported", "copied", "new version"):
-        click.echo(f"review it with: procedura workflows show {report.main.local_id[:8]}")
+    click.echo(done.summary)
+    for line in done.details:
+        click.echo(f"  {line}")
+    if done.media:
+        click.echo(done.media)
+    for note in done.notes:
+        click.echo(f"note: {note}", err=True)
+    if done.workflow_id is not None and incoming.bundle is not None:
+        click.echo(f"review it with: procedura workflows show {done.workflow_id[:8]}")
 
 
 @workflows.command("export")
@@ -307,9 +273,7 @@ def workflows_export(
     write_output(text, out, force)
 
 
-def _review_command(
-    name: str, help_text: str, action: Callable[..., WorkflowVersion], past: str
-) -> None:
+def _review_command(name: str, help_text: str, decision: Decision) -> None:
     @workflows.command(name, help=help_text)
     @click.argument("ref")
     @click.option(
@@ -322,28 +286,28 @@ def _review_command(
         ctx: click.Context, ref: str, version: int | None, comment: str, actor: str | None
     ) -> None:
         with open_stores(ctx, write=True) as services:
-            who = actor or services.settings.actor
-            v = action(services.workflows, ref, actor=who, version=version, comment=comment)
-        click.echo(f"{v.workflow.name!r} version {v.version} {past}")
+            done = decide(
+                services.workflows,
+                ref,
+                decision,
+                actor=actor or services.settings.actor,
+                origin=Origin.CLI,
+                version=version,
+                comment=comment,
+            )
+        click.echo(done.summary)
 
 
-_review_command(
-    "submit",
-    "Submit a draft version for review.",
-    lambda lib, ref, **kw: lib.submit(ref, **kw),
-    "is in review",
-)
+_review_command("submit", "Submit a draft version for review.", Decision.SUBMIT)
 _review_command(
     "approve",
     "Approve a version: it becomes the one that runs from the tray.",
-    lambda lib, ref, **kw: lib.approve(ref, **kw),
-    "is approved",
+    Decision.APPROVE,
 )
 _review_command(
     "request-changes",
     "Send a version in review back to draft with a comment (-m) saying what to change.",
-    lambda lib, ref, **kw: lib.request_changes(ref, **kw),
-    "is back in draft",
+    Decision.REQUEST_CHANGES,
 )
 
 
@@ -355,8 +319,9 @@ _review_command(
 def workflows_archive(ctx: click.Context, ref: str, comment: str, actor: str | None) -> None:
     """Archive a workflow: it leaves the library and the tray, but nothing is deleted."""
     with open_stores(ctx, write=True) as services:
-        s = services.workflows.archive(ref, actor=actor or services.settings.actor, comment=comment)
-    click.echo(f"{s.name!r} is archived (restore it with: procedura workflows restore {s.id[:8]})")
+        who = actor or services.settings.actor
+        done = archive(services.workflows, ref, actor=who, origin=Origin.CLI, comment=comment)
+    click.echo(done.summary)
 
 
 @workflows.command("restore")
@@ -367,8 +332,11 @@ def workflows_archive(ctx: click.Context, ref: str, comment: str, actor: str | N
 def workflows_restore(ctx: click.Context, ref: str, comment: str, actor: str | None) -> None:
     """Bring an archived workflow back; its latest version becomes a draft to review again."""
     with open_stores(ctx, write=True) as services:
-        v = services.workflows.restore(ref, actor=actor or services.settings.actor, comment=comment)
-    click.echo(f"{v.workflow.name!r} version {v.version} is a draft again")
+        who = actor or services.settings.actor
+        done = decide(
+            services.workflows, ref, Decision.RESTORE, actor=who, origin=Origin.CLI, comment=comment
+        )
+    click.echo(done.summary)
 
 
 @workflows.command("pin")
@@ -378,8 +346,8 @@ def workflows_restore(ctx: click.Context, ref: str, comment: str, actor: str | N
 def workflows_pin(ctx: click.Context, ref: str, off: bool) -> None:
     """Pin a workflow so lists and the tray show it first."""
     with open_stores(ctx, write=True) as services:
-        s = services.workflows.set_pinned(ref, not off)
-    click.echo(f"{s.name!r} is {'pinned' if s.pinned else 'not pinned'}")
+        done = pin(services.workflows, ref, not off, origin=Origin.CLI)
+    click.echo(done.summary)
 
 
 @workflows.command("delete")
@@ -389,5 +357,5 @@ def workflows_pin(ctx: click.Context, ref: str, off: bool) -> None:
 def workflows_delete(ctx: click.Context, ref: str, yes: bool) -> None:
     """Delete a workflow with all its versions and runs (archive keeps them instead)."""
     with open_stores(ctx, write=True) as services:
-        s = services.workflows.delete(ref, confirmed=yes)
-    click.echo(f"deleted {s.name!r}")
+        done = delete(services.workflows, ref, confirmed=yes, origin=Origin.CLI)
+    click.echo(done.summary)

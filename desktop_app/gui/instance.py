@@ -28,6 +28,7 @@ from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.person import Question
 from desktop_app.handoff import run_to_json, server_name
+from desktop_app.ops.changes import Origin, run_changes
 from desktop_app.ops.run import replay_options, version_to_run
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import RunRequest
@@ -179,7 +180,7 @@ class InstanceServer(QObject):
             run = await self._interrupted(workflow.id, began)  # the record says "interrupted"
         except ProceduraError as exc:
             client.answer({"ok": False, "error": str(exc)})
-            host.events.runs_changed.emit("")
+            host.events.announce(run_changes(None, Origin.HANDOFF))
             return
         except Exception as exc:
             client.answer({"ok": False, "error": describe_error(exc)})
@@ -191,9 +192,7 @@ class InstanceServer(QObject):
         if run is None:
             client.answer({"ok": False, "error": "stopped before the run began; nothing was done"})
             return
-        host.events.runs_changed.emit(run.id)
-        if run.proposed_version is not None:
-            host.events.workflows_changed.emit(run.workflow_id)
+        host.events.announce(run_changes(run, Origin.HANDOFF))
         client.answer({"ok": True, "run": run_to_json(run)})
 
     async def _interrupted(self, workflow_id: str, began: datetime) -> Run | None:

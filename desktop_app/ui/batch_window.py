@@ -78,6 +78,7 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.run import RunStatus, RunTrigger
 from desktop_app.core.models.workflow import ParameterType, Workflow
 from desktop_app.core.replay.render import check_base_url
+from desktop_app.ops.changes import Origin, run_changes
 from desktop_app.ops.run import replay_options
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
@@ -1138,7 +1139,7 @@ class BatchWindow(QMainWindow):
         run = await self._host.backend.replay(
             request, person=self.person, on_event=_ignore, on_note=self._on_note
         )
-        self._host.events.runs_changed.emit(run.id)
+        self._host.events.announce(run_changes(run, Origin.WINDOW))
         return RowOutcome.of_run(run)
 
     def _on_note(self, text: str) -> None:
@@ -1197,7 +1198,7 @@ class BatchWindow(QMainWindow):
     # ── the end ─────────────────────────────────────────────────────────────────────────────
 
     def _on_batch_done(self, summary: BatchSummary) -> None:
-        self._host.events.runs_changed.emit("")
+        self._host.events.announce(run_changes(None, Origin.WINDOW))
         if not self._closed:
             self._finish(summary)
 
@@ -1208,7 +1209,7 @@ class BatchWindow(QMainWindow):
 
     def _on_task_done(self, task: asyncio.Task[BatchSummary]) -> None:
         if task.cancelled() and not self._closed:
-            self._host.events.runs_changed.emit("")
+            self._host.events.announce(run_changes(None, Origin.WINDOW))
             self._finish(None, "")
 
     def _finish(self, summary: BatchSummary | None, error: str = "") -> None:

@@ -7,6 +7,7 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop_app.ops.changes import MANY, Changes
 from desktop_app.ui.backend import Backend
 from desktop_app.ui.tasks import TaskRunner
 
@@ -16,7 +17,8 @@ __all__ = ["AppEvents", "Host"]
 class AppEvents(QObject):
     """What changed in the stores, so each screen refreshes only what it shows.
 
-    Signals carry the id of what changed ("" when many things did).
+    Signals carry the id of what changed ("" when many things did). Screens do not emit them:
+    they :meth:`announce` the :class:`~desktop_app.ops.changes.Changes` an operation returned.
     """
 
     workflows_changed = Signal(str)
@@ -25,6 +27,20 @@ class AppEvents(QObject):
     settings_changed = Signal()
     #: A window began a long job the tray follows (a batch window; its ``ended`` says when).
     job_started = Signal(QObject)
+
+    def announce(self, changes: Changes) -> None:
+        """Tell every screen what an operation changed (one signal per id; settings first,
+        since what the others show may depend on them)."""
+        if changes.settings:
+            self.settings_changed.emit()
+        for signal, ids in (
+            (self.workflows_changed, changes.workflows),
+            (self.recordings_changed, changes.recordings),
+            (self.runs_changed, changes.runs),
+        ):
+            # "Any" covers the rest: one refresh, not one per id.
+            for changed in (MANY,) if MANY in ids else sorted(ids):
+                signal.emit(changed)
 
 
 class Host(Protocol):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,15 +36,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.exports.bundle import (
-    Resolution,
-    import_bundle,
-    is_bundle,
-    plan_import,
-    read_bundle,
-)
+from desktop_app.core.exports.bundle import Resolution
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.views import RunStats, WorkflowSummary
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.library import (
+    Changed,
+    delete,
+    import_incoming,
+    incoming_file,
+    pin,
+    unresolved,
+)
+from desktop_app.ops.review import Archived, Decision, Reviewed, archive, decide
 from desktop_app.ui.host import Host
 from desktop_app.ui.table_model import RowsModel
 
@@ -541,10 +546,9 @@ class LibraryPage(QWidget):
         row = self.selected()
         if row is None:
             return
-        self._change(
-            row,
-            lambda: self._host.backend.workflows.set_pinned(row.summary.id, not row.summary.pinned),
-        )
+        workflows = self._host.backend.workflows
+        workflow_id, pinned = row.summary.id, not row.summary.pinned
+        self._change(lambda: pin(workflows, workflow_id, pinned, origin=Origin.WINDOW))
 
     def _toggle_archive(self) -> None:
         row = self.selected()
@@ -552,10 +556,15 @@ class LibraryPage(QWidget):
             return
         workflows = self._host.backend.workflows
         actor = self._host.backend.settings.actor
+        workflow_id = row.summary.id
         if row.summary.status is WorkflowStatus.ARCHIVED:
-            self._change(row, lambda: workflows.restore(row.summary.id, actor=actor))
+            self._change(
+                lambda: decide(
+                    workflows, workflow_id, Decision.RESTORE, actor=actor, origin=Origin.WINDOW
+                )
+            )
         else:
-            self._change(row, lambda: workflows.archive(row.summary.id, actor=actor))
+            self._change(lambda: archive(workflows, workflow_id, actor=actor, origin=Origin.WINDOW))
 
     def _delete(self) -> None:
         row = self.selected()
@@ -570,17 +579,16 @@ class LibraryPage(QWidget):
             QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Yes:
+            workflows, workflow_id = self._host.backend.workflows, row.summary.id
             self._change(
-                row,
-                lambda: self._host.backend.workflows.delete(row.summary.id, confirmed=True),
+                lambda: delete(workflows, workflow_id, confirmed=True, origin=Origin.WINDOW)
             )
 
-    def _change(self, row: LibraryRow, change: Any) -> None:
-        workflow_id = row.summary.id
-
+    def _change(self, change: Callable[[], Changed | Archived | Reviewed]) -> None:
         async def job() -> None:
-            await self._host.tasks.call(change)
-            self._host.events.workflows_changed.emit(workflow_id)
+            done = await self._host.tasks.call(change)
+            self._host.events.announce(done.changes)
+            self._host.show_status(done.summary)
 
         self._host.tasks.start(job(), label="Saving…")
 
@@ -600,41 +608,30 @@ class LibraryPage(QWidget):
 
     async def _import(self, path: Path) -> None:
         backend = self._host.backend
-        actor = backend.settings.actor
-        data = await self._host.tasks.call(path.read_bytes)
-        if not is_bundle(path.name, data):
-            saved = await self._host.tasks.call(
-                backend.workflows.import_json, data, actor=actor, source=path.name
-            )
-            self._host.events.workflows_changed.emit(saved.version.workflow.id)
-            self._host.show_status(
-                f"Imported “{saved.version.workflow.name}” as version "
-                f"{saved.version.version} (draft)"
-            )
-            return
-        bundle = await self._host.tasks.call(read_bundle, data, source=path.name)
+        incoming = await self._host.tasks.call(incoming_file, path)
         choices: dict[str, Resolution] = {}
-        plan = await self._host.tasks.call(plan_import, backend.workflows, bundle, choices=choices)
-        for conflict in plan.unresolved:
-            choice = self._ask_conflict(conflict.describe())
-            if choice is None:
-                self._host.show_status("Import cancelled; nothing was written")
-                return
-            choices[conflict.workflow_id] = choice
-        report = await self._host.tasks.call(
-            import_bundle,
+        # A choice can bring others (a copy's callers follow it): ask until none is left.
+        while conflicts := await self._host.tasks.call(
+            unresolved, backend.workflows, incoming, choices
+        ):
+            for conflict in conflicts:
+                choice = self._ask_conflict(conflict.describe())
+                if choice is None:
+                    self._host.show_status("Import cancelled; nothing was written")
+                    return
+                choices[conflict.workflow_id] = choice
+        done = await self._host.tasks.call(
+            import_incoming,
             backend.workflows,
             backend.media,
-            bundle,
-            on_conflict="ask",
+            incoming,
+            actor=backend.settings.actor,
+            origin=Origin.WINDOW,
             choices=choices,
-            actor=actor,
         )
-        self._host.events.workflows_changed.emit(report.main.local_id)
-        self._host.show_status(
-            f"Imported “{report.main.name}”: "
-            + "; ".join(outcome.describe() for outcome in report.workflows)
-        )
+        self._host.events.announce(done.changes)
+        details = "; ".join(done.details)
+        self._host.show_status(done.summary + (f": {details}" if details else ""))
 
     def _ask_conflict(self, description: str) -> Resolution | None:
         box = QMessageBox(

@@ -63,6 +63,8 @@ from desktop_app.core.outcomes import outcome_words
 from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.replay.learning import REPLAY_ACTOR
 from desktop_app.core.views import WorkflowSummary
+from desktop_app.ops.changes import MANY, Changes, Origin
+from desktop_app.ops.review import Decision, Reviewed, decide
 from desktop_app.ui.host import Host
 from desktop_app.ui.table_model import RowsModel
 from desktop_app.ui.tasks import describe_error
@@ -1078,42 +1080,41 @@ class ReviewPage(QWidget):
             return
         library = self._host.backend.workflows
         actor = self._host.backend.settings.actor
+        decision = Decision(action)
 
-        def record() -> WorkflowVersion:
-            if action == "approve":
-                return library.approve(workflow_id, actor=actor, version=number, comment=comment)
-            if action == "request_changes":
-                return library.request_changes(
-                    workflow_id, actor=actor, version=number, comment=comment
-                )
-            return library.submit(workflow_id, actor=actor, version=number, comment=comment)
+        def record() -> Reviewed:
+            return decide(
+                library,
+                workflow_id,
+                decision,
+                actor=actor,
+                origin=Origin.WINDOW,
+                version=number,
+                comment=comment,
+            )
 
         labels = {
-            "approve": "Approving…",
-            "request_changes": "Sending it back…",
-            "submit": "Submitting…",
+            Decision.APPROVE: "Approving…",
+            Decision.REQUEST_CHANGES: "Sending it back…",
+            Decision.SUBMIT: "Submitting…",
         }
         self._busy = True
         self._update_buttons()
         self.problem.hide()
         self._host.tasks.run(
             record,
-            label=labels[action],
+            label=labels[decision],
             on_done=self._on_decision_done,
             on_error=self._on_decision_failed,
         )
 
-    def _on_decision_done(self, updated: WorkflowVersion) -> None:
+    def _on_decision_done(self, done: Reviewed) -> None:
         self._busy = False
         self._update_buttons()
-        words = {
-            WorkflowStatus.APPROVED: "approved: it is the one that runs now",
-            WorkflowStatus.DRAFT: "sent back to draft",
-            WorkflowStatus.IN_REVIEW: "submitted for review",
-        }.get(updated.status, _status_words(updated.status))
-        self._host.show_status(f"{updated.workflow.name!r} version {updated.version} {words}")
+        updated = done.version
+        self._host.show_status(done.summary)
         self.version_reviewed.emit(updated.workflow_id, updated.version, updated.status.value)
-        self._host.events.workflows_changed.emit(updated.workflow_id)
+        self._host.events.announce(done.changes)
 
     def _on_decision_failed(self, exc: BaseException) -> bool:
         self._busy = False
@@ -1122,7 +1123,10 @@ class ReviewPage(QWidget):
             return False
         self.problem.setText(describe_error(exc))
         self.problem.show()
-        self._host.events.workflows_changed.emit(self._shown.workflow_id or "")
+        # Someone else may have decided first: show the version as it is now.
+        self._host.events.announce(
+            Changes.of(Origin.WINDOW, workflows=[self._shown.workflow_id or MANY])
+        )
         return True
 
     # ── slots ───────────────────────────────────────────────────────────────────────────────

@@ -58,6 +58,7 @@ from desktop_app.core.replay.ladder import public_title
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.core.replay.render import check_base_url
+from desktop_app.ops.changes import Origin, run_changes
 from desktop_app.ops.run import replay_options, version_to_run
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import Backend, RunRequest
@@ -744,16 +745,14 @@ class RunWindow(QMainWindow):
     # ── the end ─────────────────────────────────────────────────────────────────────────────
 
     def _on_replay_done(self, run: Run) -> None:
-        self._host.events.runs_changed.emit(run.id)
-        if run.proposed_version is not None:
-            self._host.events.workflows_changed.emit(run.workflow_id)
+        self._host.events.announce(run_changes(run, Origin.WINDOW))
         if not self._closed:
             self._finish(run)
 
     def _on_replay_error(self, exc: BaseException) -> bool:
         if not self._closed:
             self._finish(None, describe_error(exc))
-        self._host.events.runs_changed.emit("")
+        self._host.events.announce(run_changes(None, Origin.WINDOW))
         return isinstance(exc, ProceduraError)
 
     def _on_task_done(self, task: asyncio.Task[Run]) -> None:
@@ -770,7 +769,7 @@ class RunWindow(QMainWindow):
             return None
 
         def show(run: Run | None) -> None:
-            self._host.events.runs_changed.emit(run.id if run is not None else "")
+            self._host.events.announce(run_changes(run, Origin.WINDOW))
             if not self._closed:
                 self._finish(
                     run,

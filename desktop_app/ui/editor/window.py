@@ -36,6 +36,9 @@ from desktop_app.core import editing
 from desktop_app.core.editing import EditError, Issue
 from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.workflow import Workflow, WorkflowVersion
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.edit import save_draft
+from desktop_app.ops.review import Decision, decide
 from desktop_app.ui.editor.actions import EditorActions
 from desktop_app.ui.editor.exports import ExportFormat, build_export, default_file_name, write_files
 from desktop_app.ui.editor.locator_tester import LocatorTester, LocatorTests
@@ -243,26 +246,25 @@ class EditorWindow(EditorActions, LocatorTests):
         """
         if self.workflow is None or self.base is None:
             raise EditError("the workflow is still loading")
-        final = editing.finalize(self.workflow)
         backend = self._host.backend
-        result = await self._host.tasks.call(
-            backend.workflows.save,
-            final,
+        done = await self._host.tasks.call(
+            save_draft,
+            backend.workflows,
+            self.workflow,
             actor=backend.settings.actor,
-            change_note=change_note.strip(),
+            origin=Origin.WINDOW,
             parent_version=self.base.version,
+            change_note=change_note,
         )
-        saved = result.version
+        saved = done.version
         self.base = saved
         self.workflow = saved.workflow
         self.undo_stack.setClean()
         self._update_banner()
-        if result.created:
-            self._host.show_status(f"Saved version {saved.version} of “{saved.workflow.name}”")
-            self._host.events.workflows_changed.emit(self._workflow_id)
+        self._host.show_status(done.summary)
+        self._host.events.announce(done.changes)
+        if done.created:
             self.version_saved.emit(saved.version)
-        else:
-            self._host.show_status(f"Nothing to save: same as version {saved.version}")
         return saved
 
     async def submit(self, comment: str = "") -> WorkflowVersion:
@@ -270,18 +272,21 @@ class EditorWindow(EditorActions, LocatorTests):
         if self.base is None:
             raise EditError("the workflow is still loading")
         backend = self._host.backend
-        updated = await self._host.tasks.call(
-            backend.workflows.submit,
+        done = await self._host.tasks.call(
+            decide,
+            backend.workflows,
             self._workflow_id,
+            Decision.SUBMIT,
             actor=backend.settings.actor,
+            origin=Origin.WINDOW,
             version=self.base.version,
             comment=comment.strip(),
         )
-        self.base = updated
+        self.base = done.version
         self._update_banner()
-        self._host.show_status(f"Version {updated.version} is waiting for review")
-        self._host.events.workflows_changed.emit(self._workflow_id)
-        return updated
+        self._host.show_status(done.summary)
+        self._host.events.announce(done.changes)
+        return done.version
 
     def commit_pending(self) -> None:
         """Commit the field being typed in (as leaving it would), so Save or Close sees it."""
