@@ -26,11 +26,11 @@ from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.writer_lock import WriterLock
 from desktop_app.core.errors import BrowserError, StoreError
-from desktop_app.core.library import SaveResult, WorkflowLibrary
+from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
-from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.ports import SearchIndex
 from desktop_app.core.redaction import scrub_stated_secrets
 from desktop_app.core.replay.browser import BrowserPort, NoBrowser
@@ -51,15 +51,12 @@ if TYPE_CHECKING:
     from desktop_app.adapters.browser.web_recorder import WebRecorder
     from desktop_app.adapters.desktop.port import SystemDesktop
     from desktop_app.adapters.desktop.recorder import DesktopRecorder
-    from desktop_app.core.induction.multi import Alignment
 
 __all__ = [
-    "Induced",
     "ReplayResult",
     "Services",
     "api_key",
     "collect_info",
-    "induce",
     "make_structured_llm",
     "open_services",
     "record_desktop",
@@ -410,78 +407,6 @@ def make_structured_llm(settings: Settings, *, secrets: Sequence[str] = ()) -> S
         max_tokens=settings.llm_max_tokens_per_run,
         secrets=secrets,
     )
-
-
-@dataclass
-class Induced:
-    """A draft induced from recordings: the saved version, notes for the user, the alignment."""
-
-    saved: SaveResult
-    notes: list[str]
-    recordings: list[Trajectory]
-    alignment: Alignment | None = None
-
-
-def induce(
-    services: Services,
-    trajectory_refs: Sequence[str],
-    *,
-    name: str | None = None,
-    use_llm: bool = False,
-    compose: bool = True,
-    actor: str,
-) -> Induced:
-    """Induce a draft workflow from recordings and save it (the command line's and GUI's way).
-
-    Offline heuristics first (several recordings are aligned); with *use_llm* the configured LLM
-    names, describes and titles it (its failure keeps the offline result and says so in the
-    notes); with *compose*, steps that do what an approved workflow does become a call to it.
-
-    Raises:
-        NotFoundError: a recording does not exist.
-        StoreError: the draft could not be saved.
-    """
-    from desktop_app.core.induction.compose import compose as compose_workflow
-    from desktop_app.core.induction.heuristic import Induction
-    from desktop_app.core.induction.heuristic import induce as induce_workflow
-    from desktop_app.core.induction.llm_inducer import induce_with_llm
-    from desktop_app.core.induction.multi import induce_many
-
-    recordings = [services.trajectories.get(ref) for ref in trajectory_refs]
-    # One recorded before intents were scrubbed may state a secret: never in a draft or a prompt.
-    recordings = [
-        r.model_copy(update={"intent": scrub_stated_secrets(r.intent)}) for r in recordings
-    ]
-    alignment = None
-    if len(recordings) == 1:
-        result = induce_workflow(recordings[0], name=name)
-        workflow, notes = result.workflow, list(result.notes)
-        note = f"induced from trajectory {recordings[0].id[:8]}"
-    else:
-        many = induce_many(recordings, name=name)
-        workflow, notes, alignment = many.workflow, list(many.notes), many.alignment
-        note = "induced from trajectories " + ", ".join(r.id[:8] for r in recordings)
-    if use_llm:
-        model = make_structured_llm(services.settings)
-        if model is None:
-            notes.append("no LLM is configured; the offline result is kept")
-        else:
-            improved = induce_with_llm(recordings[0], Induction(workflow, notes), model)
-            workflow, notes = improved.workflow, list(improved.notes)
-            usage = improved.usage
-            spent = f"{usage.calls} call(s), {usage.prompt_tokens + usage.completion_tokens} tokens"
-            note += f"; LLM {services.settings.llm_model}: " + (
-                f"used ({spent})" if improved.used_llm else f"not used ({spent})"
-            )
-    if compose:
-        library = [
-            services.workflows.runnable(summary.id).workflow
-            for summary in services.workflows.list(status=WorkflowStatus.APPROVED)
-        ]
-        composed = compose_workflow(workflow, library)
-        workflow, notes = composed.workflow, [*notes, *composed.notes]
-    saved = services.workflows.save(workflow, actor=actor, change_note=note)
-    return Induced(saved=saved, notes=notes, recordings=recordings, alignment=alignment)
 
 
 def _callee(services: Services, workflow_id: str, number: int | None) -> WorkflowVersion:

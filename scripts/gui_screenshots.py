@@ -94,17 +94,25 @@ async def _prepare(services: Any, site_url: str, drift_url: str) -> tuple[dict[s
     """Record, induce, approve and run the demo tasks; return workflow and run ids."""
     from demo_tasks import TASKS, record_task
 
-    from desktop_app.app import induce, replay
+    from desktop_app.app import replay
     from desktop_app.core.models.run import RunTrigger
     from desktop_app.core.replay.engine import ReplayOptions
     from desktop_app.core.replay.parameters import bind_parameters
     from desktop_app.demo_site import DEMO_PASSWORD
+    from desktop_app.ops.changes import Origin
+    from desktop_app.ops.induce import induce
 
     ids: dict[str, str] = {}
     for task in ("create-contact", "expense-report", "filter-orders", "open-contact"):
         intent, user = TASKS[task]
         recording = await record_task(services, site_url + "/login", user, intent=intent)
-        induced = induce(services, [recording.id], actor="ana")
+        induced = induce(
+            services.trajectories,
+            services.workflows,
+            [recording.id],
+            actor="ana",
+            origin=Origin.CLI,
+        )
         ids[task] = induced.saved.version.workflow.id
     library = services.workflows
     for task in ("create-contact", "filter-orders", "open-contact"):

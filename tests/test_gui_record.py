@@ -376,3 +376,35 @@ def test_the_recordings_screen_induces_and_deletes(
     assert gui.call(gui.services.workflows.count)[0] == 1
     assert gui.call(gui.services.trajectories.list) == []
     assert page.empty.isVisibleTo(page)
+
+
+def test_several_recordings_of_one_task_induce_one_workflow_from_the_recordings_screen(
+    gui: Gui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = []
+    for name in ("create-contact", "create-contact-2", "create-contact-3"):
+        text = (DATA / f"{name}.trajectory.json").read_text(encoding="utf-8")
+        ids.append(gui.call(lambda text=text: gui.services.trajectories.import_json(text)).id)
+    opened: list[str] = []
+    monkeypatch.setattr(gui.window, "open_editor", lambda wid, version=None: opened.append(wid))
+    page = gui.window.recordings
+    gui.window.show_screen("Recordings")
+
+    async def scenario() -> None:
+        gui.window.events.recordings_changed.emit("")
+        await until(lambda: len(page.visible_rows()) == 3, what="the recordings listed")
+        page.table.selectAll()
+        await until(lambda: len(page.chosen()) == 3, what="all three chosen")
+        assert page.induce_button.text() == "Induce from 3 recordings"
+        assert not page.delete_button.isEnabled()  # one at a time
+        page.induce_button.click()
+        await until(lambda: bool(opened), what="the editor to open")
+
+    gui.run(scenario())
+    gui.settle()
+    (summary,) = gui.call(gui.services.workflows.list)
+    version = gui.call(lambda: gui.services.workflows.get(summary.id))
+    assert version.change_note.startswith("induced from trajectories ")
+    assert all(i[:8] in version.change_note for i in ids)
+    # What differs between the demonstrations became parameters (the CLI finds these four too).
+    assert len(version.workflow.parameters) == 4

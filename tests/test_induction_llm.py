@@ -183,6 +183,24 @@ def test_induce_command_with_llm(
         )
 
 
+def test_induce_uses_a_configured_llm_unless_told_not_to(
+    server: FakeOpenAIServer, procedura: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROCEDURA_LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("PROCEDURA_LLM_MODEL", "fake-chat")
+    procedura(
+        "trajectories", "import", str(REPO / "tests" / "data" / "create-contact.trajectory.json")
+    )
+    offline = procedura("induce", TRAJECTORY.id[:8], "--no-llm", "--name", "Offline")
+    assert offline.exit_code == 0, offline.stderr
+    assert server.requests == []
+    server.queue_chat(json.dumps(_good_plan(TRAJECTORY)))
+    result = procedura("induce", TRAJECTORY.id[:8])  # as the Recordings screen does
+    assert result.exit_code == 0, result.stderr
+    assert len(server.requests) == 1
+    assert result.stdout.startswith("induced 'Add a CRM contact' as ")
+
+
 def test_induce_with_llm_needs_one(procedura: Any) -> None:
     path = REPO / "tests" / "data" / "create-contact.trajectory.json"
     procedura("trajectories", "import", str(path))

@@ -21,7 +21,7 @@ from conftest import Cli
 from factories import full_workflow
 from replay_support import DATA, approve, services, serving
 
-from desktop_app.app import induce, replay
+from desktop_app.app import replay
 from desktop_app.core.models.run import MASK, RunStatus, StepStatus
 from desktop_app.core.models.target import Fingerprint, Locator, LocatorStrategy, Target
 from desktop_app.core.models.trajectory import Trajectory
@@ -37,6 +37,8 @@ from desktop_app.core.models.workflow import (
 from desktop_app.core.redaction import scrub_stated_secrets
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.induce import induce
 
 SECRET = "Zq7-TOKEN-4471"
 
@@ -189,7 +191,9 @@ def test_a_secret_stated_in_an_intent_is_stored_masked(home: Path) -> None:
     document["intent"] = stated
     with services() as sv:
         imported = sv.trajectories.import_json(json.dumps(document))
-        induced = induce(sv, [imported.id], actor="tester").saved.version.workflow
+        induced = induce(
+            sv.trajectories, sv.workflows, [imported.id], actor="tester", origin=Origin.CLI
+        ).saved.version.workflow
         # A workflow whose texts state one, saved as the editor or an import would.
         written = full_workflow(
             name="Log in as bob with password hunter2",

@@ -19,6 +19,8 @@ from desktop_app.cli.common import (
     emit_json,
     open_stores,
 )
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.library import reindex as rebuild
 from desktop_app.settings import Settings, load_settings
 
 __all__ = ["cli", "main"]
@@ -128,8 +130,8 @@ def demo_site(port: int, variant: str) -> None:
 def reindex(ctx: click.Context) -> None:
     """Rebuild the semantic search index from the database."""
     with open_stores(ctx, write=True) as services:
-        workflows_n, experiences_n = services.workflows.reindex()
-    click.echo(f"indexed {workflows_n} workflows and {experiences_n} experiences")
+        done = rebuild(services.workflows, origin=Origin.CLI)
+    click.echo(f"indexed {done.workflows} workflows and {done.experiences} experiences")
 
 
 def _add_commands() -> None:

@@ -14,6 +14,7 @@ import click
 
 from desktop_app.cli.common import (
     Group,
+    fail,
     open_stores,
     print_table,
     shorten,
@@ -22,8 +23,13 @@ from desktop_app.cli.common import (
 from desktop_app.core.errors import (
     ConfirmationRequired,
 )
+from desktop_app.core.llm import LLMUnavailable
 from desktop_app.core.models.trajectory import Trajectory
 from desktop_app.core.recording import PROFILE_NAME_RULE, is_profile_name
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.induce import NEEDS_AN_LLM, LlmUse, choose_llm
+from desktop_app.ops.induce import induce as induce_draft
+from desktop_app.ops.record import NOTHING_RECORDED, keep_recording
 
 __all__ = ["induce", "record"]
 
@@ -34,7 +40,12 @@ __all__ = ["induce", "record"]
 @click.command()
 @click.argument("trajectories", nargs=-1, required=True)
 @click.option("--name", help="Name the workflow (default: from the stated intent).")
-@click.option("--llm", is_flag=True, help="Let the configured LLM name, describe and title it.")
+@click.option(
+    "--llm/--no-llm",
+    default=None,
+    help="Have the configured LLM name, describe and title it (default: when one is "
+    "configured); --llm fails without one.",
+)
 @click.option(
     "--compose/--no-compose",
     default=True,
@@ -48,37 +59,41 @@ def induce(
     trajectories: tuple[str, ...],
     name: str | None,
     actor: str | None,
-    llm: bool,
+    llm: bool | None,
     compose: bool,
 ) -> None:
-    """Induce a draft workflow from recorded demonstrations (offline heuristics).
+    """Induce a draft workflow from recorded demonstrations.
 
     TRAJECTORIES are trajectory ids or unique prefixes of them. Give several demonstrations of
     the same task to learn what varies: values that differ become parameters, values that agree
     become constants, and the alignment of their steps is printed. The draft is saved as a new
     workflow; review it with `procedura workflows show ID`, then submit and approve it.
 
-    With --llm the configured LLM names and describes the workflow, titles its steps and names its
-    parameters (one call; if it fails or answers something the recording does not support, the
-    offline result is kept and you are told why). Steps that do what an approved workflow does
-    become a call to it, unless --no-compose.
+    Offline heuristics find the steps and parameters. When an LLM is configured it also names
+    and describes the workflow, titles its steps and names its parameters (one call; if it fails
+    or answers something the recording does not support, the offline result is kept and you are
+    told why); --no-llm stays offline. Steps that do what an approved workflow does become a
+    call to it, unless --no-compose.
     """
-    from desktop_app.app import induce as induce_draft
     from desktop_app.app import make_structured_llm
 
+    use = LlmUse.AUTO if llm is None else LlmUse.ON if llm else LlmUse.OFF
     with open_stores(ctx, write=True) as services:
-        if llm and make_structured_llm(services.settings) is None:
-            raise click.UsageError(
-                "--llm needs an LLM: set OPENAI_API_KEY or PROCEDURA_LLM_BASE_URL "
-                "(see docs/settings.md)"
-            )
+        settings = services.settings
+        try:
+            model = choose_llm(use, lambda: make_structured_llm(settings))
+        except LLMUnavailable:
+            raise click.UsageError(f"--llm needs an LLM: {NEEDS_AN_LLM}") from None
         induced = induce_draft(
-            services,
-            list(trajectories),
+            services.trajectories,
+            services.workflows,
+            trajectories,
+            actor=actor or settings.actor,
+            origin=Origin.CLI,
+            llm=model,
+            llm_model=settings.llm_model,
             name=name,
-            use_llm=llm,
             compose=compose,
-            actor=actor or services.settings.actor,
         )
     saved, notes, alignment, recordings = (
         induced.saved,
@@ -87,10 +102,7 @@ def induce(
         induced.recordings,
     )
     wf = saved.version.workflow
-    click.echo(
-        f"induced {wf.name!r} as {wf.id[:8]} version {wf.version} (draft): "
-        f"{len(wf.parameters)} parameters, {len(wf.steps)} steps"
-    )
+    click.echo(induced.summary)
     if alignment is not None:
         click.echo(
             f"\nalignment of {len(recordings)} demonstrations "
@@ -206,7 +218,10 @@ def _record_until_stopped(
         return await record(services, stop)
 
     with open_stores(ctx, write=True) as services:
-        trajectory = asyncio.run(run(services))
+        kept = keep_recording(services.trajectories, asyncio.run(run(services)), origin=Origin.CLI)
+        trajectory = kept.trajectory
+        if trajectory is None:
+            fail(NOTHING_RECORDED, 1)
         text = services.trajectories.export_json(trajectory.id) if out else None
     if text is not None:
         write_output(text, out, force=True)

@@ -17,6 +17,8 @@ from desktop_app.cli.common import (
 )
 from desktop_app.core.describe import describe_effects
 from desktop_app.core.views import TrajectorySummary
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.record import delete_recording
 
 __all__ = ["trajectories"]
 
@@ -128,5 +130,5 @@ def trajectories_export(ctx: click.Context, ref: str, out: str | None, force: bo
 def trajectories_delete(ctx: click.Context, ref: str, yes: bool) -> None:
     """Delete a recording."""
     with open_stores(ctx, write=True) as services:
-        s = services.trajectories.delete(ref, confirmed=yes)
-    click.echo(f"deleted recording {s.id[:8]}")
+        done = delete_recording(services.trajectories, ref, confirmed=yes, origin=Origin.CLI)
+    click.echo(done.summary)

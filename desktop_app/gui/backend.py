@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from desktop_app.app import Services, api_key, induce, replay
+from desktop_app.app import Services, api_key, make_structured_llm, replay
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory
@@ -15,9 +15,11 @@ from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import Person
 from desktop_app.core.trajectories import TrajectoryLibrary
+from desktop_app.ops.changes import Changes, Origin
+from desktop_app.ops.induce import Induced, LlmUse, choose_llm, induce
+from desktop_app.ops.library import Reindexed, reindex
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import (
-    InducedDraft,
     LocatorPreview,
     RecordingControls,
     RecordingRequest,
@@ -68,12 +70,18 @@ class ServicesBackend:
         key, _ = api_key(self.settings)
         return key is not None or self.settings.llm_base_url is not None
 
-    def induce(self, trajectory_id: str, *, use_llm: bool) -> InducedDraft:
-        """Induce and save a draft from one recording."""
-        induced = induce(
-            self._services, [trajectory_id], use_llm=use_llm, actor=self.settings.actor
+    def induce(self, trajectory_ids: Sequence[str]) -> Induced:
+        """Induce and save a draft from recordings (the LLM when one is configured)."""
+        settings = self.settings
+        return induce(
+            self._services.trajectories,
+            self._services.workflows,
+            trajectory_ids,
+            actor=settings.actor,
+            origin=Origin.WINDOW,
+            llm=choose_llm(LlmUse.AUTO, lambda: make_structured_llm(settings)),
+            llm_model=settings.llm_model,
         )
-        return InducedDraft(saved=induced.saved, notes=tuple(induced.notes))
 
     async def record(
         self,
@@ -142,18 +150,18 @@ class ServicesBackend:
             }
         return {}
 
-    def save_settings(self, values: Mapping[str, Any]) -> Settings:
+    def save_settings(self, values: Mapping[str, Any]) -> Changes:
         """Write the settings file and use the new settings from now on."""
         from desktop_app.gui.settings_io import save_settings
 
         self._services.settings = save_settings(self.settings, values)
-        return self._services.settings
+        return Changes.of(Origin.WINDOW, settings=True)
 
     def api_key_source(self) -> str:
         """Where the API key comes from."""
         return api_key(self.settings)[1]
 
-    def set_api_key(self, key: str | None) -> None:
+    def set_api_key(self, key: str | None) -> Changes:
         """Save (or with None, remove) the API key in the OS keyring."""
         from desktop_app.adapters.secrets import delete_api_key, set_api_key
 
@@ -161,6 +169,7 @@ class ServicesBackend:
             set_api_key(key)
         else:
             delete_api_key()
+        return Changes.of(Origin.WINDOW, settings=True)
 
     def test_llm(self) -> str:
         """One call to the configured LLM; what answered."""
@@ -174,17 +183,18 @@ class ServicesBackend:
 
         return describe_browser(self.settings.browser)
 
-    def set_data_dir(self, path: str | None) -> None:
+    def set_data_dir(self, path: str | None) -> Changes:
         """Write (or remove) the data-directory pointer read at the next start."""
         from pathlib import Path
 
         from desktop_app.gui.settings_io import write_data_dir_pointer
 
         write_data_dir_pointer(Path(path) if path else None)
+        return Changes.of(Origin.WINDOW, settings=True)
 
-    def reindex(self) -> tuple[int, int]:
+    def reindex(self) -> Reindexed:
         """Rebuild the search index."""
-        return self._services.workflows.reindex()
+        return reindex(self._services.workflows, origin=Origin.WINDOW)
 
 
 def _text(value: object) -> str:

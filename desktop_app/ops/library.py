@@ -24,7 +24,7 @@ from desktop_app.core.exports.bundle import (
     plan_import,
     read_bundle,
 )
-from desktop_app.ops.changes import Changes, Origin
+from desktop_app.ops.changes import MANY, Changes, Origin
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -37,12 +37,14 @@ __all__ = [
     "Changed",
     "Imported",
     "Incoming",
+    "Reindexed",
     "check_size",
     "delete",
     "import_incoming",
     "incoming_bytes",
     "incoming_file",
     "pin",
+    "reindex",
     "unresolved",
 ]
 
@@ -74,6 +76,21 @@ def delete(workflows: WorkflowLibrary, ref: str, *, confirmed: bool, origin: Ori
     summary = workflows.delete(ref, confirmed=confirmed)
     changes = Changes.of(origin, workflows=[summary.id])
     return Changed(summary, changes, f"deleted {summary.name!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Reindexed:
+    """The search index rebuilt: how many workflows and remembered repairs it holds now."""
+
+    workflows: int
+    experiences: int
+    changes: Changes
+
+
+def reindex(workflows: WorkflowLibrary, *, origin: Origin) -> Reindexed:
+    """Rebuild the semantic search index from the database (blocking)."""
+    workflows_n, experiences_n = workflows.reindex()
+    return Reindexed(workflows_n, experiences_n, Changes.of(origin, workflows=[MANY]))
 
 
 # ── import ──────────────────────────────────────────────────────────────────────────────────

@@ -8,11 +8,11 @@ the one asyncio loop (qasync) that Qt and Playwright share.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from desktop_app.core.library import SaveResult, WorkflowLibrary
+from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.target import Locator
 from desktop_app.core.models.trajectory import Event, Trajectory
@@ -21,24 +21,18 @@ from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
 from desktop_app.core.replay.person import Person
 from desktop_app.core.trajectories import TrajectoryLibrary
+from desktop_app.ops.changes import Changes
+from desktop_app.ops.induce import Induced
+from desktop_app.ops.library import Reindexed
 from desktop_app.settings import Settings
 
 __all__ = [
     "Backend",
-    "InducedDraft",
     "LocatorPreview",
     "RecordingControls",
     "RecordingRequest",
     "RunRequest",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class InducedDraft:
-    """A draft the inducer saved, with notes for the person who reviews it."""
-
-    saved: SaveResult
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +147,9 @@ class Backend(Protocol):
         """Whether an LLM endpoint or key is configured."""
         ...
 
-    def induce(self, trajectory_id: str, *, use_llm: bool) -> InducedDraft:
-        """Induce and save a draft from a recording (blocking; LLM calls with *use_llm*)."""
+    def induce(self, trajectory_ids: Sequence[str]) -> Induced:
+        """Induce and save a draft from one recording, or several of one task (blocking; the
+        LLM names and describes it when one is configured)."""
         ...
 
     async def record(
@@ -209,8 +204,8 @@ class Backend(Protocol):
         """The non-secret values of the workflow's latest run (blocking)."""
         ...
 
-    def save_settings(self, values: Mapping[str, Any]) -> Settings:
-        """Write *values* to the settings file and return the settings now in force (blocking).
+    def save_settings(self, values: Mapping[str, Any]) -> Changes:
+        """Write *values* to the settings file and use them from now on (blocking).
 
         Raises:
             SettingsError: a value is invalid (nothing is written).
@@ -221,7 +216,7 @@ class Backend(Protocol):
         """Where the LLM API key comes from: ``environment``, ``keyring`` or ``none``."""
         ...
 
-    def set_api_key(self, key: str | None) -> None:
+    def set_api_key(self, key: str | None) -> Changes:
         """Save the LLM API key in the OS keyring (None removes it); never in a file (blocking)."""
         ...
 
@@ -237,7 +232,7 @@ class Backend(Protocol):
         """One line: the browser recording and replay would use now, or why there is none."""
         ...
 
-    def set_data_dir(self, path: str | None) -> None:
+    def set_data_dir(self, path: str | None) -> Changes:
         """Use the folder *path* as the data directory from the next start (None: the default).
 
         Only matters while ``PROCEDURA_HOME`` is not set; nothing is moved (blocking).
@@ -247,7 +242,7 @@ class Backend(Protocol):
         """
         ...
 
-    def reindex(self) -> tuple[int, int]:
+    def reindex(self) -> Reindexed:
         """Rebuild the search index from the stores; how many workflows and experiences (blocking).
 
         The index keeps the embeddings it was opened with (at start-up) until the next start.

@@ -36,7 +36,10 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.models.trajectory import Event
 from desktop_app.core.recording import PROFILE_NAME_RULE, clean_events, is_profile_name
-from desktop_app.ui.backend import InducedDraft, RecordingControls, RecordingRequest
+from desktop_app.ops.changes import MANY, Changes, Origin
+from desktop_app.ops.induce import Induced
+from desktop_app.ops.record import keep_recording, started
+from desktop_app.ui.backend import RecordingControls, RecordingRequest
 from desktop_app.ui.host import Host
 from desktop_app.ui.recordings_page import (
     EventListModel,
@@ -561,7 +564,7 @@ class RecordingController(QObject):
 
     # ── the job ─────────────────────────────────────────────────────────────────────────────
 
-    async def _run(self) -> InducedDraft | None:
+    async def _run(self) -> Induced | None:
         host = self._host
         backend = host.backend
         try:
@@ -570,14 +573,15 @@ class RecordingController(QObject):
             )
             self.controls = None
             self._timer.stop()
-            host.events.recordings_changed.emit(trajectory.id)
-            if not trajectory.events:
-                await host.tasks.call(backend.trajectories.delete, trajectory.id, confirmed=True)
-                host.events.recordings_changed.emit("")
+            kept = await host.tasks.call(
+                keep_recording, backend.trajectories, trajectory, origin=Origin.WINDOW
+            )
+            host.events.announce(kept.changes)
+            if kept.trajectory is None:
                 return None
             self.bar.set_state("inducing")
             self.bar.say("Learning a workflow from the recording…")
-            return await induce_draft(host, trajectory.id)
+            return await induce_draft(host, [kept.trajectory.id])
         finally:
             self._close()
 
@@ -587,7 +591,7 @@ class RecordingController(QObject):
         self._timer.start()
         self.bar.set_state("recording")
         self.bar.say("Do the task in the browser. Close it or press Stop when you are done.")
-        self._host.events.recordings_changed.emit(controls.trajectory_id)
+        self._host.events.announce(started(controls.trajectory_id, Origin.WINDOW))
         self.recording_started.emit(controls.trajectory_id)
 
     def _on_event(self, event: Event) -> None:
@@ -603,7 +607,7 @@ class RecordingController(QObject):
         self.bar.set_count(count)
         self.steps_changed.emit(count)
 
-    def _on_job_done(self, draft: InducedDraft | None) -> None:
+    def _on_job_done(self, draft: Induced | None) -> None:
         self.deleteLater()
         if draft is None:
             box = QMessageBox(
@@ -623,7 +627,7 @@ class RecordingController(QObject):
 
     def _on_job_error(self, _exc: BaseException) -> bool:
         self.deleteLater()
-        self._host.events.recordings_changed.emit("")
+        self._host.events.announce(Changes.of(Origin.WINDOW, recordings=[MANY]))
         return False  # reported once, in the window, by the task runner
 
     def _close(self) -> None:

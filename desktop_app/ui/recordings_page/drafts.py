@@ -1,26 +1,26 @@
-"""Inducing a draft workflow from a recording, and opening it in the editor."""
+"""Inducing a draft workflow from recordings, and opening it in the editor."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from desktop_app.ui.backend import InducedDraft
+from desktop_app.ops.induce import Induced
 from desktop_app.ui.host import Host
 
 __all__ = ["induce_draft", "show_draft"]
 
 
-async def induce_draft(host: Host, trajectory_id: str) -> InducedDraft:
-    """Induce a draft from a recording (with the LLM when one is configured) and save it."""
-    backend = host.backend
-    use_llm = await host.tasks.call(backend.llm_configured)
-    draft = await host.tasks.call(backend.induce, trajectory_id, use_llm=use_llm)
-    host.events.workflows_changed.emit(draft.saved.version.workflow_id)
+async def induce_draft(host: Host, trajectory_ids: Sequence[str]) -> Induced:
+    """Induce a draft from recordings (with the LLM when one is configured) and save it."""
+    draft = await host.tasks.call(host.backend.induce, trajectory_ids)
+    host.events.announce(draft.changes)
     return draft
 
 
-def show_draft(host: Host, draft: InducedDraft) -> None:
+def show_draft(host: Host, draft: Induced) -> None:
     """Open a freshly induced draft in the editor and say what induction noticed."""
     version = draft.saved.version
     workflow = version.workflow
@@ -33,7 +33,9 @@ def show_draft(host: Host, draft: InducedDraft) -> None:
         box = QMessageBox(
             QMessageBox.Icon.Information,
             "Notes on the new draft",
-            f"“{workflow.name}” was drafted from the recording. Worth a look while you review it:",
+            f"“{workflow.name}” was drafted from the "
+            f"{'recordings' if len(draft.recordings) > 1 else 'recording'}. "
+            "Worth a look while you review it:",
             parent=host.window,
         )
         box.setObjectName("induction-notes")

@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.models.trajectory import Event, Trajectory, TrajectoryKind
 from desktop_app.core.views import TrajectorySummary
-from desktop_app.ui.backend import InducedDraft
+from desktop_app.ops.changes import Origin
+from desktop_app.ops.induce import Induced
+from desktop_app.ops.record import delete_recording
 from desktop_app.ui.host import Host
 from desktop_app.ui.recordings_page.drafts import induce_draft, show_draft
 from desktop_app.ui.recordings_page.event_list import EventListModel, event_list_view
@@ -99,7 +101,8 @@ class RecordingsPage(QWidget):
         self.induce_button = QPushButton("Induce workflow")
         self.induce_button.setObjectName("recordings-induce")
         self.induce_button.setToolTip(
-            "Learn a draft workflow from this recording and open it in the editor (Enter)"
+            "Learn a draft workflow from this recording and open it in the editor (Enter). "
+            "Select several recordings of one task (Ctrl+click) to learn what varies"
         )
         self.induce_button.clicked.connect(self._on_induce_button_clicked)
         self.delete_button = QPushButton("Delete…")
@@ -120,7 +123,7 @@ class RecordingsPage(QWidget):
         self.table.setObjectName("recordings-table")
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)
         self.table.verticalHeader().hide()
@@ -134,6 +137,7 @@ class RecordingsPage(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.resizeSection(2, 300)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.table.doubleClicked.connect(lambda _index: self._on_induce_button_clicked())
         for text, shortcut, slot in (
             ("Induce workflow", "Return", self._on_induce_button_clicked),
@@ -230,8 +234,14 @@ class RecordingsPage(QWidget):
             for r in range(self.proxy.rowCount())
         ]
 
+    def chosen(self) -> list[TrajectorySummary]:
+        """Every selected recording, in display order (Ctrl- or Shift-click selects several of
+        one task, to induce one workflow from them all)."""
+        rows = sorted(index.row() for index in self.table.selectionModel().selectedRows())
+        return [self.proxy.index(r, 0).data(RecordingsModel.SUMMARY_ROLE) for r in rows]
+
     def selected(self) -> TrajectorySummary | None:
-        """The selected recording."""
+        """The current recording (the one whose steps are shown)."""
         index = self.table.selectionModel().currentIndex()
         if not index.isValid():
             return None
@@ -252,12 +262,20 @@ class RecordingsPage(QWidget):
     def _on_table_current_row_changed(self, *_: object) -> None:
         self._show_details(self.selected())
 
+    def _update_buttons(self) -> None:
+        live = _live_id(self._host)
+        chosen = [summary for summary in self.chosen() if summary.id != live]
+        self.induce_button.setEnabled(bool(chosen))
+        self.induce_button.setText(
+            f"Induce from {len(chosen)} recordings" if len(chosen) > 1 else "Induce workflow"
+        )
+        self.delete_button.setEnabled(len(chosen) == 1 and len(self.chosen()) == 1)
+
     def _show_details(self, summary: TrajectorySummary | None) -> None:
         self._details_generation += 1
         generation = self._details_generation
         live = summary is not None and summary.id == _live_id(self._host)
-        self.induce_button.setEnabled(summary is not None and not live)
-        self.delete_button.setEnabled(summary is not None and not live)
+        self._update_buttons()
         self.events.set_events([])
         if summary is None:
             self.header.setText(
@@ -309,25 +327,29 @@ class RecordingsPage(QWidget):
         host.tasks.start(show(), label="Opening the screenshot…")
 
     def _on_induce_button_clicked(self) -> None:
-        summary = self.selected()
-        if summary is None or summary.id == _live_id(self._host):
+        live = _live_id(self._host)
+        chosen = [summary.id for summary in self.chosen() if summary.id != live]
+        if not chosen:
             return
         host = self._host
         self.induce_button.setEnabled(False)
 
-        async def job() -> InducedDraft:
+        async def job() -> Induced:
             try:
-                return await induce_draft(host, summary.id)
+                return await induce_draft(host, chosen)
             finally:
                 self.induce_button.setEnabled(True)
 
-        host.tasks.start(
-            job(), label="Inducing a workflow…", on_done=lambda draft: show_draft(host, draft)
+        label = (
+            "Inducing a workflow…"
+            if len(chosen) == 1
+            else (f"Inducing a workflow from {len(chosen)} recordings…")
         )
+        host.tasks.start(job(), label=label, on_done=lambda draft: show_draft(host, draft))
 
     def _on_delete_button_clicked(self) -> None:
         summary = self.selected()
-        if summary is None or summary.id == _live_id(self._host):
+        if summary is None or summary.id == _live_id(self._host) or len(self.chosen()) != 1:
             return
         answer = QMessageBox.question(
             self,
@@ -342,9 +364,15 @@ class RecordingsPage(QWidget):
         host = self._host
 
         async def job() -> None:
-            await host.tasks.call(host.backend.trajectories.delete, summary.id, confirmed=True)
-            host.events.recordings_changed.emit("")
-            host.show_status(f"Deleted the recording “{summary.intent or summary.id[:8]}”")
+            done = await host.tasks.call(
+                delete_recording,
+                host.backend.trajectories,
+                summary.id,
+                confirmed=True,
+                origin=Origin.WINDOW,
+            )
+            host.events.announce(done.changes)
+            host.show_status(done.summary)
 
         host.tasks.start(job(), label="Deleting…")
 

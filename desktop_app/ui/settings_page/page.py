@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.errors import ProceduraError
+from desktop_app.ops.changes import Changes, Origin
+from desktop_app.ops.library import Reindexed
 from desktop_app.settings import (
     Settings,
     SettingsError,
@@ -335,11 +337,12 @@ class SettingsPage(SettingsSections):
         self._saving = True
         self.apply_button.setEnabled(False)
         try:
+            done = Changes(Origin.WINDOW)
             if home is not None:
-                await self._host.tasks.call(backend.set_data_dir, home or None)
+                done |= await self._host.tasks.call(backend.set_data_dir, home or None)
             if changes:
-                await self._host.tasks.call(backend.save_settings, changes)
-            self._host.events.settings_changed.emit()
+                done |= await self._host.tasks.call(backend.save_settings, changes)
+            self._host.events.announce(done)
         finally:
             self._saving = False
             self._update_dirty()
@@ -407,7 +410,7 @@ class SettingsPage(SettingsSections):
 
     async def _set_key(self, key: str | None) -> None:
         backend = self._host.backend
-        await self._host.tasks.call(backend.set_api_key, key)
+        done = await self._host.tasks.call(backend.set_api_key, key)
         self.key_edit.clear()
         source = await self._host.tasks.call(backend.api_key_source)
         if self._state is not None:
@@ -418,7 +421,7 @@ class SettingsPage(SettingsSections):
         )
         self._saving = True
         try:
-            self._host.events.settings_changed.emit()
+            self._host.events.announce(done)
         finally:
             self._saving = False
 
@@ -486,15 +489,14 @@ class SettingsPage(SettingsSections):
     def _on_reindex_button_clicked(self) -> None:
         self.reindex_button.setEnabled(False)
 
-        def done(counts: tuple[int, int]) -> None:
+        def done(rebuilt: Reindexed) -> None:
             self.reindex_button.setEnabled(True)
-            workflows, experiences = counts
             self._say(
-                f"The search index was rebuilt: {_count(workflows, 'workflow')}, "
-                f"{_count(experiences, 'remembered repair')}.",
+                f"The search index was rebuilt: {_count(rebuilt.workflows, 'workflow')}, "
+                f"{_count(rebuilt.experiences, 'remembered repair')}.",
                 True,
             )
-            self._host.events.workflows_changed.emit("")
+            self._host.events.announce(rebuilt.changes)
 
         def failed(exc: BaseException) -> bool:
             self.reindex_button.setEnabled(True)
