@@ -1,42 +1,24 @@
-"""Running a workflow from the window: the parameter dialog, then the run window.
-
-:func:`open_run` loads the version (the approved one, or the one asked for, which may be a
-draft), asks for the parameters and run options in a :class:`RunDialog`, and starts the replay in
-a :class:`RunWindow`. The run window lists the steps as they run (status, the healing rung that
-found each element, time, LLM use, errors), shows the latest screenshot, asks the person running
-it when the replay needs them (:class:`~desktop_app.ui.person_dialogs.DialogPerson`), can stop the
-run (it is recorded as interrupted), and ends with a summary that links to the run record and to
-the repair a healed run proposes.
-"""
+"""The run window: one run as it goes (steps, screenshot, questions, Stop), then a summary."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
-from urllib.parse import urlsplit
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
-    QCheckBox,
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
     QFrame,
-    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -45,25 +27,15 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.run import Run, RunStatus, RunStep, RunTrigger
-from desktop_app.core.models.workflow import (
-    GotoStep,
-    ParameterType,
-    WorkflowStatus,
-    WorkflowVersion,
-)
+from desktop_app.core.models.run import Run, RunStatus, RunStep
 from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.ladder import public_title
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import PersonAnswer, Question
-from desktop_app.core.replay.render import check_base_url
 from desktop_app.ops.changes import Origin, run_changes
-from desktop_app.ops.run import replay_options, version_to_run
-from desktop_app.settings import Settings
-from desktop_app.ui.backend import Backend, RunRequest
+from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
-from desktop_app.ui.parameter_form import ParameterForm
 from desktop_app.ui.person_dialogs import DialogPerson
 from desktop_app.ui.run_models import (
     RUN_STATUS_LABELS,
@@ -72,315 +44,13 @@ from desktop_app.ui.run_models import (
     run_summary,
     status_color,
 )
+from desktop_app.ui.run_view.dialog import RunDialog
+from desktop_app.ui.run_view.run_setup import STATUS_WORDS, RunSetup
 from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
 from desktop_app.ui.tasks import describe_error
 from desktop_app.ui.windows import bring_forward, may_close_while_running
 
-__all__ = ["RunDialog", "RunSetup", "RunWindow", "load_setup", "open_run"]
-
-_STATUS_WORDS: Final[dict[WorkflowStatus, str]] = {
-    WorkflowStatus.DRAFT: "a draft",
-    WorkflowStatus.IN_REVIEW: "in review",
-    WorkflowStatus.APPROVED: "approved",
-    WorkflowStatus.ARCHIVED: "archived",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class RunSetup:
-    """What the parameter dialog needs, loaded off the GUI thread."""
-
-    version: WorkflowVersion
-    last_values: dict[str, str] = field(default_factory=dict)
-    stored_secrets: dict[str, str] = field(default_factory=dict)
-    llm_configured: bool = False
-    explicit: bool = False
-
-    @property
-    def unapproved(self) -> bool:
-        """Whether the version runs without having been approved."""
-        return self.version.status is not WorkflowStatus.APPROVED
-
-
-def load_setup(backend: Backend, workflow_id: str, version: int | None) -> RunSetup:
-    """The version to run and what to prefill (blocking: call it on the store thread).
-
-    Raises:
-        TransitionError: *version* is None and no version is approved, or it is archived.
-        NotFoundError: no such workflow or version.
-    """
-    loaded = version_to_run(backend.workflows, workflow_id, version=version)
-    workflow = loaded.workflow
-    stored = {}
-    for param in workflow.parameters:
-        if param.type is ParameterType.SECRET:
-            secret = backend.stored_secret(workflow.id, param.name)
-            if secret:
-                stored[param.name] = secret
-    return RunSetup(
-        version=loaded,
-        last_values=backend.last_values(workflow.id),
-        stored_secrets=stored,
-        llm_configured=backend.llm_configured(),
-        explicit=version is not None,
-    )
-
-
-def open_run(host: Host, workflow_id: str, version: int | None) -> None:
-    """Ask for a run's parameters, then run it in a run window.
-
-    Args:
-        host: the main window (or the tray's host).
-        workflow_id: the workflow.
-        version: a version to run (it may be a draft; the dialog says so), or None for the
-            approved one.
-    """
-
-    async def load() -> RunSetup:
-        return await host.tasks.call(load_setup, host.backend, workflow_id, version)
-
-    def show(setup: RunSetup) -> None:
-        dialog = RunDialog(setup, host.backend.settings, host.window)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def start() -> None:
-            window = RunWindow(host, setup)
-            _keep(host, window)
-            window.show()
-            window.start(dialog.request())
-
-        dialog.accepted.connect(start)
-        dialog.open()
-
-    host.tasks.start(load(), label="Opening the workflow…", on_done=show)
-
-
-def _keep(host: Host, window: QWidget) -> None:
-    host.adopt(window)
-
-
-def _origin(version: WorkflowVersion) -> str | None:
-    for step in version.workflow.steps:
-        if isinstance(step, GotoStep):
-            parts = urlsplit(step.url)
-            if parts.scheme in ("http", "https") and parts.netloc:
-                return f"{parts.scheme}://{parts.netloc}"
-    return None
-
-
-# ── the parameter dialog ────────────────────────────────────────────────────────────────────
-
-
-class RunDialog(QDialog):
-    """The parameters and options of one run.
-
-    Args:
-        setup: the version and what to prefill.
-        settings: the settings in force (defaults of the options).
-        parent: the window it belongs to.
-        previous: a request to start from ("Run again…"), instead of the last run's values.
-    """
-
-    def __init__(
-        self,
-        setup: RunSetup,
-        settings: Settings,
-        parent: QWidget | None = None,
-        *,
-        previous: RunRequest | None = None,
-    ) -> None:
-        super().__init__(parent)
-        self.setObjectName("run-dialog")
-        self._setup = setup
-        self._settings = settings
-        workflow = setup.version.workflow
-        self.setWindowTitle(f"Run “{workflow.name}”")
-        self.setMinimumWidth(560)
-        layout = QVBoxLayout(self)
-
-        title = QLabel(workflow.name)
-        big = title.font()
-        big.setPointSizeF(big.pointSizeF() * 1.25)
-        big.setBold(True)
-        title.setFont(big)
-        title.setWordWrap(True)
-        layout.addWidget(title)
-        state = _STATUS_WORDS[setup.version.status]
-        about = QLabel(f"Version {setup.version.version} · {state}")
-        about.setObjectName("run-version")
-        about.setEnabled(False)
-        layout.addWidget(about)
-        if workflow.description:
-            description = QLabel(workflow.description)
-            description.setWordWrap(True)
-            layout.addWidget(description)
-        if setup.unapproved:
-            warning = QLabel(
-                f"⚠ Version {setup.version.version} is {state}, not approved. Run it to try it "
-                "out; only an approved version runs from the tray."
-            )
-            warning.setObjectName("draft-warning")
-            warning.setWordWrap(True)
-            warning.setStyleSheet(
-                "background: #fff4ce; color: #5c4400; border: 1px solid #e0c060; "
-                "border-radius: 4px; padding: 6px;"
-            )
-            layout.addWidget(warning)
-
-        values = dict(previous.values) if previous is not None else setup.last_values
-        secrets = dict(previous.secrets) if previous is not None else setup.stored_secrets
-        self.form = ParameterForm(workflow, values=values, secrets=secrets)
-        if previous is not None:
-            self.form.remember.setChecked(previous.save_secrets or bool(setup.stored_secrets))
-        params = QGroupBox("Parameters")
-        params_layout = QVBoxLayout(params)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(self.form)
-        scroll.setMinimumHeight(min(90 + 62 * len(workflow.parameters), 420))
-        params_layout.addWidget(scroll)
-        layout.addWidget(params, 1)
-
-        options = QGroupBox("Options")
-        form = QFormLayout(options)
-        self.base_url = QLineEdit()
-        self.base_url.setObjectName("run-base-url")
-        self.base_url.setClearButtonEnabled(True)
-        origin = _origin(setup.version)
-        self.base_url.setPlaceholderText(
-            f"{origin} (as recorded)" if origin else "the site as recorded"
-        )
-        self.base_url.setToolTip(
-            "Run against another origin (a staging copy, another port): every page of the "
-            "workflow's site is opened there instead. Leave it empty to use the recorded site."
-        )
-        form.addRow("&Base URL:", self.base_url)
-        self.show_browser = QCheckBox("&Show the browser while it runs")
-        self.show_browser.setObjectName("run-show-browser")
-        self.show_browser.setChecked(True)
-        self.show_browser.setToolTip(
-            "Unchecked, the browser runs headless (no window); the run view still shows a "
-            "screenshot of every step."
-        )
-        form.addRow(self.show_browser)
-        self.use_llm = QCheckBox("Allow the &LLM to repair steps (rung 4)")
-        self.use_llm.setObjectName("run-use-llm")
-        if setup.llm_configured:
-            self.use_llm.setChecked(True)
-            self.use_llm.setToolTip(
-                "Where the page has drifted and neither the recorded locators, the fingerprint "
-                f"nor a remembered repair finds an element, ask the LLM ({settings.llm_model}). "
-                f"At most {settings.llm_max_calls_per_run} calls per run."
-            )
-        else:
-            self.use_llm.setChecked(False)
-            self.use_llm.setEnabled(False)
-            self.use_llm.setToolTip("No LLM is configured: set one up under Settings.")
-        form.addRow(self.use_llm)
-        self.confirm = QCheckBox("&Confirm irreversible steps found by healing")
-        self.confirm.setObjectName("run-confirm-irreversible")
-        self.confirm.setChecked(settings.confirm_irreversible)
-        self.confirm.setToolTip(
-            "Ask before a step that submits, pays, deletes or sends acts on an element that was "
-            "not found by its recorded locator. Unchecked, such steps go ahead without asking."
-        )
-        form.addRow(self.confirm)
-        if previous is not None:
-            self.base_url.setText(previous.base_url or "")
-            self.show_browser.setChecked(not previous.headless)
-            self.use_llm.setChecked(previous.options.use_llm and setup.llm_configured)
-            self.confirm.setChecked(not previous.options.assume_yes)
-        layout.addWidget(options)
-
-        self.options_error = QLabel()
-        self.options_error.setObjectName("run-options-error")
-        self.options_error.setStyleSheet("color: #b3261e;")
-        self.options_error.setWordWrap(True)
-        self.options_error.hide()
-        layout.addWidget(self.options_error)
-
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.run_button = QPushButton("&Run")
-        self.run_button.setObjectName("run-button")
-        self.run_button.setDefault(True)
-        self.run_button.setToolTip("Start the run (Ctrl+Enter)")
-        buttons.addButton(self.run_button, QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
-        run_shortcut = QAction(self)
-        run_shortcut.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
-        run_shortcut.triggered.connect(self.accept)
-        self.addAction(run_shortcut)
-
-        self.form.validity_changed.connect(self._on_form_validity_changed)
-        self.base_url.textChanged.connect(self._on_base_url_text_changed)
-        self._update()
-        self.form.focus_first()
-
-    def is_ready(self) -> bool:
-        """Whether Run is enabled."""
-        return self.run_button.isEnabled()
-
-    def error(self) -> str:
-        """What keeps Run disabled ("" when nothing)."""
-        return self.form.error() or self.options_error.text()
-
-    def request(self) -> RunRequest:
-        """The run as asked for."""
-        options = replay_options(
-            self._settings,
-            trigger=RunTrigger.GUI,
-            confirm=self.confirm.isChecked(),
-            use_llm=self.use_llm.isChecked(),
-        )
-        return RunRequest(
-            version=self._setup.version,
-            values=self.form.values(),
-            secrets=self.form.secrets(),
-            options=options,
-            base_url=self.base_url.text().strip() or None,
-            headless=not self.show_browser.isChecked(),
-            save_secrets=self.form.remember_secrets(),
-        )
-
-    def accept(self) -> None:
-        """Start only with valid values."""
-        if not self._update():
-            self.form.focus_first()
-            return
-        super().accept()
-
-    def _base_url_problem(self) -> str:
-        text = self.base_url.text().strip()
-        if not text:
-            return ""
-        try:
-            check_base_url(text)
-        except ProceduraError:
-            return f"Base URL {text!r} is not an http(s) URL; write it like https://staging.example.com"
-        return ""
-
-    def _update(self) -> bool:
-        problem = self._base_url_problem()
-        self.options_error.setText(problem)
-        self.options_error.setVisible(bool(problem))
-        ready = self.form.is_valid() and not problem
-        self.run_button.setEnabled(ready)
-        self.run_button.setToolTip(
-            "Start the run (Ctrl+Enter)" if ready else (self.form.error() or problem)
-        )
-        return ready
-
-    def _on_form_validity_changed(self, _valid: bool) -> None:
-        self._update()
-
-    def _on_base_url_text_changed(self, _text: str) -> None:
-        self._update()
-
-
-# ── the run window ──────────────────────────────────────────────────────────────────────────
+__all__ = ["RunWindow"]
 
 
 class RunWindow(QMainWindow):
@@ -428,7 +98,7 @@ class RunWindow(QMainWindow):
         big.setBold(True)
         title.setFont(big)
         names.addWidget(title)
-        state = _STATUS_WORDS[self._version.status]
+        state = STATUS_WORDS[self._version.status]
         self.subtitle = QLabel(f"Version {self._version.version} · {state}")
         self.subtitle.setObjectName("run-subtitle")
         self.subtitle.setEnabled(False)
@@ -599,7 +269,7 @@ class RunWindow(QMainWindow):
         self._update_totals()
         where = f" on {request.base_url}" if request.base_url else ""
         self.subtitle.setText(
-            f"Version {self._version.version} · {_STATUS_WORDS[self._version.status]}{where}"
+            f"Version {self._version.version} · {STATUS_WORDS[self._version.status]}{where}"
             + (" · headless" if request.headless else "")
         )
         self.status_label.setText("Starting the browser…")

@@ -1,0 +1,70 @@
+"""What the Review screen loads on the store thread: the queue, versions, diffs, screenshots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from desktop_app.core.diff import WorkflowDiff, diff_workflows
+from desktop_app.core.errors import ProceduraError
+from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.models.run import Run
+from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.ports import MediaStore, RunStore
+from desktop_app.core.views import WorkflowSummary
+from desktop_app.ui.review_page.models import QueueEntry
+
+__all__ = ["compute", "load_images", "load_queue", "load_workflow"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Queue:
+    entries: list[QueueEntry]
+    summaries: list[WorkflowSummary]
+
+
+def load_queue(library: WorkflowLibrary) -> _Queue:
+    """The versions in review and every workflow's summary, by name."""
+    summaries = library.list()
+    entries = [
+        QueueEntry(name=v.workflow.name, version=v)
+        for s in summaries
+        for v in library.versions_by_id(s.id)
+        if v.status is WorkflowStatus.IN_REVIEW
+    ]
+    return _Queue(entries=entries, summaries=sorted(summaries, key=lambda s: s.name.lower()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Workflow:
+    versions: list[WorkflowVersion]
+    repair_runs: list[Run]
+
+
+def load_workflow(library: WorkflowLibrary, runs: RunStore, workflow_id: str) -> _Workflow:
+    """A workflow's versions and the runs that proposed a repair of it."""
+    versions = library.versions_by_id(workflow_id)
+    proposing = [r for r in runs.runs(workflow_id, limit=500) if r.proposed_version is not None]
+    return _Workflow(versions=versions, repair_runs=proposing)
+
+
+def load_images(media: MediaStore, refs: Sequence[str]) -> dict[str, bytes]:
+    """The screenshots *refs* name that the media store still has."""
+    images: dict[str, bytes] = {}
+    for ref in refs:
+        try:
+            images[ref] = media.get(ref)
+        except ProceduraError:  # a screenshot that is gone: the table says so
+            continue
+    return images
+
+
+def compute(
+    base: WorkflowVersion | None,
+    compared: WorkflowVersion,
+    media: MediaStore,
+    refs: Sequence[str],
+) -> tuple[WorkflowDiff, dict[str, bytes]]:
+    """What *compared* changes against *base*, and the screenshots *refs* name."""
+    diff = diff_workflows(base.workflow if base is not None else None, compared.workflow)
+    return diff, load_images(media, refs)

@@ -1,0 +1,46 @@
+"""Running a workflow from the window: load the version, ask for parameters, run it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+
+from desktop_app.ui.host import Host
+from desktop_app.ui.run_view.dialog import RunDialog
+from desktop_app.ui.run_view.run_setup import RunSetup, load_setup
+from desktop_app.ui.run_view.window import RunWindow
+
+__all__ = ["open_run"]
+
+
+def open_run(host: Host, workflow_id: str, version: int | None) -> None:
+    """Ask for a run's parameters, then run it in a run window.
+
+    Args:
+        host: the main window (or the tray's host).
+        workflow_id: the workflow.
+        version: a version to run (it may be a draft; the dialog says so), or None for the
+            approved one.
+    """
+
+    async def load() -> RunSetup:
+        return await host.tasks.call(load_setup, host.backend, workflow_id, version)
+
+    def show(setup: RunSetup) -> None:
+        dialog = RunDialog(setup, host.backend.settings, host.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def start() -> None:
+            window = RunWindow(host, setup)
+            _keep(host, window)
+            window.show()
+            window.start(dialog.request())
+
+        dialog.accepted.connect(start)
+        dialog.open()
+
+    host.tasks.start(load(), label="Opening the workflow…", on_done=show)
+
+
+def _keep(host: Host, window: QWidget) -> None:
+    host.adopt(window)
