@@ -8,9 +8,8 @@ The protocol is JSON, one object per line. The client sends one request::
 
     {"op": "ping"}                       → {"ok": true, "pid": 1234}
     {"op": "show"}                       → {"ok": true}
-    {"op": "run", "workflow": REF, "version": 3, "values": {...}, "secrets": {...},
-     "base_url": null, "headless": false, "use_llm": true, "assume_yes": false,
-     "allow_draft": false, "interactive": true, "trigger": "cli"}
+    {"op": "run", "plan": {...}, "secrets": {...}}
+                                         (the plan: ``desktop_app.ops.run.RunPlan``)
                                          → {"step": {...}} per finished step and
                                            {"note": "text"} for what to tell the caller, then
                                            {"ok": true, "run": {...}} (as ``runs show --json``)
@@ -38,8 +37,7 @@ from desktop_app.core.errors import ProceduraError
 
 if TYPE_CHECKING:
     from desktop_app.core.models.run import Run, RunStep
-    from desktop_app.core.models.workflow import WorkflowVersion
-    from desktop_app.core.replay.engine import ReplayOptions
+    from desktop_app.ops.run import RunPlan
     from desktop_app.settings import Settings
 
 __all__ = [
@@ -202,24 +200,19 @@ def run_from_json(data: Mapping[str, Any]) -> Run:
 
 def hand_off_run(
     settings: Settings,
-    version: WorkflowVersion,
-    values: Mapping[str, str],
+    plan: RunPlan,
     secrets: Mapping[str, str],
-    options: ReplayOptions,
     *,
-    base_url: str | None,
-    headless: bool,
-    interactive: bool,
     on_step: Callable[[RunStep], object] | None = None,
     on_note: Callable[[str], object] | None = None,
     stop: threading.Event | None = None,
 ) -> Run:
-    """Have the running app replay *version*; the finished run record.
+    """Have the running app carry out *plan*; the finished run record.
 
     Questions for a person (a healed irreversible step, an element not found) open as dialogs
-    in the app unless *interactive* is off. *on_step* gets each finished step, *on_note* what
-    the app says meanwhile (a question waiting for an answer there). Setting *stop* stops the
-    run (it is then answered as interrupted), as Ctrl+C does on the main thread.
+    in the app unless the plan is not interactive. *on_step* gets each finished step, *on_note*
+    what the app says meanwhile (a question waiting for an answer there). Setting *stop* stops
+    the run (it is then answered as interrupted), as Ctrl+C does on the main thread.
 
     Raises:
         ProceduraError: the app refused the run (the message says why) or went away.
@@ -230,17 +223,8 @@ def hand_off_run(
 
     request = {
         "op": "run",
-        "workflow": version.workflow.id,
-        "version": version.version,
-        "values": dict(values),
+        "plan": plan.model_dump(mode="json"),
         "secrets": dict(secrets),
-        "base_url": base_url,
-        "headless": headless,
-        "use_llm": options.use_llm,
-        "assume_yes": options.assume_yes,
-        "allow_draft": True,  # the version was chosen by the caller
-        "interactive": interactive,
-        "trigger": options.trigger.value,
         "pid": os.getpid(),
     }
 

@@ -3,6 +3,7 @@ window, a batch, the tray and the hand-off (desktop_app/ops/run.py), over a real
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from desktop_app.app import Services, open_services
 from desktop_app.core.errors import NotFoundError, TransitionError
 from desktop_app.core.models.run import RunTrigger
 from desktop_app.core.models.workflow import Workflow
-from desktop_app.ops.run import replay_options, version_to_run
+from desktop_app.ops.run import RunPlan, replay_options, version_to_run
 from desktop_app.settings import load_settings
 
 
@@ -81,3 +82,29 @@ def test_run_options_come_from_the_settings_and_the_persons_choices(
     assert (tray.max_llm_calls_per_step, tray.patience_s, tray.trigger) == (5, 7, RunTrigger.TRAY)
     asked = replay_options(settings, trigger=RunTrigger.GUI, confirm=True, use_llm=False)
     assert not asked.assume_yes and not asked.use_llm  # the run window's boxes win
+
+
+def test_a_plan_handed_to_the_app_carries_the_choices_and_no_secret(services: Services) -> None:
+    workflow = _two_versions(services)
+    version = version_to_run(services.workflows, workflow.id, version=2)
+    options = replay_options(
+        services.settings, trigger=RunTrigger.CLI, confirm=False, use_llm=False
+    )
+    plan = RunPlan.of(version, {"name": "Ada"}, options, headless=True, interactive=False)
+    wire = json.loads(plan.model_dump_json())
+    assert "secrets" not in wire  # they travel beside the plan, never in it
+    received = RunPlan.model_validate(wire)
+    assert received.version_in(services.workflows).version == 2
+    again = received.options(services.settings)
+    assert (again.assume_yes, again.use_llm, again.trigger) == (True, False, RunTrigger.CLI)
+    assert (received.values, received.headless, received.interactive) == (
+        {"name": "Ada"},
+        True,
+        False,
+    )
+    # Archived meanwhile: the app refuses what the plan names.
+    services.workflows.archive(workflow.id, actor="tester")
+    with pytest.raises(TransitionError, match="archived"):
+        received.version_in(services.workflows)
+    with pytest.raises(ValueError, match="version"):
+        RunPlan.model_validate({**wire, "version": 0})

@@ -41,7 +41,7 @@ from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.outcomes import UNVERIFIED_WORDS
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.render import check_base_url
-from desktop_app.ops.run import replay_options
+from desktop_app.ops.run import RunPlan, replay_options
 
 if TYPE_CHECKING:
     from desktop_app.app import Services
@@ -253,17 +253,20 @@ def _run_rows(
         from desktop_app.handoff import hand_off_run
 
         stop = threading.Event()
+        plan = RunPlan.of(
+            version,
+            row.given,
+            options,
+            base_url=base_url,
+            headless=headless,
+            interactive=person is not None,
+        )
         waiting = asyncio.ensure_future(
             asyncio.to_thread(
                 hand_off_run,
                 services.settings,
-                version,
-                row.given,
+                plan,
                 secrets,
-                options,
-                base_url=base_url,
-                headless=headless,
-                interactive=person is not None,
                 on_note=lambda text: click.echo(text, err=True),
                 stop=stop,
             )

@@ -35,7 +35,7 @@ from desktop_app.core.outcomes import UNVERIFIED_WORDS, outcome_reason, outcome_
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import parse_assignments
 from desktop_app.core.replay.render import check_base_url
-from desktop_app.ops.run import replay_options
+from desktop_app.ops.run import RunPlan, replay_options
 
 if TYPE_CHECKING:
     from desktop_app.app import Services
@@ -266,15 +266,18 @@ def _run(
             f"The desktop app is open: it runs '{workflow.name}' version {version.version}…",
             err=True,
         )
-        return hand_off_run(
-            services.settings,
+        plan = RunPlan.of(
             version,
             given,
-            secrets,
             options,
             base_url=base_url,
             headless=headless,
             interactive=interactive,
+        )
+        return hand_off_run(
+            services.settings,
+            plan,
+            secrets,
             on_step=None if as_json else lambda step: _print_step(step, err=True),
             on_note=lambda text: click.echo(text, err=True),
         )

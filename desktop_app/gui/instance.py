@@ -23,13 +23,13 @@ from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
 
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.run import Run, RunTrigger
+from desktop_app.core.models.run import Run
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.person import Question
 from desktop_app.handoff import run_to_json, server_name
 from desktop_app.ops.changes import Origin, run_changes
-from desktop_app.ops.run import replay_options, version_to_run
+from desktop_app.ops.run import RunPlan
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
@@ -144,9 +144,10 @@ class InstanceServer(QObject):
     async def _run(self, client: _Client, message: dict[str, Any]) -> None:
         host = self._host
         try:
-            version = await host.tasks.call(_version, host, message)
-            request = _request(host.backend.settings, version, message)
-        except (ProceduraError, KeyError, TypeError, ValueError) as exc:
+            plan = RunPlan.model_validate(message.get("plan"))
+            version = await host.tasks.call(plan.version_in, host.backend.workflows)
+            request = _request(host.backend.settings, version, plan, message)
+        except (ProceduraError, TypeError, ValueError) as exc:  # a ValidationError too
             client.answer({"ok": False, "error": describe_error(exc)})
             self.request_handled.emit("run")
             return
@@ -168,7 +169,7 @@ class InstanceServer(QObject):
             note = f"? {question.step_title}: {question.message} (answer it in the Procedura app)"
             client.send({"note": note})
 
-        interactive = bool(message.get("interactive", True))
+        interactive = plan.interactive
         person = DialogPerson(None, on_asked=on_asked) if interactive else None
         if self._tray is not None and client.task is not None:
             self._tray.track_run(client, workflow.name, client.task.cancel)
@@ -203,43 +204,19 @@ class InstanceServer(QObject):
         return None
 
 
-def _version(host: Host, message: dict[str, Any]) -> WorkflowVersion:
-    """The version a handed-over run asks for (blocking).
-
-    Raises:
-        TransitionError: no approved version (drafts not allowed), or it is archived.
-        NotFoundError: no such workflow or version.
-    """
-    number = message.get("version")
-    return version_to_run(
-        host.backend.workflows,
-        str(message["workflow"]),
-        version=None if number is None else int(number),
-        allow_draft=bool(message.get("allow_draft")),
-    )
-
-
-def _request(settings: Settings, version: WorkflowVersion, message: dict[str, Any]) -> RunRequest:
-    def texts(key: str) -> dict[str, str]:
-        given = message.get(key) or {}
-        if not isinstance(given, dict):
-            raise TypeError(f"{key} must be an object of names and values")
-        return {str(k): str(v) for k, v in given.items()}
-
-    options = replay_options(
-        settings,
-        trigger=RunTrigger(message.get("trigger") or RunTrigger.CLI.value),
-        confirm=not message.get("assume_yes", False),
-        use_llm=bool(message.get("use_llm", True)),
-    )
-    base_url = message.get("base_url")
+def _request(
+    settings: Settings, version: WorkflowVersion, plan: RunPlan, message: dict[str, Any]
+) -> RunRequest:
+    secrets = message.get("secrets") or {}
+    if not isinstance(secrets, dict):
+        raise TypeError("secrets must be an object of names and values")
     return RunRequest(
         version=version,
-        values=texts("values"),
-        secrets=texts("secrets"),
-        options=options,
-        base_url=str(base_url) if base_url else None,
-        headless=bool(message.get("headless", False)),
+        values=dict(plan.values),
+        secrets={str(k): str(v) for k, v in secrets.items()},
+        options=plan.options(settings),
+        base_url=plan.base_url,
+        headless=plan.headless,
     )
 
 

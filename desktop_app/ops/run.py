@@ -7,13 +7,20 @@ line (``run``, ``run --params-csv``), the run window, a batch, the tray and the 
 - **How.** :func:`replay_options` turns the settings and the few choices a person makes for one
   run (confirm irreversible steps, use the LLM) into the engine's options; nothing else builds
   them.
+- **A plan.** A :class:`RunPlan` is a run decided — the version, its values, those choices — as
+  the command line hands it to the desktop app when the app holds the stores: the app takes the
+  plan, not a restated argument list. Secrets travel beside it, never in it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from pydantic import Field
+
 from desktop_app.core.errors import TransitionError
+from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.run import RunTrigger
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.replay.engine import ReplayOptions
@@ -23,7 +30,7 @@ if TYPE_CHECKING:
     from desktop_app.core.models.workflow import WorkflowVersion
     from desktop_app.settings import Settings
 
-__all__ = ["replay_options", "version_to_run"]
+__all__ = ["RunPlan", "replay_options", "version_to_run"]
 
 
 def version_to_run(
@@ -84,3 +91,61 @@ def replay_options(
         patience_s=settings.replay_patience_s,
         trigger=trigger,
     )
+
+
+class RunPlan(FrozenModel):
+    """A run decided: which version, with which values, and how it may behave.
+
+    Its JSON is what the hand-off sends (``docs/tray.md``); the app checks the version again
+    (:meth:`version_in`: an archived one never runs) and builds the options from its own
+    settings (:meth:`options`).
+    """
+
+    workflow_id: str = Field(min_length=1)
+    version: int = Field(ge=1)
+    values: dict[str, str] = Field(default_factory=dict)
+    trigger: RunTrigger = RunTrigger.CLI
+    confirm: bool = True
+    use_llm: bool = True
+    base_url: str | None = None
+    headless: bool = False
+    interactive: bool = True
+
+    @classmethod
+    def of(
+        cls,
+        version: WorkflowVersion,
+        values: Mapping[str, str],
+        options: ReplayOptions,
+        *,
+        base_url: str | None = None,
+        headless: bool = False,
+        interactive: bool = True,
+    ) -> RunPlan:
+        """The plan of running *version* with *values* (not secret ones) as *options* say."""
+        return cls(
+            workflow_id=version.workflow_id,
+            version=version.version,
+            values=dict(values),
+            trigger=options.trigger,
+            confirm=not options.assume_yes,
+            use_llm=options.use_llm,
+            base_url=base_url,
+            headless=headless,
+            interactive=interactive,
+        )
+
+    def version_in(self, workflows: WorkflowLibrary) -> WorkflowVersion:
+        """The planned version, read again (blocking).
+
+        Raises:
+            TransitionError: it is archived.
+            NotFoundError: no such workflow or version.
+        """
+        return version_to_run(workflows, self.workflow_id, version=self.version)
+
+    def options(self, settings: Settings) -> ReplayOptions:
+        """The engine's options for this run, from *settings* and the plan's choices."""
+        return replay_options(
+            settings, trigger=self.trigger, confirm=self.confirm, use_llm=self.use_llm
+        )
