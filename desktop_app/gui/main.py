@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.core.errors import ProceduraError, StoreLockedError
+from desktop_app.gui.crash import reporting_uncaught, when_asked_to_quit
 from desktop_app.settings import Settings
+
+if TYPE_CHECKING:
+    from desktop_app.app import Services
+    from desktop_app.ui.main_window import MainWindow
 
 __all__ = ["main", "no_display_reason"]
 
@@ -71,20 +74,15 @@ def main(settings: Settings, argv: Sequence[str] = (), *, minimized: bool = Fals
 
 async def _run(settings: Settings, icon: object, minimized: bool) -> int:
     from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QMessageBox
 
-    from desktop_app.app import finish_indexing, open_services
+    from desktop_app.app import open_services
     from desktop_app.gui.backend import ServicesBackend
-    from desktop_app.gui.instance import InstanceServer
     from desktop_app.ui.main_window import MainWindow
-    from desktop_app.ui.tasks import signal_future
-    from desktop_app.ui.tray import Tray
 
     loop = asyncio.get_running_loop()
     quit_asked = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl+C in the terminal, or a logout
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, quit_asked.set)
+    when_asked_to_quit(loop, quit_asked.set)  # Ctrl+C in the terminal, or a logout
     try:
         # The search index is brought up to date once the window is up (it may embed much).
         services_cm = open_services(settings, write=True, index_now=False)
@@ -100,38 +98,59 @@ async def _run(settings: Settings, icon: object, minimized: bool) -> int:
     try:
         backend = ServicesBackend(services)
         window = MainWindow(backend, icon=icon if isinstance(icon, QIcon) else None)
-        tray = Tray(window, icon=icon if isinstance(icon, QIcon) else None)
-        server = InstanceServer(window, settings, tray=tray)
-        server.listen()
-        app = QApplication.instance()
-        assert app is not None
-        if tray.available:  # the app lives in the tray until Quit
-            closed = signal_future(tray.quit_requested)
-        else:
-            closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
-        if not minimized:
-            window.show()
-        elif not tray.available:
-            window.showMinimized()  # at login without a tray: there, but out of the way
-        tray.show()
-        window.tasks.start(window.reload_all(), label="Loading the library…")
-        window.tasks.start(tray.reload(), label="Loading the tray menu…")
-        window.tasks.run(
-            lambda: (finish_indexing(services), services.workflows.index),
-            label="Updating the search index…",
-        )
-        asked = asyncio.ensure_future(quit_asked.wait())
-        either: list[asyncio.Future[Any]] = [closed, asked]
-        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-        if not closed.done():  # a signal: close as the user would (editors may still ask)
-            if tray.available:
-                tray.quit(ask=False)
-            else:
-                window.close()
-        asked.cancel()
-        server.close()
-        tray.hide()
-        await window.shutdown()
-        return 0
+        with reporting_uncaught(loop, window.tasks.report):
+            return await _serve(window, services, settings, icon, minimized, quit_asked)
     finally:
         services_cm.__exit__(None, None, None)
+
+
+async def _serve(
+    window: MainWindow,
+    services: Services,
+    settings: Settings,
+    icon: object,
+    minimized: bool,
+    quit_asked: asyncio.Event,
+) -> int:
+    """Show the window and the tray, serve the hand-off, and wait for the app to be quit."""
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.app import finish_indexing
+    from desktop_app.gui.instance import InstanceServer
+    from desktop_app.ui.tasks import signal_future
+    from desktop_app.ui.tray import Tray
+
+    tray = Tray(window, icon=icon if isinstance(icon, QIcon) else None)
+    server = InstanceServer(window, settings, tray=tray)
+    server.listen()
+    app = QApplication.instance()
+    assert app is not None
+    if tray.available:  # the app lives in the tray until Quit
+        closed = signal_future(tray.quit_requested)
+    else:
+        closed = signal_future(app.lastWindowClosed)  # type: ignore[attr-defined]
+    if not minimized:
+        window.show()
+    elif not tray.available:
+        window.showMinimized()  # at login without a tray: there, but out of the way
+    tray.show()
+    window.tasks.start(window.reload_all(), label="Loading the library…")
+    window.tasks.start(tray.reload(), label="Loading the tray menu…")
+    window.tasks.run(
+        lambda: (finish_indexing(services), services.workflows.index),
+        label="Updating the search index…",
+    )
+    asked = asyncio.ensure_future(quit_asked.wait())
+    either: list[asyncio.Future[Any]] = [closed, asked]
+    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    if not closed.done():  # a signal: close as the user would (editors may still ask)
+        if tray.available:
+            tray.quit(ask=False)
+        else:
+            window.close()
+    asked.cancel()
+    server.close()
+    tray.hide()
+    await window.shutdown()
+    return 0
