@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from desktop_app.adapters.secrets import remember_parameter_secrets
 from desktop_app.core.batch import (
     BatchPlan,
     BatchSummary,
@@ -42,6 +43,7 @@ from desktop_app.core.outcomes import UNVERIFIED_WORDS
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.render import check_base_url
 from desktop_app.ops.run import RunPlan, replay_options
+from desktop_app.ops.secrets import remember_secrets
 
 if TYPE_CHECKING:
     from desktop_app.app import Services
@@ -202,12 +204,11 @@ def _run_rows(
     workflow = version.workflow
     secrets, prompted = secret_values(workflow, from_env, interactive=interactive)
     first = bind_parameters(workflow, plan.rows[0].given, secrets=secrets)  # a missing secret
-    if save_secrets:
-        from desktop_app.adapters.secrets import remember_parameter_secrets
-
-        missed = remember_parameter_secrets(workflow.id, {n: secrets[n] for n in prompted})
-        if missed is not None:  # the run goes on with the values typed
-            click.echo(f"warning: {missed}", err=True)
+    missed = remember_secrets(
+        remember_parameter_secrets, workflow.id, secrets, asked=save_secrets, given=prompted
+    )
+    if missed is not None:  # the run goes on with the values typed
+        click.echo(f"warning: {missed}", err=True)
     out = replace(out, secrets=first.secret_values())
     options = replay_options(
         services.settings, trigger=RunTrigger.BATCH, confirm=not yes, use_llm=use_llm

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from desktop_app.adapters.secrets import remember_parameter_secrets
 from desktop_app.core.errors import (
     AmbiguousReferenceError,
     ConfirmationRequired,
@@ -36,6 +37,7 @@ from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import parse_assignments
 from desktop_app.core.replay.render import check_base_url
 from desktop_app.ops.run import RunPlan, replay_options
+from desktop_app.ops.secrets import remember_secrets
 
 if TYPE_CHECKING:
     from desktop_app.app import Services
@@ -252,12 +254,11 @@ def _run(
     _check_values(workflow, given)
     secrets, prompted = secret_values(workflow, from_env, interactive=interactive)
     bound = bind_parameters(workflow, given, secrets=secrets)
-    if save_secrets:
-        from desktop_app.adapters.secrets import remember_parameter_secrets
-
-        missed = remember_parameter_secrets(workflow.id, {n: secrets[n] for n in prompted})
-        if missed is not None:  # the run goes on with the values typed
-            click.echo(f"warning: {missed}", err=True)
+    missed = remember_secrets(
+        remember_parameter_secrets, workflow.id, secrets, asked=save_secrets, given=prompted
+    )
+    if missed is not None:  # the run goes on with the values typed
+        click.echo(f"warning: {missed}", err=True)
     options = replay_options(services.settings, trigger=trigger, confirm=not yes, use_llm=use_llm)
     if not services.writable:  # the desktop app holds the stores: it runs it (docs/tray.md)
         from desktop_app.handoff import hand_off_run

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from desktop_app.adapters.secrets import remember_parameter_secrets
 from desktop_app.app import Services, api_key, make_structured_llm, replay
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Run
@@ -18,6 +19,7 @@ from desktop_app.core.trajectories import TrajectoryLibrary
 from desktop_app.ops.changes import Changes, Origin
 from desktop_app.ops.induce import Induced, LlmUse, choose_llm, induce
 from desktop_app.ops.library import Reindexed, reindex
+from desktop_app.ops.secrets import remember_secrets
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import (
     LocatorPreview,
@@ -108,13 +110,17 @@ class ServicesBackend:
         kept, and the run goes on), run, and learn."""
         workflow = request.version.workflow
         params = bind_parameters(workflow, request.values, secrets=request.secrets)
-        if request.save_secrets:
-            from desktop_app.adapters.secrets import remember_parameter_secrets
-
-            typed = {name: request.secrets.get(name, "") for name in params.secrets}
-            missed = remember_parameter_secrets(workflow.id, typed)
-            if missed is not None and on_note is not None:
-                on_note(missed)
+        # What the form holds was typed or confirmed there (the keyring's are shown masked).
+        typed = {name: request.secrets.get(name, "") for name in params.secrets}
+        missed = remember_secrets(
+            remember_parameter_secrets,
+            workflow.id,
+            typed,
+            asked=request.save_secrets,
+            given=typed.keys(),
+        )
+        if missed is not None and on_note is not None:
+            on_note(missed)
         options = replace(request.options, screenshots=True, screenshot_every_step=True)
         result = await replay(
             self._services,
