@@ -234,7 +234,11 @@ def test_recording_from_the_window_through_to_the_draft(
             what="the recording listed",
         )
         assert recordings.select(trajectory_id)
-        await until(lambda: recordings.events.rowCount() > 0, what="the recording's steps")
+        # All its steps: the screen may still show what it loaded while the recording was live.
+        await until(
+            lambda: any(t == f"Note: {NOTE}" for t in recordings.events.texts()),
+            what="the recording's steps, to the end",
+        )
         seen["listed"] = recordings.visible_rows()
         seen["details"] = recordings.events.texts()
 
