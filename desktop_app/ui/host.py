@@ -25,7 +25,8 @@ class AppEvents(QObject):
     recordings_changed = Signal(str)
     runs_changed = Signal(str)
     settings_changed = Signal()
-    #: A window began a long job the tray follows (a batch window; its ``ended`` says when).
+    #: A window began a long job the tray follows (a run or a batch window; its job says when
+    #: it ended).
     job_started = Signal(QObject)
 
     def announce(self, changes: Changes) -> None:

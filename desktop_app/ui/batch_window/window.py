@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
@@ -33,13 +32,13 @@ from desktop_app.core.batch import (
     previous_successes,
     run_batch,
 )
-from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.run import RunStatus
 from desktop_app.ops.changes import Origin, run_changes
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.batch_window.colors import _AMBER, _GREY, _RED
 from desktop_app.ui.batch_window.progress import RowsProgressModel, _Progress
 from desktop_app.ui.host import Host
+from desktop_app.ui.jobs import Job
 from desktop_app.ui.person_dialogs import DialogPerson
 from desktop_app.ui.run_models import status_color
 from desktop_app.ui.tasks import describe_error
@@ -81,12 +80,12 @@ class BatchWindow(QMainWindow):
         self._results = results
         self._request = request
         self._parallel = parallel
-        self._task: asyncio.Task[BatchSummary] | None = None
+        #: The batch, owned by this window (the tray watches it).
+        self.job = Job(host.tasks, self)
         self._latest: tuple[RowResult, ...] = ()
         self._skipped: frozenset[int] = frozenset()
         self._started: dict[int, float] = {}
         self._began = 0.0
-        self._closed = False
         self._remembered = False
         self.summary_result: BatchSummary | None = None
         self.person = DialogPerson(self) if parallel == 1 else None
@@ -228,7 +227,7 @@ class BatchWindow(QMainWindow):
     @property
     def running(self) -> bool:
         """Whether the batch is going on."""
-        return self._task is not None and not self._task.done()
+        return self.job.running
 
     def start(self, previous: tuple[RowResult, ...] = ()) -> None:
         """Run the rows that have not succeeded in *previous* (an earlier run's results)."""
@@ -245,8 +244,20 @@ class BatchWindow(QMainWindow):
         self._elapsed.start()
         self._on_elapsed_timeout()
         self._update_progress()
-        self._task = self._host.tasks.start(
-            run_batch(
+        started = self.job.start(
+            self._batch(previous),
+            label=f"Running a batch of “{self._request.version.workflow.name}”…",
+            on_done=self._finish,
+            on_error=lambda exc: self._finish(None, describe_error(exc)),
+            on_stopped=lambda: self._finish(None, ""),
+        )
+        if started:
+            self._host.events.job_started.emit(self)
+
+    async def _batch(self, previous: tuple[RowResult, ...]) -> BatchSummary:
+        """Run the rows; whatever becomes of this window, the run lists hear of it."""
+        try:
+            return await run_batch(
                 self._plan,
                 self._run_row,
                 save=self._save,
@@ -254,14 +265,9 @@ class BatchWindow(QMainWindow):
                 previous=previous,
                 on_started=self._on_row_started,
                 on_finished=self._on_row_finished,
-            ),
-            label=f"Running a batch of “{self._request.version.workflow.name}”…",
-            on_done=self._on_batch_done,
-            on_error=self._on_batch_error,
-        )
-        if self._task is not None:
-            self._task.add_done_callback(self._on_task_done)
-            self._host.events.job_started.emit(self)
+            )
+        finally:
+            self._host.events.announce(run_changes(None, Origin.WINDOW))
 
     @property
     def workflow_name(self) -> str:
@@ -283,10 +289,9 @@ class BatchWindow(QMainWindow):
         """Stop the batch: running rows are interrupted, the others stay pending."""
         if not self.running:
             return
-        assert self._task is not None
         self.status_label.setText("Stopping…")
         self.stop_button.setEnabled(False)
-        self._task.cancel()
+        self.job.stop()
 
     def retry(self) -> None:
         """Run again the rows that have not succeeded."""
@@ -318,7 +323,7 @@ class BatchWindow(QMainWindow):
         return RowOutcome.of_run(run)
 
     def _on_note(self, text: str) -> None:
-        if not self._closed:
+        if not self.job.released:
             self.notice.setText(text)
             self.notice.show()
 
@@ -328,13 +333,13 @@ class BatchWindow(QMainWindow):
 
     def _on_row_started(self, row: PlannedRow) -> None:
         self._started[row.line] = time.monotonic()
-        if not self._closed:
+        if not self.job.released:
             self.rows_model.update(row.line, status=None)
             self._update_progress()
 
     def _on_row_finished(self, result: RowResult) -> None:
         seconds = time.monotonic() - self._started.get(result.line, time.monotonic())
-        if self._closed:
+        if self.job.released:
             return
         self.rows_model.update(
             result.line,
@@ -371,21 +376,6 @@ class BatchWindow(QMainWindow):
         self.elapsed_label.setText(f"Elapsed {seconds // 60}:{seconds % 60:02d}")
 
     # ── the end ─────────────────────────────────────────────────────────────────────────────
-
-    def _on_batch_done(self, summary: BatchSummary) -> None:
-        self._host.events.announce(run_changes(None, Origin.WINDOW))
-        if not self._closed:
-            self._finish(summary)
-
-    def _on_batch_error(self, exc: BaseException) -> bool:
-        if not self._closed:
-            self._finish(None, describe_error(exc))
-        return isinstance(exc, ProceduraError)
-
-    def _on_task_done(self, task: asyncio.Task[BatchSummary]) -> None:
-        if task.cancelled() and not self._closed:
-            self._host.events.announce(run_changes(None, Origin.WINDOW))
-            self._finish(None, "")
 
     def _finish(self, summary: BatchSummary | None, error: str = "") -> None:
         self._elapsed.stop()
@@ -443,11 +433,8 @@ class BatchWindow(QMainWindow):
             "interrupted; run the file again to go on where it stopped.",
         ):
             return
-        self._closed = True
         self._elapsed.stop()
-        if self.running:
-            assert self._task is not None
-            self._task.cancel()
+        self.job.release()
         event.accept()
 
 

@@ -36,6 +36,7 @@ from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.ops.changes import Origin, run_changes
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
+from desktop_app.ui.jobs import Job
 from desktop_app.ui.person_dialogs import DialogPerson
 from desktop_app.ui.run_models import (
     RUN_STATUS_LABELS,
@@ -64,10 +65,11 @@ class RunWindow(QMainWindow):
         self._setup = setup
         self._version = setup.version
         self._request: RunRequest | None = None
-        self._task: asyncio.Task[Run] | None = None
+        #: The replay, owned by this window (the tray watches it).
+        self.job = Job(host.tasks, self)
         self._run: Run | None = None
+        self._stopped: Run | None = None  # the record of a run stopped, if one was made
         self._began: datetime | None = None
-        self._closed = False
         self._follow = True
         self._selecting = False
         self._shot_token = 0
@@ -239,7 +241,7 @@ class RunWindow(QMainWindow):
     @property
     def running(self) -> bool:
         """Whether the replay is going on."""
-        return self._task is not None and not self._task.done()
+        return self.job.running
 
     @property
     def run(self) -> Run | None:
@@ -276,24 +278,44 @@ class RunWindow(QMainWindow):
         self._began = utcnow()
         self._elapsed.start()
         self._on_elapsed_timeout()
-        label = f"Running “{workflow.name}”…"
-        self._task = self._host.tasks.start(
-            self._replay(request),
-            label=label,
-            on_done=self._on_replay_done,
+        self._stopped = None
+        started = self.job.start(
+            self._replay(request, self._began),
+            label=f"Running “{workflow.name}”…",
+            on_done=self._finish,
             on_error=self._on_replay_error,
+            on_stopped=self._on_replay_stopped,
         )
-        if self._task is not None:
-            self._task.add_done_callback(self._on_task_done)
+        if started:
+            self._host.events.job_started.emit(self)
 
-    async def _replay(self, request: RunRequest) -> Run:
-        return await self._host.backend.replay(
-            request, person=self.person, on_event=self._on_replay_event, on_note=self._on_note
-        )
+    async def _replay(self, request: RunRequest, began: datetime) -> Run:
+        """Replay; whatever becomes of this window, the other screens hear of the run."""
+        host = self._host
+        try:
+            run = await host.backend.replay(
+                request, person=self.person, on_event=self._on_replay_event, on_note=self._on_note
+            )
+        except asyncio.CancelledError:
+            stopped: Run | None = None
+            with contextlib.suppress(Exception):  # the app is closing: the record says it all
+                found = await host.tasks.call(
+                    host.backend.runs.runs, request.version.workflow_id, 1
+                )
+                if found and found[0].started_at >= began:
+                    stopped = found[0]  # recorded as interrupted
+            self._stopped = stopped
+            host.events.announce(run_changes(stopped, Origin.WINDOW))
+            raise
+        except BaseException:
+            host.events.announce(run_changes(None, Origin.WINDOW))
+            raise
+        host.events.announce(run_changes(run, Origin.WINDOW))
+        return run
 
     def _on_note(self, text: str) -> None:
         """Something the person should know that is not a step (secrets not remembered)."""
-        if not self._closed:
+        if not self.job.released:
             self.notice.setText(text)
             self.notice.show()
 
@@ -301,10 +323,9 @@ class RunWindow(QMainWindow):
         """Stop the run (it is recorded as interrupted)."""
         if not self.running:
             return
-        assert self._task is not None
         self.status_label.setText("Stopping…")
         self.stop_button.setEnabled(False)
-        self._task.cancel()
+        self.job.stop()
 
     def run_again(self) -> None:
         """Ask for the values again (starting from this run's) and run once more."""
@@ -318,7 +339,7 @@ class RunWindow(QMainWindow):
     # ── progress ────────────────────────────────────────────────────────────────────────────
 
     def _on_replay_event(self, event: ReplayEvent) -> None:
-        if self._closed:
+        if self.job.released:
             return
         if event.step is None:
             row = self.steps_model.step_started(event.index, event.title)
@@ -355,7 +376,7 @@ class RunWindow(QMainWindow):
         QApplication.alert(self)
 
     def _on_person_answered(self, answer: PersonAnswer) -> None:
-        if not self._closed:
+        if not self.job.released:
             self.status_label.setText("Going on…" if answer.action != "abort" else "Aborting…")
 
     # ── screenshots ─────────────────────────────────────────────────────────────────────────
@@ -404,7 +425,7 @@ class RunWindow(QMainWindow):
 
         async def load() -> None:
             image = await self._loader.load(ref)
-            if self._closed or token != self._shot_token:
+            if self.job.released or token != self._shot_token:
                 return
             self.screenshot.set_image(image, caption)
             self.shot_caption.setText(caption if image is not None else "")
@@ -414,40 +435,14 @@ class RunWindow(QMainWindow):
 
     # ── the end ─────────────────────────────────────────────────────────────────────────────
 
-    def _on_replay_done(self, run: Run) -> None:
-        self._host.events.announce(run_changes(run, Origin.WINDOW))
-        if not self._closed:
-            self._finish(run)
+    def _on_replay_error(self, exc: BaseException) -> None:
+        self._finish(None, describe_error(exc))
 
-    def _on_replay_error(self, exc: BaseException) -> bool:
-        if not self._closed:
-            self._finish(None, describe_error(exc))
-        self._host.events.announce(run_changes(None, Origin.WINDOW))
-        return isinstance(exc, ProceduraError)
-
-    def _on_task_done(self, task: asyncio.Task[Run]) -> None:
-        if not task.cancelled():
-            return
-        began = self._began
-
-        async def interrupted() -> Run | None:
-            found = await self._host.tasks.call(
-                self._host.backend.runs.runs, self._version.workflow.id, 1
-            )
-            if found and began is not None and found[0].started_at >= began:
-                return found[0]
-            return None
-
-        def show(run: Run | None) -> None:
-            self._host.events.announce(run_changes(run, Origin.WINDOW))
-            if not self._closed:
-                self._finish(
-                    run,
-                    "" if run is not None else "Stopped before the run began; nothing was done.",
-                )
-
-        with contextlib.suppress(RuntimeError):  # the main window is closing: nothing to show
-            self._host.tasks.start(interrupted(), label="Reading the run record…", on_done=show)
+    def _on_replay_stopped(self) -> None:
+        run = self._stopped
+        self._finish(
+            run, "" if run is not None else "Stopped before the run began; nothing was done."
+        )
 
     def _finish(self, run: Run | None, error: str = "") -> None:
         self._run = run
@@ -514,11 +509,8 @@ class RunWindow(QMainWindow):
             "recorded as interrupted.",
         ):
             return
-        self._closed = True
         self._elapsed.stop()
-        if self.running:
-            assert self._task is not None
-            self._task.cancel()
+        self.job.release()
         event.accept()
 
 

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.models.run import Run, RunStatus, RunTrigger
 from desktop_app.core.outcomes import outcome_reason
@@ -128,11 +127,16 @@ class TrayRuns(TrayBase):
             self._build_menu()
 
     def _watch(self, window: RunWindow, name: str, *, notify: bool) -> None:
+        known = self._watched.get(window)
+        if known is not None:  # seen as it started; the tray's own run: say how it ended
+            known.name, known.notify = name, known.notify or notify
+            return
         watched = _Watched(window=window, name=name, notify=notify)
         self._watched[window] = watched
         self.track_run(window, name, window.stop, show=lambda: bring_forward(window))
         window.progress.valueChanged.connect(lambda _v, w=window: self._on_window_progress(w))
         window.destroyed.connect(lambda *_, w=window: self._forget(w))
+        window.job.ended.connect(self._check_windows)
         if window.progress.value() > 0:  # found under way
             self._on_window_progress(window)
 
@@ -234,9 +238,6 @@ class TrayRuns(TrayBase):
             show=show,
         )
 
-    def _scan_run_windows(self) -> None:
-        """Follow run windows opened elsewhere (the main window's Run button)."""
-        for widget in QApplication.topLevelWidgets():
-            if isinstance(widget, RunWindow) and widget not in self._watched and widget.running:
-                title = widget.windowTitle().removeprefix("Run — ")
-                self._watch(widget, title, notify=False)
+    def _on_run_window_started(self, window: RunWindow) -> None:
+        """Follow a run window opened elsewhere (the main window's Run button) as it starts."""
+        self._watch(window, window.windowTitle().removeprefix("Run — "), notify=False)

@@ -115,7 +115,6 @@ class Tray(TrayMenu, TrayRuns):
         host.events.workflows_changed.connect(self._on_events_workflows_changed)
         host.events.runs_changed.connect(self._on_events_runs_changed)
         host.events.job_started.connect(self._on_events_job_started)
-        host.tasks.busy_changed.connect(self._on_tasks_busy_changed)
         self._build_menu()
         self._update_state()
 
@@ -190,16 +189,13 @@ class Tray(TrayMenu, TrayRuns):
         self.refresh()
 
     def _on_events_runs_changed(self, _run_id: str) -> None:
-        QTimer.singleShot(0, self, self._check_windows)
         self.refresh()  # "Recent" follows the runs
 
     def _on_events_job_started(self, job: QObject) -> None:
         if isinstance(job, BatchWindow):
             self._watch_batch(job)
-
-    def _on_tasks_busy_changed(self, busy: bool, _label: str) -> None:
-        if busy:
-            self._scan_run_windows()
+        elif isinstance(job, RunWindow):
+            self._on_run_window_started(job)
 
     def _on_reload_timer_timeout(self) -> None:
         with contextlib.suppress(RuntimeError):  # the window is closing
