@@ -16,6 +16,7 @@ from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import Person
 from desktop_app.core.trajectories import TrajectoryLibrary
+from desktop_app.core.values import value_text
 from desktop_app.ops.changes import Changes, Origin
 from desktop_app.ops.induce import Induced, LlmUse, choose_llm, induce
 from desktop_app.ops.library import Reindexed, reindex
@@ -150,7 +151,7 @@ class ServicesBackend:
         """The non-secret values of the workflow's latest run."""
         for run in self.runs.runs(workflow_id, limit=1):
             return {
-                name: _text(value)
+                name: value_text(value)
                 for name, value in run.parameters.items()
                 if name not in run.secret_parameters and value is not None
             }
@@ -201,9 +202,3 @@ class ServicesBackend:
     def reindex(self) -> Reindexed:
         """Rebuild the search index."""
         return reindex(self._services.workflows, origin=Origin.WINDOW)
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidgetAction,
 )
 
-from desktop_app.core.models.common import JsonScalar
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.core.replay.parameters import BoundParameters, ParameterError, bind_parameters
+from desktop_app.core.values import value_text
 
 __all__ = ["ParameterForm", "field_label"]
 
@@ -45,14 +45,6 @@ def field_label(param: Parameter) -> str:
     """A parameter's name as a form label: ``full_name`` → ``Full name``."""
     words = param.name.replace("_", " ").strip()
     return words[:1].upper() + words[1:]
-
-
-def _default_text(value: JsonScalar) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 @dataclass(slots=True)
@@ -161,7 +153,7 @@ class ParameterForm(QWidget):
             if param.type is ParameterType.SECRET:
                 start = secrets.get(param.name, "")
             else:
-                start = values.get(param.name, _default_text(param.default))
+                start = values.get(param.name, value_text(param.default))
             self._add_field(form, param, start, from_keyring=bool(secrets.get(param.name)))
         layout.addLayout(form)
 
@@ -361,7 +353,7 @@ class ParameterForm(QWidget):
         edit = QLineEdit()
         placeholder = _PLACEHOLDERS.get(param.type, "")
         if param.default is not None:
-            placeholder = f"{_default_text(param.default)} (the default)"
+            placeholder = f"{value_text(param.default)} (the default)"
         edit.setPlaceholderText(placeholder)
         edit.setClearButtonEnabled(True)
         edit.textChanged.connect(self._on_field_edited)
@@ -392,7 +384,7 @@ class ParameterForm(QWidget):
     def _date(self, param: Parameter, label: QLabel) -> _Field:
         edit = _DateEdit()
         if param.default is not None:
-            edit.line.setPlaceholderText(f"{_default_text(param.default)} (the default)")
+            edit.line.setPlaceholderText(f"{value_text(param.default)} (the default)")
         edit.changed.connect(self._on_field_edited)
         return _Field(param, label, edit, edit.text, edit.setText, edit.line)
 

@@ -40,6 +40,7 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.run import MASK, Run, RunStatus, RunStep, StepStatus
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.outcomes import outcome_reason
+from desktop_app.core.values import value_text
 from desktop_app.ui.backend import Backend
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_models import (
@@ -405,7 +406,7 @@ class _RunDetails(QWidget):
         self.parameters.setRowCount(len(run.parameters))
         for row, (param, value) in enumerate(run.parameters.items()):
             secret = param in run.secret_parameters
-            shown = MASK if secret else _value_text(value)
+            shown = MASK if secret else value_text(value)
             name_item = QTableWidgetItem(param)
             value_item = QTableWidgetItem(shown)
             if secret:
@@ -477,14 +478,6 @@ class _RunDetails(QWidget):
 def _compact_rows(view: QTableView | QTableWidget) -> None:
     """Rows as tall as a line of text needs."""
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
-
-
-def _value_text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _first_interesting(steps: tuple[RunStep, ...]) -> int | None:

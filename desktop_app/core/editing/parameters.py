@@ -15,8 +15,8 @@ from desktop_app.core.editing.common import (
     _parameter_index,
     _with,
 )
-from desktop_app.core.models.common import JsonScalar
 from desktop_app.core.models.workflow import NON_TEMPLATE_FIELDS, Parameter, ParameterType, Workflow
+from desktop_app.core.values import value_text
 
 __all__ = [
     "add_parameter",
@@ -187,7 +187,7 @@ def retype_parameter(
             default = None
     if default is not None:
         try:
-            default = parse_default(type_, _default_text(default), new_choices)
+            default = parse_default(type_, value_text(default), new_choices)
         except EditError:
             default = None
     params = list(workflow.parameters)
@@ -203,12 +203,6 @@ def delete_parameter(workflow: Workflow, name: str) -> Workflow:
     params = list(workflow.parameters)
     del params[position]
     return workflow.model_copy(update={"parameters": tuple(params)})
-
-
-def _default_text(value: JsonScalar) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "" if value is None else str(value)
 
 
 def parse_default(

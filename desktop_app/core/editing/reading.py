@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from desktop_app.core.describe import describe_expectation, describe_locator
 from desktop_app.core.editing.common import _extracted, _template_strings
-from desktop_app.core.editing.parameters import _default_text
 from desktop_app.core.models.workflow import (
     AgentStep,
     AssertStep,
@@ -24,6 +23,7 @@ from desktop_app.core.models.workflow import (
     Workflow,
 )
 from desktop_app.core.templating import placeholders, render
+from desktop_app.core.values import value_text
 
 __all__ = [
     "known_names",
@@ -56,7 +56,7 @@ def start_url(workflow: Workflow) -> str | None:
     """
     for step in workflow.steps:
         if isinstance(step, GotoStep) and step.url:
-            values = {p.name: _default_text(p.default) for p in workflow.parameters if p.default}
+            values = {p.name: value_text(p.default) for p in workflow.parameters if p.default}
             try:
                 return render(step.url, values)
             except KeyError:

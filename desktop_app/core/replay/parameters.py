@@ -21,12 +21,10 @@ Decisions a user will notice:
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import Decimal
 from types import MappingProxyType
 from typing import Final
 
@@ -34,6 +32,7 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import JsonScalar
 from desktop_app.core.models.run import MASK
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
+from desktop_app.core.values import value_text
 
 __all__ = [
     "BoundParameters",
@@ -236,7 +235,7 @@ def _bind_one(param: Parameter, raw: str | None) -> tuple[str, JsonScalar]:
     if param.default is not None:
         return _convert(
             param,
-            _default_text(param.default),
+            value_text(param.default),
             lambda shown: (
                 f"parameter {param.name!r}: the workflow's default {shown}; "
                 "fix the workflow or give a value"
@@ -253,15 +252,6 @@ def _bind_one(param: Parameter, raw: str | None) -> tuple[str, JsonScalar]:
 
 def _about(param: Parameter) -> str:
     return f" ({param.description})" if param.description else ""
-
-
-def _default_text(default: JsonScalar) -> str:
-    """A workflow default as the raw string a user would have typed."""
-    if isinstance(default, bool):
-        return "true" if default else "false"
-    if isinstance(default, float):
-        return format(Decimal(repr(default)), "f") if math.isfinite(default) else repr(default)
-    return str(default)
 
 
 def _convert(param: Parameter, raw: str, where: Callable[[str], str]) -> tuple[str, JsonScalar]:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.editing import Issue, parameter_uses
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
+from desktop_app.core.values import value_text
 from desktop_app.ui.editor.template_edit import TemplateEdit
 from desktop_app.ui.table_model import RowsModel
 
@@ -48,13 +49,6 @@ _TYPE_LABELS = {
     ParameterType.BOOL: "True / false",
     ParameterType.SECRET: "Secret",
 }
-
-
-def _default_text(param: Parameter) -> str:
-    value = param.default
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "" if value is None else str(value)
 
 
 class ParameterModel(RowsModel[Parameter]):
@@ -103,7 +97,7 @@ class ParameterModel(RowsModel[Parameter]):
             return param
         if role == Qt.ItemDataRole.DisplayRole:
             secret = param.type is ParameterType.SECRET
-            default = "(at run time)" if secret else _default_text(param)
+            default = "(at run time)" if secret else value_text(param.default)
             return (
                 "{" + param.name + "}",
                 _TYPE_LABELS[param.type],
@@ -285,7 +279,7 @@ class ParameterPanel(QWidget):
         self.type.setCurrentIndex(max(self.type.findData(param.type), 0))
         self.secret.setChecked(param.type is ParameterType.SECRET)
         self.choices.setText(", ".join(param.choices))
-        self.default.setText(_default_text(param))
+        self.default.setText(value_text(param.default))
         self.default.setEnabled(param.type is not ParameterType.SECRET)
         self.default.setPlaceholderText(
             "A secret never has a default"
@@ -339,7 +333,7 @@ class ParameterPanel(QWidget):
 
     def _on_default_editing_finished(self) -> None:
         param = self.selected()
-        if param is not None and self.default.text().strip() != _default_text(param):
+        if param is not None and self.default.text().strip() != value_text(param.default):
             self.update_requested.emit(param.name, {"default_text": self.default.text()})
 
     def _update(self, changes: dict[str, object]) -> None:
