@@ -50,7 +50,7 @@ from desktop_app.ops.library import (
 )
 from desktop_app.ops.review import Archived, Decision, Reviewed, archive, decide
 from desktop_app.ui.host import Host
-from desktop_app.ui.table_model import RowsModel
+from desktop_app.ui.table_model import RowsModel, current_item, select_source_row, visible_items
 
 __all__ = ["LibraryModel", "LibraryPage", "LibraryRow"]
 
@@ -450,28 +450,16 @@ class LibraryPage(QWidget):
 
     def visible_rows(self) -> list[LibraryRow]:
         """The rows the table shows now, in display order."""
-        return [
-            self.proxy.index(r, 0).data(LibraryModel.ROW_ROLE) for r in range(self.proxy.rowCount())
-        ]
+        return visible_items(self.proxy, LibraryModel.ROW_ROLE)
 
     def selected(self) -> LibraryRow | None:
         """The selected workflow's row."""
-        index = self.table.selectionModel().currentIndex()
-        if not index.isValid():
-            return None
-        row: LibraryRow = index.data(LibraryModel.ROW_ROLE)
+        row: LibraryRow | None = current_item(self.table, LibraryModel.ROW_ROLE)
         return row
 
     def select(self, workflow_id: str) -> bool:
         """Select a workflow if it is shown."""
-        source_row = self.model.row_of(workflow_id)
-        if source_row is None:
-            return False
-        index = self.proxy.mapFromSource(self.model.index(source_row, 0))
-        if not index.isValid():
-            return False
-        self.table.selectRow(index.row())
-        return True
+        return select_source_row(self.table, self.proxy, self.model.row_of(workflow_id))
 
     def _on_selection_changed(self, *_: object) -> None:
         row = self.selected()

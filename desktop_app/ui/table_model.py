@@ -9,9 +9,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar, Generic, TypeVar
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractProxyModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtWidgets import QTableView
 
-__all__ = ["RowsModel"]
+__all__ = ["RowsModel", "current_item", "select_source_row", "visible_items"]
 
 T = TypeVar("T")
 _Index = QModelIndex | QPersistentModelIndex
@@ -57,3 +65,28 @@ class RowsModel(QAbstractTableModel, Generic[T]):
         if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None
+
+
+# ── a table shown through a sort/filter proxy ───────────────────────────────────────────────
+
+
+def visible_items(proxy: QAbstractProxyModel, role: int) -> list[Any]:
+    """The items a filtered, sorted table shows now (each row's *role* data), in display order."""
+    return [proxy.index(row, 0).data(role) for row in range(proxy.rowCount())]
+
+
+def current_item(view: QTableView, role: int) -> Any:
+    """The current row's *role* data (None without one)."""
+    index = view.selectionModel().currentIndex()
+    return index.data(role) if index.isValid() else None
+
+
+def select_source_row(view: QTableView, proxy: QAbstractProxyModel, row: int | None) -> bool:
+    """Select the row the source model has at *row*, if the table shows it."""
+    if row is None:
+        return False
+    index = proxy.mapFromSource(proxy.sourceModel().index(row, 0))
+    if not index.isValid():
+        return False
+    view.selectRow(index.row())
+    return True

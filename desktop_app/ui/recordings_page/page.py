@@ -33,6 +33,7 @@ from desktop_app.ui.recordings_page.event_list import EventListModel, event_list
 from desktop_app.ui.recordings_page.events import describe_event, screenshot_of
 from desktop_app.ui.recordings_page.model import RecordingsModel, _Filter
 from desktop_app.ui.recordings_page.thumbnails import ThumbnailCache, _scaled
+from desktop_app.ui.table_model import current_item, select_source_row, visible_items
 
 __all__ = ["RecordingsPage"]
 
@@ -229,10 +230,7 @@ class RecordingsPage(QWidget):
 
     def visible_rows(self) -> list[TrajectorySummary]:
         """The recordings the table shows now, in display order."""
-        return [
-            self.proxy.index(r, 0).data(RecordingsModel.SUMMARY_ROLE)
-            for r in range(self.proxy.rowCount())
-        ]
+        return visible_items(self.proxy, RecordingsModel.SUMMARY_ROLE)
 
     def chosen(self) -> list[TrajectorySummary]:
         """Every selected recording, in display order (Ctrl- or Shift-click selects several of
@@ -242,22 +240,12 @@ class RecordingsPage(QWidget):
 
     def selected(self) -> TrajectorySummary | None:
         """The current recording (the one whose steps are shown)."""
-        index = self.table.selectionModel().currentIndex()
-        if not index.isValid():
-            return None
-        summary: TrajectorySummary = index.data(RecordingsModel.SUMMARY_ROLE)
+        summary: TrajectorySummary | None = current_item(self.table, RecordingsModel.SUMMARY_ROLE)
         return summary
 
     def select(self, trajectory_id: str) -> bool:
         """Select a recording if it is shown."""
-        row = self.model.row_of(trajectory_id)
-        if row is None:
-            return False
-        index = self.proxy.mapFromSource(self.model.index(row, 0))
-        if not index.isValid():
-            return False
-        self.table.selectRow(index.row())
-        return True
+        return select_source_row(self.table, self.proxy, self.model.row_of(trajectory_id))
 
     def _on_table_current_row_changed(self, *_: object) -> None:
         self._show_details(self.selected())
