@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -95,6 +96,12 @@ class Cli:
         return self._runner.invoke(
             cli, list(args), input=input, catch_exceptions=False, env=dict(os.environ)
         )
+
+    def index_pending(self) -> int:
+        """How many saved things wait to be indexed, as ``procedura info`` says."""
+        result = self("info", "--json")
+        assert result.exit_code == 0, result.stderr
+        return int(json.loads(result.stdout)["counts"]["index_pending"])
 
 
 @pytest.fixture

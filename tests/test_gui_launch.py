@@ -65,12 +65,6 @@ def test_gui_without_a_display_says_so(home: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def _pending(procedura: Cli) -> int:
-    result = procedura("info", "--json")
-    assert result.exit_code == 0, result.stderr
-    return int(json.loads(result.stdout)["counts"]["index_pending"])
-
-
 def test_the_window_opens_before_what_the_last_session_left_is_indexed(
     procedura: Cli, llm: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,7 +73,7 @@ def test_the_window_opens_before_what_the_last_session_left_is_indexed(
     llm.fail_next(400, "embeddings are down", times=None, path="/v1/embeddings")
     workflow = EXAMPLES / "create-contact.workflow.json"
     assert procedura("workflows", "import", str(workflow)).exit_code != 0  # saved, not indexed
-    assert _pending(procedura) == 1
+    assert procedura.index_pending() == 1
     llm.reset()
     held = llm.hold("/v1/embeddings")  # the index takes as long as this test says
 
@@ -100,9 +94,9 @@ def test_the_window_opens_before_what_the_last_session_left_is_indexed(
         while not llm.requests_to("/v1/embeddings"):
             assert time.monotonic() < deadline, "the app never indexed what was left"
             time.sleep(0.1)
-        assert _pending(procedura) == 1
+        assert procedura.index_pending() == 1
         held.set()
-        while _pending(procedura) != 0:
+        while procedura.index_pending() != 0:
             assert proc.poll() is None, proc.communicate()[1].decode()
             assert time.monotonic() < deadline, "the index was never brought up to date"
             time.sleep(0.1)

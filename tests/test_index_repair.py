@@ -29,12 +29,6 @@ def _found(procedura: Cli) -> list[str]:
     return [hit["name"] for hit in json.loads(result.stdout)]
 
 
-def _pending(procedura: Cli) -> int:
-    result = procedura("info", "--json")
-    assert result.exit_code == 0, result.stderr
-    return int(json.loads(result.stdout)["counts"]["index_pending"])
-
-
 def test_a_workflow_saved_while_the_index_refused_is_indexed_by_the_next_writer(
     procedura: Cli, llm: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -47,7 +41,7 @@ def test_a_workflow_saved_while_the_index_refused_is_indexed_by_the_next_writer(
     assert "the next start updates it" in saved.stderr
     llm.reset()
     assert procedura("workflows", "show", "Create a contact").exit_code == 0  # it is saved
-    assert _pending(procedura) == 1  # … and marked for the index, which does not have it
+    assert procedura.index_pending() == 1  # … and marked for the index, which does not have it
     assert "1 change(s) not indexed yet" in procedura("info").stdout
     with open_services(load_settings(), write=False) as services:
         assert services.workflows.index.entries().workflows == {}
@@ -55,13 +49,13 @@ def test_a_workflow_saved_while_the_index_refused_is_indexed_by_the_next_writer(
     # The next command that writes (search is one: the index is written by one process at
     # a time) finishes the indexing first.
     assert _found(procedura) == ["Create a contact"]
-    assert _pending(procedura) == 0
+    assert procedura.index_pending() == 0
 
 
 def test_a_saved_and_indexed_workflow_leaves_no_mark(procedura: Cli) -> None:
     assert procedura("workflows", "import", str(WORKFLOW)).exit_code == 0
     assert procedura("workflows", "approve", "Create a contact").exit_code == 0
-    assert _pending(procedura) == 0
+    assert procedura.index_pending() == 0
     assert _found(procedura) == ["Create a contact"]
 
 
