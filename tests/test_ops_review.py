@@ -1,5 +1,6 @@
-"""Review decisions — submit, approve, send back, restore, archive — one way for the command
-line, the Review screen and the Library (desktop_app/ops/review.py), over a real library."""
+"""Review decisions — submit, approve, send back, restore, archive — and saving an edited draft,
+one way for the command line, the Review screen, the Library and the step editor
+(desktop_app/ops/review.py, ops/edit.py), over a real library."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import pytest
 from conftest import EXAMPLES
 
 from desktop_app.app import Services, open_services
+from desktop_app.core.editing import EditError
 from desktop_app.core.errors import TransitionError
 from desktop_app.core.models.workflow import Workflow, WorkflowStatus
 from desktop_app.ops.changes import Origin
+from desktop_app.ops.edit import save_draft
 from desktop_app.ops.review import Decision, archive, decide
 from desktop_app.ops.run import version_to_run
 from desktop_app.settings import load_settings
@@ -85,3 +88,24 @@ def test_an_archived_workflow_does_not_run_until_restored_as_a_draft(services: S
     restored = decide(lib, workflow.id, Decision.RESTORE, actor="reviewer", origin=Origin.WINDOW)
     assert restored.version.status is WorkflowStatus.DRAFT
     assert restored.summary == "'Create a contact' version 1 is a draft again"
+
+
+def test_saving_an_edited_draft_makes_the_next_version_once_and_never_a_broken_one(
+    services: Services,
+) -> None:
+    workflow = _saved(services)
+    lib = services.workflows
+    edited = workflow.model_copy(update={"description": "Adds one contact"})
+    saved = save_draft(lib, edited, actor="ann", origin=Origin.WINDOW, parent_version=1)
+    assert (saved.created, saved.version.version) == (True, 2)
+    assert saved.summary == "Saved version 2 of “Create a contact”"
+    assert saved.changes.workflows == {workflow.id}
+    again = save_draft(lib, edited, actor="ann", origin=Origin.WINDOW, parent_version=2)
+    assert not again.created and again.changes.empty
+    assert again.summary == "Nothing to save: same as version 2"
+    # A step using a value nobody gives: the editor shows the error; saving refuses it.
+    fill = edited.steps[1].model_copy(update={"value": "{nobody_gives_this}"})
+    broken = edited.model_copy(update={"steps": (edited.steps[0], fill, *edited.steps[2:])})
+    with pytest.raises(EditError, match="cannot save yet"):
+        save_draft(lib, broken, actor="ann", origin=Origin.WINDOW, parent_version=2)
+    assert lib.get(workflow.id).version == 2
