@@ -26,7 +26,7 @@ from desktop_app.core.diff.views import (
     StepChange,
     WorkflowDiff,
 )
-from desktop_app.core.diff.words import describe_step
+from desktop_app.core.step_kinds import describe_step
 
 __all__ = [
     "FieldChange",

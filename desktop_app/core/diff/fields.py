@@ -7,8 +7,8 @@ from typing import Any
 
 from desktop_app.core.describe import describe_expectation
 from desktop_app.core.diff.views import FieldChange
-from desktop_app.core.diff.words import _quote
 from desktop_app.core.models.workflow import Expectation, Workflow
+from desktop_app.core.step_kinds.spec import quote
 
 __all__: list[str] = []
 
@@ -23,8 +23,8 @@ def _workflow_fields(old: Workflow | None, new: Workflow) -> list[FieldChange]:
                 FieldChange(
                     field=name,
                     label=label,
-                    before=_quote(before, 2000) if before else None,
-                    after=_quote(after, 2000) if after else None,
+                    before=quote(before, 2000) if before else None,
+                    after=quote(after, 2000) if after else None,
                 )
             )
     before_intent = old.intent_template if old is not None else None
@@ -33,8 +33,8 @@ def _workflow_fields(old: Workflow | None, new: Workflow) -> list[FieldChange]:
             FieldChange(
                 field="intent_template",
                 label="intent template",
-                before=_quote(before_intent) if before_intent else None,
-                after=_quote(new.intent_template) if new.intent_template else None,
+                before=quote(before_intent) if before_intent else None,
+                after=quote(new.intent_template) if new.intent_template else None,
             )
         )
     old_domains = old.domains if old is not None else ()

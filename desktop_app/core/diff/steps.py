@@ -9,8 +9,9 @@ from desktop_app.core.describe import describe_expectation
 from desktop_app.core.diff.fields import _list_changes
 from desktop_app.core.diff.targets import _diff_locators, _fingerprint_summary, _locator_key
 from desktop_app.core.diff.views import FieldChange, StepChange
-from desktop_app.core.diff.words import _show, _similarity, describe_step
+from desktop_app.core.diff.words import _show, _similarity
 from desktop_app.core.models.workflow import Step
+from desktop_app.core.step_kinds import describe_step, kind_spec
 
 __all__ = [
     "MATCH_THRESHOLD",
@@ -23,38 +24,18 @@ MATCH_THRESHOLD: Final = 0.6
 #: comparisons, or are bookkeeping a reviewer does not need).
 _STEP_SPECIAL: Final = frozenset({"id", "kind", "target", "expectations", "source_events"})
 
-_LABELS: Final = {
-    "title": "title",
-    "value": "value",
-    "url": "URL",
-    "key": "key",
+#: The fields every step has, in words (each kind's own fields are named by its spec).
+_BASE_NOUNS: Final = {
     "timeout_s": "timeout",
-    "irreversible": "irreversible",
-    "optional": "optional",
-    "screenshot": "screenshot",
-    "button": "button",
-    "click_count": "clicks",
-    "modifiers": "modifiers",
-    "checked": "checked",
-    "dx": "scroll x",
-    "dy": "scroll y",
-    "condition": "condition",
-    "variable": "variable",
-    "attribute": "attribute",
-    "pattern": "pattern",
-    "workflow_id": "called workflow",
-    "version": "called version",
-    "arguments": "arguments",
-    "instruction": "instruction",
-    "max_actions": "max actions",
-    "output_variable": "output variable",
-    "window_title": "window title",
-    "app": "application",
-    "point": "point",
-    "text": "text",
-    "keys": "keys",
-    "kind": "kind",
 }
+
+
+def _noun(step: Step, name: str) -> str:
+    """Field *name* of *step* in words, as a diff line names it."""
+    for spec_field in kind_spec(step.kind).fields:
+        if spec_field.name == name:
+            return spec_field.in_words
+    return _BASE_NOUNS.get(name, name.replace("_", " "))
 
 
 def _step_similarity(old: Step, new: Step) -> float:
@@ -183,7 +164,7 @@ def _step_fields(old: Step, new: Step) -> list[FieldChange]:
         before, after = getattr(old, name, None), getattr(new, name, None)
         if before == after:
             continue
-        label = _LABELS.get(name, name.replace("_", " "))
+        label = _noun(new if name in type(new).model_fields else old, name)
         if name == "screenshot":
             changes.append(
                 FieldChange(

@@ -6,8 +6,8 @@ import itertools
 
 from desktop_app.core.describe import describe_locator
 from desktop_app.core.diff.views import LocatorChange
-from desktop_app.core.diff.words import _quote
 from desktop_app.core.models.target import Fingerprint, ItemContext, Locator, Target
+from desktop_app.core.step_kinds.spec import quote
 
 __all__: list[str] = []
 
@@ -84,7 +84,7 @@ def _diff_locators(old: Target | None, new: Target | None) -> list[LocatorChange
 
 
 def _short(text: str | None) -> str:
-    return _quote(text, 40) if text else "none"
+    return quote(text, 40) if text else "none"
 
 
 def _fingerprint_summary(old: Fingerprint | None, new: Fingerprint | None) -> str | None:

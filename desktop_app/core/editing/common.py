@@ -15,35 +15,15 @@ from desktop_app.core.models.workflow import (
     AgentStep,
     ExtractStep,
     Step,
-    StepKind,
     Workflow,
 )
+from desktop_app.core.step_kinds import INSERTABLE_KINDS, TARGETED_KINDS
 
 __all__ = [
     "INSERTABLE_KINDS",
     "TARGETED_KINDS",
     "EditError",
 ]
-
-#: Step kinds that act on an element and cannot run without a locator.
-TARGETED_KINDS: Final[frozenset[str]] = frozenset({"click", "fill", "select", "check", "extract"})
-
-#: Step kinds the editor can insert from scratch (a call needs a workflow, desktop kinds a
-#: recording of the window, so those come from recordings).
-INSERTABLE_KINDS: Final[tuple[StepKind, ...]] = (
-    "goto",
-    "click",
-    "fill",
-    "select",
-    "check",
-    "press",
-    "scroll",
-    "wait_for",
-    "assert",
-    "extract",
-    "agent",
-)
-
 
 #: Validation errors an edit may leave for :func:`validate` to report: required text left empty
 #: and a target without locators.

@@ -1,27 +1,11 @@
-"""What the editor reads off a draft: names a placeholder can use, their uses, a step's summary."""
+"""What the editor reads off a draft: names a placeholder can use, their uses, where it starts,
+and a step's summary (from :mod:`desktop_app.core.step_kinds`)."""
 
 from __future__ import annotations
 
-from desktop_app.core.describe import describe_expectation, describe_locator
 from desktop_app.core.editing.common import _extracted, _template_strings
-from desktop_app.core.models.workflow import (
-    AgentStep,
-    AssertStep,
-    CallStep,
-    CheckStep,
-    DesktopClickStep,
-    DesktopTypeStep,
-    ExtractStep,
-    FillStep,
-    GotoStep,
-    HotkeyStep,
-    PressStep,
-    ScrollStep,
-    SelectStep,
-    Step,
-    WaitForStep,
-    Workflow,
-)
+from desktop_app.core.models.workflow import GotoStep, Workflow
+from desktop_app.core.step_kinds import step_summary
 from desktop_app.core.templating import placeholders, render
 from desktop_app.core.values import value_text
 
@@ -62,35 +46,3 @@ def start_url(workflow: Workflow) -> str | None:
             except KeyError:
                 return None
     return None
-
-
-def step_summary(step: Step) -> str:
-    """One short line about what a step acts on, for its card (its title says what it does)."""
-    target = step.target_or_none
-    where = describe_locator(target.locators[0]) if target is not None and target.locators else ""
-    detail = ""
-    if isinstance(step, GotoStep):
-        detail = step.url
-    elif isinstance(step, FillStep | SelectStep):
-        detail = f"← {step.value}" if step.value else "← (empty)"
-    elif isinstance(step, CheckStep):
-        detail = f"= {str(step.checked).lower()}"
-    elif isinstance(step, PressStep):
-        detail = step.key
-    elif isinstance(step, ExtractStep):
-        detail = f"→ {{{step.variable}}}"
-    elif isinstance(step, WaitForStep | AssertStep):
-        detail = describe_expectation(step.condition)
-    elif isinstance(step, CallStep):
-        detail = f"workflow {step.workflow_id[:8]}"
-    elif isinstance(step, AgentStep):
-        detail = step.instruction
-    elif isinstance(step, DesktopTypeStep):
-        detail = step.text
-    elif isinstance(step, HotkeyStep):
-        detail = "+".join(step.keys)
-    elif isinstance(step, DesktopClickStep):
-        detail = step.window_title or step.app or ""
-    elif isinstance(step, ScrollStep):
-        detail = f"by {step.dx:g}, {step.dy:g}"
-    return "  ".join(part for part in (where, detail) if part)

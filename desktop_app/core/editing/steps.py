@@ -13,23 +13,8 @@ from desktop_app.core.editing.common import (
     _with_steps,
 )
 from desktop_app.core.models.target import Locator, Target
-from desktop_app.core.models.workflow import (
-    AgentStep,
-    AssertStep,
-    CheckStep,
-    ClickStep,
-    ExtractStep,
-    FillStep,
-    GotoStep,
-    PressStep,
-    ScrollStep,
-    SelectStep,
-    Step,
-    StepKind,
-    TextPresent,
-    WaitForStep,
-    Workflow,
-)
+from desktop_app.core.models.workflow import Step, StepKind, Workflow
+from desktop_app.core.step_kinds import KINDS
 
 __all__ = [
     "blank_step",
@@ -42,43 +27,16 @@ __all__ = [
 ]
 
 
-def _empty_target() -> Target:
-    # A target still to be given its locators: validate() reports it until it has one.
-    return Target.model_construct(locators=(), fingerprint=None)
-
-
 def blank_step(kind: StepKind, *, title: str | None = None) -> Step:
     """A new step of *kind* to fill in (what it still needs shows in :func:`validate`).
 
     Raises:
         EditError: *kind* is not one of :data:`INSERTABLE_KINDS`.
     """
-    empty_text = TextPresent.model_construct(text="")
-    made: Step
-    if kind == "goto":
-        made = GotoStep.model_construct(title=title or "Open a page", url="")
-    elif kind == "click":
-        made = ClickStep(title=title or "Click", target=_empty_target())
-    elif kind == "fill":
-        made = FillStep(title=title or "Fill in a field", target=_empty_target(), value="")
-    elif kind == "select":
-        made = SelectStep(title=title or "Choose an option", target=_empty_target(), value="")
-    elif kind == "check":
-        made = CheckStep(title=title or "Tick a box", target=_empty_target())
-    elif kind == "press":
-        made = PressStep(title=title or "Press Enter", key="Enter")
-    elif kind == "scroll":
-        made = ScrollStep(title=title or "Scroll down", dy=600)
-    elif kind == "wait_for":
-        made = WaitForStep(title=title or "Wait until the page shows…", condition=empty_text)
-    elif kind == "assert":
-        made = AssertStep(title=title or "Check that the page shows…", condition=empty_text)
-    elif kind == "extract":
-        made = ExtractStep(title=title or "Read a value", target=_empty_target(), variable="value")
-    elif kind == "agent":
-        made = AgentStep.model_construct(title=title or "Let the assistant do it", instruction="")
-    else:
+    spec = KINDS.get(kind)
+    if spec is None or spec.blank is None:
         raise EditError(f"a {kind} step cannot be inserted here; record it instead")
+    made: Step = spec.blank(title)
     return made
 
 

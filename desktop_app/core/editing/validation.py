@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import ValidationError
 
 from desktop_app.core.editing.common import (
     _SOFT_ERRORS,
-    INSERTABLE_KINDS,
     TARGETED_KINDS,
     EditError,
     _error_text,
@@ -33,6 +32,7 @@ from desktop_app.core.models.workflow import (
     WaitForStep,
     Workflow,
 )
+from desktop_app.core.step_kinds import KINDS
 from desktop_app.core.templating import placeholders
 
 __all__ = [
@@ -336,21 +336,12 @@ def _expectations(step: Step) -> Iterable[tuple[str, Expectation]]:
         yield "condition", step.condition
 
 
-#: Tags pydantic puts in an error's location for a discriminated union member.
+#: Tags pydantic puts in an error's location for a discriminated union member: the kinds of
+#: step and of expectation.
 _UNION_TAGS: Final = frozenset(
     {
-        *INSERTABLE_KINDS,
-        "call",
-        "desktop_click",
-        "desktop_type",
-        "hotkey",
-        "url",
-        "title",
-        "visible",
-        "hidden",
-        "text",
-        "window_title",
-        "image",
+        *KINDS,
+        *(member.model_fields["kind"].default for member in get_args(get_args(Expectation)[0])),
     }
 )
 

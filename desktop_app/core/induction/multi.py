@@ -55,8 +55,6 @@ from desktop_app.core.models.trajectory import ActionKind, SecretPlaceholder, Tr
 from desktop_app.core.models.workflow import (
     NON_TEMPLATE_FIELDS,
     CheckStep,
-    DesktopClickStep,
-    DesktopTypeStep,
     Expectation,
     GotoStep,
     HotkeyStep,
@@ -68,6 +66,7 @@ from desktop_app.core.models.workflow import (
     UrlMatches,
     Workflow,
 )
+from desktop_app.core.step_kinds import kind_spec
 from desktop_app.core.templating import escape
 
 __all__ = [
@@ -160,8 +159,8 @@ def step_key(step: Step) -> str:
         parts.append("down" if step.dy >= 0 else "up")
     elif isinstance(step, HotkeyStep):
         parts.append("+".join(step.keys))
-    if isinstance(step, DesktopClickStep | DesktopTypeStep | HotkeyStep):
-        parts.append(_SLOT.sub("{}", step.window_title or ""))
+    if kind_spec(step.kind).performer == "desktop":
+        parts.append(_SLOT.sub("{}", getattr(step, "window_title", None) or ""))
     return " | ".join(parts)
 
 

@@ -63,6 +63,7 @@ from desktop_app.core.replay.ladder import (
     Tracker,
 )
 from desktop_app.core.replay.person import Person, Question
+from desktop_app.core.step_kinds import kind_spec
 
 __all__ = [
     "AHEAD_BY",
@@ -96,7 +97,7 @@ _POLL_S: Final = 0.1
 
 def is_desktop_step(step: Step) -> bool:
     """Whether *step* acts on the desktop (not in a browser)."""
-    return isinstance(step, DesktopClickStep | DesktopTypeStep | HotkeyStep)
+    return kind_spec(step.kind).performer == "desktop"
 
 
 def is_desktop_expectation(expectation: Expectation) -> bool:

@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QMenu, QToolButton
 
 from desktop_app.core import editing
 from desktop_app.core.models.workflow import WorkflowStatus
+from desktop_app.core.step_kinds import kind_spec
 from desktop_app.ui.editor.edits import DraftEdits
 from desktop_app.ui.editor.exports import EXPORT_FORMATS, ExportFormat
-from desktop_app.ui.editor.steps_view import KIND_LABELS
 
 __all__ = ["EditorActions"]
 
@@ -116,7 +116,7 @@ class EditorActions(DraftEdits):
         self.insert_menu.setObjectName("editor-insert-menu")
         self.insert_actions: dict[str, QAction] = {}
         for kind in editing.INSERTABLE_KINDS:
-            action = QAction(KIND_LABELS[kind], self.insert_menu)
+            action = QAction(kind_spec(kind).label, self.insert_menu)
             action.setObjectName(f"action-insert-{kind}")
             action.triggered.connect(lambda _=False, k=kind: self.insert_step(k))
             self.insert_menu.addAction(action)

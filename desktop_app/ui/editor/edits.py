@@ -14,8 +14,8 @@ from desktop_app.core.models.workflow import (
     StepKind,
     Workflow,
 )
+from desktop_app.core.step_kinds import kind_spec
 from desktop_app.ui.editor.commands import SnapshotCommand
-from desktop_app.ui.editor.steps_view import KIND_LABELS
 from desktop_app.ui.editor.window_base import EditorWindowBase
 from desktop_app.ui.tasks import describe_error
 
@@ -58,7 +58,7 @@ class DraftEdits(EditorWindowBase):
         step = editing.blank_step(kind)
         after = editing.insert_step(self.workflow, row, step)
         inserted = after.steps[row].id
-        if self.push(f"Insert step {row + 1} ({KIND_LABELS[kind]})", after, select=inserted):
+        if self.push(f"Insert step {row + 1} ({kind_spec(kind).label})", after, select=inserted):
             self.form.title.setFocus()
             self.form.title.selectAll()
 

@@ -1,9 +1,9 @@
-"""The step form's kind-specific fields: which fields each step kind has, and their widgets."""
+"""The step form's kind-specific fields: a widget for each field the kind's spec puts on the form
+(:attr:`desktop_app.core.step_kinds.KindSpec.form_fields`)."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction
@@ -22,78 +22,17 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.describe import describe_expectation
 from desktop_app.core.models.workflow import ParameterType, Step
+from desktop_app.core.step_kinds import KindField, kind_spec
 from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS
 from desktop_app.ui.editor.step_form_base import StepFormBase
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
-__all__ = ["FIELDS", "StepFields"]
-
-
-@dataclass(frozen=True, slots=True)
-class _Field:
-    name: str
-    label: str
-    kind: str  # template, text, optional_text, int, float, choice, checked, keys, condition, …
-    tip: str = ""
-    options: tuple[str, ...] = ()
-    low: float = 0
-    high: float = 0
-    suffix: str = ""
-
-
-_CLICK = (
-    _Field("button", "Button", "choice", options=("left", "right", "middle")),
-    _Field("click_count", "Clicks", "int", "2 for a double click, 3 for a triple", low=1, high=3),
-)
-_WINDOW = _Field("window_title", "Window", "optional_text", "The window's title, as recorded")
-
-#: The fields of each step kind, after the title.
-FIELDS: dict[str, tuple[_Field, ...]] = {
-    "goto": (_Field("url", "Address", "template", "The page to open; may use {placeholders}"),),
-    "click": _CLICK,
-    "fill": (_Field("value", "Value", "template", "What to type; type { to insert a parameter"),),
-    "select": (_Field("value", "Option", "template", "The option's label or value"),),
-    "check": (
-        _Field("checked", "Set to", "checked", "Ticked (true), unticked (false) or a parameter"),
-    ),
-    "press": (_Field("key", "Key", "text", "e.g. Enter, Tab, Control+S"),),
-    "scroll": (
-        _Field("dx", "Across (px)", "float", low=-100_000, high=100_000),
-        _Field("dy", "Down (px)", "float", low=-100_000, high=100_000),
-    ),
-    "wait_for": (_Field("condition", "Until", "condition"),),
-    "assert": (_Field("condition", "Check", "condition"),),
-    "extract": (
-        _Field("variable", "Store as", "text", "Later steps use it as {name}"),
-        _Field("attribute", "Attribute", "optional_text", "Read an attribute instead of the text"),
-        _Field("pattern", "Pattern", "optional_text", "A regular expression to keep part of it"),
-    ),
-    "call": (
-        _Field("workflow_id", "Workflow", "readonly"),
-        _Field("arguments", "Arguments", "arguments"),
-    ),
-    "agent": (
-        _Field("instruction", "Instruction", "template", "What the assistant should do"),
-        _Field("output_variable", "Store result as", "optional_text"),
-        _Field(
-            "max_actions",
-            "At most",
-            "int",
-            "How many actions before it gives up",
-            low=1,
-            high=100,
-            suffix=" actions",
-        ),
-    ),
-    "desktop_click": (_WINDOW, *_CLICK),
-    "desktop_type": (_WINDOW, _Field("text", "Text", "template")),
-    "hotkey": (_WINDOW, _Field("keys", "Keys", "keys", "e.g. ctrl+s")),
-}
+__all__ = ["StepFields"]
 
 
 class StepFields(StepFormBase):
-    """The fields of the step form that depend on the step's kind (:data:`FIELDS`): built when the
-    kind changes, filled from each snapshot, each committing one edit."""
+    """The fields of the step form that depend on the step's kind (its spec's form fields): built
+    when the kind changes, filled from each snapshot, each committing one edit."""
 
     step_form: QFormLayout
     _field_kind: str | None
@@ -112,7 +51,7 @@ class StepFields(StepFormBase):
             self.step_form.removeRow(1)
         self._fields = {}
         self._field_kind = step.kind
-        for spec in FIELDS.get(step.kind, ()):
+        for spec in kind_spec(step.kind).form_fields:
             widget = self._make_field(spec)
             widget.setObjectName(f"step-{spec.name.replace('_', '-')}")
             if spec.tip:
@@ -120,14 +59,14 @@ class StepFields(StepFormBase):
             self._fields[spec.name] = widget
             self.step_form.addRow(spec.label, widget)
 
-    def _make_field(self, spec: _Field) -> QWidget:
+    def _make_field(self, spec: KindField) -> QWidget:
         name = spec.name
         what = f"Edit the {spec.label.lower()}"
-        if spec.kind == "template":
+        if spec.input == "template":
             edit = TemplateEdit(placeholder_text=spec.tip)
             edit.editing_finished.connect(lambda: self._emit({name: edit.text()}, what))
             return edit
-        if spec.kind in ("text", "optional_text", "keys"):
+        if spec.input in ("text", "optional_text", "keys"):
             line = QLineEdit()
             if spec.tip:
                 line.setPlaceholderText(spec.tip)
@@ -135,17 +74,17 @@ class StepFields(StepFormBase):
             def commit() -> None:
                 text = line.text().strip()
                 value: object = text
-                if spec.kind == "optional_text":
+                if spec.input == "optional_text":
                     value = text or None
-                elif spec.kind == "keys":
+                elif spec.input == "keys":
                     value = tuple(k.strip() for k in text.split("+") if k.strip())
                 self._emit({name: value}, what)
 
             line.editingFinished.connect(commit)
             return line
-        if spec.kind in ("int", "float"):
+        if spec.input in ("int", "float"):
             spin: QSpinBox | QDoubleSpinBox
-            if spec.kind == "int":
+            if spec.input == "int":
                 spin = QSpinBox()
                 spin.setRange(int(spec.low), int(spec.high))
             else:
@@ -155,12 +94,12 @@ class StepFields(StepFormBase):
             spin.setSuffix(spec.suffix)
             spin.editingFinished.connect(lambda: self._emit({name: spin.value()}, what))
             return spin
-        if spec.kind == "choice":
+        if spec.input == "choice":
             combo = QComboBox()
             combo.addItems(spec.options)
             combo.activated.connect(lambda _i: self._emit({name: combo.currentText()}, what))
             return combo
-        if spec.kind == "checked":
+        if spec.input == "checked":
             checked = QComboBox()
             checked.setEditable(True)
             checked.activated.connect(lambda _i: self._commit_checked(checked))
@@ -168,9 +107,9 @@ class StepFields(StepFormBase):
             if line_edit is not None:
                 line_edit.editingFinished.connect(lambda: self._commit_checked(checked))
             return checked
-        if spec.kind == "condition":
+        if spec.input == "condition":
             return self._condition_field()
-        if spec.kind == "arguments":
+        if spec.input == "arguments":
             box = QWidget()
             QFormLayout(box).setContentsMargins(0, 0, 0, 0)
             return box
@@ -198,27 +137,27 @@ class StepFields(StepFormBase):
         return box
 
     def _fill_fields(self, step: Step) -> None:
-        for spec in FIELDS.get(step.kind, ()):
+        for spec in kind_spec(step.kind).form_fields:
             widget = self._fields.get(spec.name)
             value = getattr(step, spec.name, None)
             if isinstance(widget, TemplateEdit):
                 widget.set_names(self._names)
                 widget.set_text(str(value or ""))
             elif isinstance(widget, QLineEdit):
-                text = "+".join(value or ()) if spec.kind == "keys" else str(value or "")
+                text = "+".join(value or ()) if spec.input == "keys" else str(value or "")
                 if widget.text() != text:
                     widget.setText(text)
             elif isinstance(widget, QSpinBox | QDoubleSpinBox):
                 self._blocked(widget, functools.partial(widget.setValue, value or 0))
-            elif isinstance(widget, QComboBox) and spec.kind == "checked":
+            elif isinstance(widget, QComboBox) and spec.input == "checked":
                 self._fill_checked(widget, value)
             elif isinstance(widget, QComboBox):
                 self._blocked(widget, functools.partial(widget.setCurrentText, str(value)))
-            elif spec.kind == "condition" and widget is not None:
+            elif spec.input == "condition" and widget is not None:
                 label = widget.findChild(QLabel, "step-condition-text")
                 if label is not None and value is not None:
                     label.setText(describe_expectation(value))
-            elif spec.kind == "arguments" and widget is not None:
+            elif spec.input == "arguments" and widget is not None:
                 self._fill_arguments(widget, dict(value or {}))
             elif isinstance(widget, QLabel):
                 widget.setText(str(value or ""))

@@ -44,10 +44,11 @@ from desktop_app.core.models.workflow import (
     WindowTitleMatches,
     Workflow,
 )
+from desktop_app.core.step_kinds import kind_spec
 from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS, ExpectationDialog
 from desktop_app.ui.editor.step_fields import StepFields
 from desktop_app.ui.editor.step_locators import StepLocators
-from desktop_app.ui.editor.steps_view import KIND_LABELS, ThumbnailCache
+from desktop_app.ui.editor.steps_view import ThumbnailCache
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
 __all__ = ["StepForm"]
@@ -298,7 +299,7 @@ class StepForm(StepFields, StepLocators):
         self.empty.hide()
         self.content.show()
         self.heading.setText(
-            f"<h3 style='margin:0'>Step {index + 1} · {KIND_LABELS[step.kind]}</h3>"
+            f"<h3 style='margin:0'>Step {index + 1} · {kind_spec(step.kind).label}</h3>"
             f"<span style='color:gray'>id {step.id}</span>"
         )
         self.title.set_names(self._names)

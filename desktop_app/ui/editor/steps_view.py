@@ -35,11 +35,11 @@ from desktop_app.core.editing import Issue, step_summary
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.workflow import Step, Workflow
 from desktop_app.core.ports import MediaStore
+from desktop_app.core.step_kinds import Family, kind_spec
 from desktop_app.core.templating import pieces
 from desktop_app.ui.host import Host
 
 __all__ = [
-    "KIND_LABELS",
     "StepCardDelegate",
     "StepListModel",
     "ThumbnailCache",
@@ -47,36 +47,15 @@ __all__ = [
 
 _Index = QModelIndex | QPersistentModelIndex
 
-#: What each step kind does, in words for the cards and the insert menu.
-KIND_LABELS: dict[str, str] = {
-    "goto": "Open a page",
-    "click": "Click",
-    "fill": "Fill in a field",
-    "select": "Choose an option",
-    "check": "Tick a box",
-    "press": "Press a key",
-    "scroll": "Scroll",
-    "wait_for": "Wait until",
-    "assert": "Check that",
-    "extract": "Read a value",
-    "call": "Run another workflow",
-    "agent": "Let the assistant do it",
-    "desktop_click": "Click in a window",
-    "desktop_type": "Type in a window",
-    "hotkey": "Press keys",
-}
-
-_KIND_COLORS: dict[str, str] = {
-    "goto": "#2f6fb3",
-    "click": "#7048b6",
-    "fill": "#1f8a5b",
-    "select": "#1f8a5b",
-    "check": "#1f8a5b",
-    "extract": "#b26a00",
-    "wait_for": "#5a6b7b",
-    "assert": "#5a6b7b",
-    "agent": "#b3306f",
-    "call": "#b3306f",
+#: The colour of a step card's stripe, by what the step is for (its kind's family).
+_FAMILY_COLORS: dict[Family, str] = {
+    "navigate": "#2f6fb3",
+    "act": "#7048b6",
+    "input": "#1f8a5b",
+    "read": "#b26a00",
+    "check": "#5a6b7b",
+    "delegate": "#b3306f",
+    "desktop": "#5a6b7b",
 }
 
 #: The largest size a screenshot is kept at (the form shows it; cards scale it down).
@@ -258,7 +237,10 @@ class StepListModel(QAbstractListModel):
                 return None
             return self._thumbnails.pixmap(step.screenshot, THUMB_SIZE)
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [f"<b>{_html(step.title or '(no title)')}</b>", _html(KIND_LABELS[step.kind])]
+            lines = [
+                f"<b>{_html(step.title or '(no title)')}</b>",
+                _html(kind_spec(step.kind).label),
+            ]
             summary = step_summary(step)
             if summary:
                 lines.append(f"<tt>{_html(summary)}</tt>")
@@ -390,7 +372,7 @@ class StepCardDelegate(QStyledItemDelegate):
         # the number, in the kind's colour
         badge = QRectF(card.left() + 10, card.top() + 10, 26, 26)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(_KIND_COLORS.get(step.kind, "#5a6b7b")))
+        painter.setBrush(QColor(_FAMILY_COLORS[kind_spec(step.kind).family]))
         painter.drawEllipse(badge)
         painter.setPen(QColor("white"))
         number_font = QFont(option.font)
@@ -426,7 +408,7 @@ class StepCardDelegate(QStyledItemDelegate):
         meta_font.setPointSizeF(max(option.font.pointSizeF() - 1, 7))
         painter.setFont(meta_font)
         metrics = QFontMetrics(meta_font)
-        tags = [KIND_LABELS[step.kind]]
+        tags = [kind_spec(step.kind).label]
         if step.irreversible:
             tags.append("⚠ irreversible")
         if step.optional:

@@ -25,14 +25,12 @@ from desktop_app.core.models.workflow import (
     CheckStep,
     ClickStep,
     DesktopClickStep,
-    DesktopTypeStep,
     ElementHidden,
     ElementVisible,
     Expectation,
     ExtractStep,
     FillStep,
     GotoStep,
-    HotkeyStep,
     ImageVisible,
     ParameterType,
     PressStep,
@@ -45,6 +43,7 @@ from desktop_app.core.models.workflow import (
     WaitForStep,
     WindowTitleMatches,
 )
+from desktop_app.core.step_kinds import kind_spec
 from desktop_app.core.templating import pieces, placeholders
 
 # What the package's other modules use; none of it is public API.
@@ -358,7 +357,20 @@ def _local_name(variable: str, taken: set[str]) -> str:
 
 
 def _cannot(step: Step) -> tuple[str, str, str] | None:
-    """For a step a script cannot do: (a short reason, a comment, the run-time message)."""
+    """For a step a script cannot do: (a short reason, a comment, the run-time message).
+
+    A script does what the browser performs (:attr:`KindSpec.performer`); nothing else.
+    """
+    performer = kind_spec(step.kind).performer
+    if performer == "browser":
+        return None
+    if performer == "desktop":
+        return (
+            "a desktop step",
+            "A desktop step: it acts on a window outside the browser, which only "
+            "Procedura's desktop backend can do.",
+            "a desktop step needs Procedura's desktop backend",
+        )
     match step:
         case CallStep(workflow_id=workflow_id, version=version):
             which = f"workflow {workflow_id}" + (f" version {version}" if version else "")
@@ -375,11 +387,4 @@ def _cannot(step: Step) -> tuple[str, str, str] | None:
                 "cannot; replace the next line with code that does it.",
                 "an agent step needs Procedura's LLM; replace this line with code",
             )
-        case DesktopClickStep() | DesktopTypeStep() | HotkeyStep():
-            return (
-                "a desktop step",
-                "A desktop step: it acts on a window outside the browser, which only "
-                "Procedura's desktop backend can do.",
-                "a desktop step needs Procedura's desktop backend",
-            )
-    return None
+    raise AssertionError(f"no script note for a {step.kind} step")  # pragma: no cover
