@@ -540,7 +540,7 @@ async def replay(
         memory=memory,
         version=original,
         run_id=outcome.run.id,
-        repairs=outcome.repairs,
+        lessons=outcome.lessons,
         params=params,
         actor=REPLAY_ACTOR,
         status=outcome.run.status,

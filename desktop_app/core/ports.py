@@ -187,8 +187,9 @@ class ExperienceStore(Protocol):
     def get_experience(self, experience_id: str) -> Experience | None:
         """One experience, or None."""
 
-    def prove_experience(self, experience_id: str) -> None:
-        """Mark an experience proven (a run it helped succeeded); unknown ids are ignored."""
+    def update_experiences(self, experiences: Sequence[Experience]) -> None:
+        """Store what runs taught about these experiences (their outcomes, proof, retirement),
+        in one transaction; an id not stored is ignored. Nothing the index reads changes."""
 
     def count(self) -> int:
         """How many experiences."""

@@ -13,11 +13,15 @@ import re
 from typing import Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["normal_url", "url_matches"]
+__all__ = ["normal_url", "page_shape", "url_matches"]
 
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 #: Fragments that name no place in the page: empty, or a router's root.
 _EMPTY_FRAGMENTS: Final = frozenset({"", "/", "!", "!/"})
+#: A path segment that names a record, not a place: a number, a long hex string, a UUID.
+_ID_SEGMENT: Final = re.compile(
+    r"^(?:\d+|[0-9a-f]{12,}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$", re.IGNORECASE
+)
 
 
 def normal_url(url: str) -> str:
@@ -57,3 +61,17 @@ def url_matches(url: str, pattern: str, match: Literal["glob", "regex", "exact"]
     if fnmatch.fnmatchcase(url, pattern):
         return True
     return fnmatch.fnmatchcase(normal_url(url), normal_url(pattern))
+
+
+def page_shape(url: str) -> str:
+    """Which page of its app *url* is, whatever record it shows and wherever the app is served:
+    its path and router fragment in normal form, with segments that name a record (numbers,
+    long hex strings, UUIDs) as ``*``; no host, no query. ``http://h/contacts/42#/edit`` and
+    ``https://other/contacts/7#/edit`` are both ``/contacts/*#/edit``."""
+    parts = urlsplit(normal_url(url))
+
+    def shaped(path: str) -> str:
+        return "/".join("*" if _ID_SEGMENT.match(seg) else seg for seg in path.split("/"))
+
+    fragment = parts.fragment.split("?", 1)[0]
+    return shaped(parts.path) + (f"#{shaped(fragment)}" if fragment else "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine, func
@@ -192,16 +193,16 @@ class SqlExperienceStore:
             row = session.get(ExperienceRow, experience_id)
             return Experience.model_validate_json(row.document) if row is not None else None
 
-    def prove_experience(self, experience_id: str) -> None:
+    def update_experiences(self, experiences: Sequence[Experience]) -> None:
         with Session(self._engine) as session:
-            row = session.get(ExperienceRow, experience_id)
-            if row is None:
-                return
-            experience = Experience.model_validate_json(row.document)
-            if experience.proven:
-                return
-            row.document = experience.model_copy(update={"proven": True}).model_dump_json()
-            session.add(row)
+            for experience in experiences:
+                row = session.get(ExperienceRow, experience.id)
+                if row is None:
+                    continue
+                row.document = experience.model_dump_json()
+                row.uses = experience.successes + experience.failures
+                row.last_used_at = experience.last_used_at
+                session.add(row)
             session.commit()
 
     def count(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import AwareDatetime, Field
 
@@ -10,7 +10,11 @@ from desktop_app.core.models.common import SCHEMA_VERSION, FrozenModel, new_id, 
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Fingerprint, Locator
 
-__all__ = ["Experience"]
+__all__ = ["EXPIRES_AFTER_FAILURES", "Experience"]
+
+#: A remembered repair that led this many runs in a row to a step that did not hold is not
+#: used again.
+EXPIRES_AFTER_FAILURES: Final = 2
 
 
 class Experience(FrozenModel):
@@ -36,6 +40,27 @@ class Experience(FrozenModel):
     """Whether a run this repair helped succeeded since it was found (set for repairs the LLM
     found, which are not used where no LLM or person could be asked before that; None: stored
     before this was tracked)."""
+    successes: int = Field(default=0, ge=0)
+    """Runs that used it and whose step then held (its checks passed)."""
+    failures: int = Field(default=0, ge=0)
+    """Runs that used it and whose step then did not hold."""
+    failed_in_row: int = Field(default=0, ge=0)
+    """Uses since the last one after which the step held."""
+    last_used_at: AwareDatetime | None = None
+    retired_at: AwareDatetime | None = None
+    """When a run found the step by its recorded locators again (the page changed back): the
+    repair is not used after that."""
+
+    @property
+    def utility(self) -> float:
+        """How useful it has been (0–1): uses after which the step held, out of all, with one
+        of each assumed before the first (a new repair is 0.5)."""
+        return (self.successes + 1) / (self.successes + self.failures + 2)
+
+    @property
+    def expired(self) -> bool:
+        """Whether it is no longer used: it kept failing, or the page changed back."""
+        return self.retired_at is not None or self.failed_in_row >= EXPIRES_AFTER_FAILURES
 
     @property
     def trusted(self) -> bool:

@@ -35,7 +35,6 @@ from desktop_app.core.models.run import (
     RunStep,
     StepStatus,
 )
-from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import (
     AgentStep,
     AssertStep,
@@ -87,6 +86,7 @@ from desktop_app.core.replay.ladder import (
     Tracker,
     public_title,
 )
+from desktop_app.core.replay.lessons import Lessons, StepRepair
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters, bind_parameters
 from desktop_app.core.replay.person import Person
@@ -130,24 +130,6 @@ NO_SUCCESS_CHECK: Final = "the workflow has no success check to show the task wa
 
 
 @dataclass(frozen=True, slots=True)
-class StepRepair:
-    """What a healed step taught: the element's new locators, where and how it was found."""
-
-    workflow_id: str
-    workflow_version: int
-    step_id: str
-    step_title: str
-    step_kind: str
-    resolution: Resolution
-    target: Target
-    used: Locator
-    failed: tuple[Locator, ...]
-    page_url: str
-    reason: str
-    experience_id: str | None = None  # the remembered repair it came from (resolution experience)
-
-
-@dataclass(frozen=True, slots=True)
 class ReplayEvent:
     """Progress for a front end: a step started (``step`` None) or finished."""
 
@@ -159,10 +141,10 @@ class ReplayEvent:
 
 @dataclass
 class ReplayOutcome:
-    """A finished run and the repairs it made."""
+    """A finished run and what it taught."""
 
     run: Run
-    repairs: list[StepRepair] = field(default_factory=list)
+    lessons: Lessons = field(default_factory=Lessons)
 
 
 @dataclass(slots=True)
@@ -223,7 +205,7 @@ class Replayer:
         self._closing_s = 0.0
         self._on_event = on_event
         self._steps: list[RunStep] = []
-        self._repairs: list[StepRepair] = []
+        self._lessons = Lessons()
         self._run: Run | None = None
         self._secrets: tuple[str, ...] = ()
 
@@ -268,7 +250,7 @@ class Replayer:
             with contextlib.suppress(BrowserGone):  # nothing to let finish there
                 self._closing_s = await self._waits.saved(within_s=_SETTLE_AFTER_FAILURE_S)
         run = self._finish(status, error)
-        return ReplayOutcome(run=run, repairs=list(self._repairs))
+        return ReplayOutcome(run=run, lessons=self._lessons)
 
     def _finish(self, status: RunStatus, error: str | None) -> Run:
         assert self._run is not None
@@ -600,6 +582,7 @@ class Replayer:
         problem = ""
         action = page_action(bound, context.params.secrets, original)
         timed_out = False
+        where = (context.version.workflow.id, original.id)
         tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
         for _attempt in range(3):
             attempt = self._attempt(
@@ -647,16 +630,21 @@ class Replayer:
                     timeout_s=bound.timeout_s,
                     tracker=tracker,
                 )
+
             if silent is not None:  # nothing happened: as if it led nowhere
+                self._lessons.acted(found, where, held=False)
                 excluded.add(await self._ladder.identity(found.handle))
                 problem = silent
                 tracker.note(problem)
                 continue
-            await self._read_back(found.handle, action, bound)
+            try:
+                await self._read_back(found.handle, action, bound)
+            except StepFailed:
+                self._lessons.acted(found, where, held=False)
+                raise
             failed = await self._first_failed_expectation(bound)
+            self._lessons.acted(found, where, held=failed is None, repair=repair)
             if failed is None:
-                if repair is not None:
-                    self._repairs.append(repair)
                 return
             what = describe_expectation(failed)
             if bound.irreversible:

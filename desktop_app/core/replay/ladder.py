@@ -24,6 +24,7 @@ from urllib.parse import urljoin
 
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM
+from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution, RunTrigger
 from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import (
@@ -56,6 +57,7 @@ from desktop_app.core.replay.safety import (
     step_commits,
     takes_secret,
 )
+from desktop_app.core.urls import page_shape
 
 __all__ = [
     "MAX_OVERLAYS",
@@ -486,12 +488,16 @@ class Ladder:
     async def _rung_experience(self, attempt: Attempt, *, similar: bool = True) -> Found | None:
         """Rung 3: a repair remembered for this step (and, if *similar*, for look-alikes).
 
-        A repair is checked against the step as recorded, never against the repair's own
-        picture of the element: its element must stand out as the recorded fingerprint's best
-        match (without one: be of the kind the step acts on), and pass :meth:`refusal` (no
-        commitment the step does not make, no secret into a field not made for one). One the
-        LLM found is unproven until a run it helped succeeded; unproven, it is used only where
-        this run could have asked the LLM or a person itself.
+        A repair is used for the drift it was found for. Where this step's recorded locators
+        fail now as they failed then, on the same page of the app (:meth:`_same_drift`), its
+        element must be the one the repair acted on, standing out from any look-alike (the
+        LLM's or a person's pick need not look like the recording: that is why they were
+        asked). Anywhere else (another step's repair, a drift of another kind) its element must
+        stand out as the recorded fingerprint's best match. Either way it must be of the kind
+        the step acts on and pass :meth:`refusal` (no commitment the step does not make, no
+        secret into a field not made for one). One the LLM found is unproven until a run it
+        helped succeeded; unproven, it is used only where this run could have asked the LLM or
+        a person itself. One that kept failing, or whose page changed back, is not recalled.
         """
         bound, target, excluded = attempt.bound, attempt.target, attempt.excluded
         if self._memory is None:
@@ -513,12 +519,21 @@ class Ladder:
             handle = Handle(locator=_rendered(experience.repaired_locator, attempt.params))
             if not (await self._browser.probe(handle)).usable:
                 continue
-            if target.fingerprint is not None and not await self.stands_out(
+            if await self._same_drift(attempt, experience):
+                assert experience.fingerprint is not None
+                picture = Target(
+                    locators=(experience.repaired_locator,), fingerprint=experience.fingerprint
+                )
+                if not await self.stands_out(
+                    picture, handle, attempt.tracker, what="a remembered repair"
+                ):
+                    continue
+            elif target.fingerprint is not None and not await self.stands_out(
                 target, handle, attempt.tracker, what="a remembered repair"
             ):
                 continue
             described = await self._browser.describe(handle)
-            if target.fingerprint is None and not _compatible(bound, described):
+            if not _compatible(bound, described):
                 attempt.tracker.note("a remembered repair finds an element of another kind")
                 continue
             refused = self.refusal(attempt, Resolution.EXPERIENCE, described)
@@ -535,6 +550,20 @@ class Ladder:
                 experience_id=experience.id,
             )
         return None
+
+    async def _same_drift(self, attempt: Attempt, experience: Experience) -> bool:
+        """Whether *experience* was found for the drift this step meets now: it is this step's
+        own, the step's recorded locators are the ones that failed then (all of them fail now,
+        or the ladder would not be here), and the page is the same page of the app."""
+        if experience.fingerprint is None or experience.page_url is None:
+            return False
+        if (experience.workflow_id, experience.step_id) != (attempt.workflow.id, attempt.bound.id):
+            return False
+        recorded = next((s for s in attempt.workflow.steps if s.id == attempt.bound.id), None)
+        target = recorded.target_or_none if recorded is not None else None
+        if target is None or set(experience.failed_locators) != set(target.locators):
+            return False
+        return page_shape(experience.page_url) == page_shape(await self._browser.url())
 
     async def _rung_llm(self, attempt: Attempt) -> Found | None:
         bound, target, tracker = attempt.bound, attempt.target, attempt.tracker

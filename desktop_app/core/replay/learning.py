@@ -4,8 +4,10 @@ A run never changes the version it ran. What healed goes into a new version save
 (the element's working locators first, the recorded ones after, the fresh fingerprint), which an
 analyst approves or not; and each repair found by fingerprint, the LLM or a person is remembered,
 so the next run meeting the same drift takes it from memory without asking anyone. Only runs
-that got to the end teach; a repair the LLM found is remembered as unproven until a run it
-helped succeeded (unproven, it is used only where the LLM or a person could be asked anyway).
+that got to the end teach new repairs; a repair the LLM found is remembered as unproven until a
+run it helped succeeded (unproven, it is used only where the LLM or a person could be asked
+anyway). Every run scores the repairs it used (did the step hold?) and retires those of steps
+its recorded locators found again; one that keeps failing, or is retired, is not used again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution, RunStatus
 from desktop_app.core.models.target import Fingerprint, Locator, Target
 from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion
-from desktop_app.core.replay.engine import StepRepair
+from desktop_app.core.replay.lessons import Lessons, StepRepair
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.templating import escape, placeholders
@@ -179,24 +181,28 @@ def learn(
     memory: ExperienceMemory | None,
     version: WorkflowVersion,
     run_id: str,
-    repairs: Sequence[StepRepair],
+    lessons: Lessons,
     params: BoundParameters,
     actor: str,
     status: RunStatus,
 ) -> Learned:
-    """Propose a repaired version for review and remember each repair.
+    """Propose a repaired version for review, remember each repair, and score those used.
 
-    The proposal is a new version, submitted for review; the version that ran is untouched. A
-    proposal identical to the latest version creates nothing. A run that did not get to the
-    end (*status* failed, aborted, interrupted) teaches nothing: a repair it made may be what
-    went wrong. A run that succeeded proves the remembered repairs it used.
+    Whatever the run's end, each remembered repair it used is scored by whether its step then
+    held, and the repairs of steps found again by their first recorded locator are retired (the
+    page changed back). The proposal is a new version, submitted for review; the version that
+    ran is untouched. A proposal identical to the latest version creates nothing. A run that
+    did not get to the end (*status* failed, aborted, interrupted) teaches nothing more: a
+    repair it made may be what went wrong. A run that succeeded proves the remembered repairs
+    after which its steps held.
     """
+    if memory is not None:
+        memory.note_uses(lessons.uses, proven=status is RunStatus.SUCCEEDED)
+        for workflow_id in dict.fromkeys(w for w, _ in lessons.as_recorded):
+            memory.retire(workflow_id, (s for w, s in lessons.as_recorded if w == workflow_id))
     if status not in (RunStatus.SUCCEEDED, RunStatus.UNVERIFIED):
         return Learned(proposed=None, experiences=0)
-    if memory is not None and status is RunStatus.SUCCEEDED:
-        for repair in repairs:
-            if repair.experience_id is not None:
-                memory.prove(repair.experience_id)
+    repairs = lessons.repairs
     own = [r for r in repairs if r.workflow_id == version.workflow.id]
     proposed = None
     workflow = repaired_workflow(version.workflow, own, params)

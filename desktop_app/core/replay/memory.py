@@ -1,9 +1,11 @@
-"""Rung 3: repairs remembered from earlier runs (SQLite; the semantic index for look-alikes)."""
+"""Rung 3: repairs remembered from earlier runs (SQLite; the semantic index for look-alikes),
+each with what later runs taught about it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
+from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.ports import ExperienceStore, IndexQueue, SearchIndex
 
@@ -11,6 +13,14 @@ __all__ = ["ExperienceMemory"]
 
 #: How similar (0–1) another step's experience must be to be tried for this one.
 SIMILAR_ENOUGH = 0.8
+
+
+def _ranked(experiences: Iterable[Experience]) -> list[Experience]:
+    """Those still in use, most useful first, then newest."""
+    live = [e for e in experiences if not e.expired]
+    live.sort(key=lambda e: e.created_at, reverse=True)
+    live.sort(key=lambda e: e.utility, reverse=True)
+    return live
 
 
 class ExperienceMemory:
@@ -42,14 +52,16 @@ class ExperienceMemory:
         return self._index
 
     def own(self, workflow_id: str, step_id: str, *, limit: int = 3) -> list[Experience]:
-        """This step's own experiences, newest first (SQLite only: cheap)."""
-        own = self._store.find_experiences(workflow_id=workflow_id, step_id=step_id)
-        return sorted(own, key=lambda e: e.created_at, reverse=True)[:limit]
+        """This step's own experiences still in use, most useful first, then newest (SQLite
+        only: cheap)."""
+        return _ranked(self._store.find_experiences(workflow_id=workflow_id, step_id=step_id))[
+            :limit
+        ]
 
     def recall(
         self, workflow_id: str, step_id: str, query: str, *, limit: int = 3
     ) -> list[Experience]:
-        """Experiences for this step (newest first), else similar steps' from the index."""
+        """Experiences for this step, else similar steps' from the index (those in use)."""
         found = self.own(workflow_id, step_id, limit=limit)
         if found:
             return found
@@ -62,13 +74,49 @@ class ExperienceMemory:
         result = []
         for hit in hits:
             experience = self._store.get_experience(hit.id)
-            if experience is not None:
+            if experience is not None and not experience.expired:
                 result.append(experience)
         return result
 
-    def prove(self, experience_id: str) -> None:
-        """Note that a run *experience_id* helped succeeded (see :attr:`Experience.trusted`)."""
-        self._store.prove_experience(experience_id)
+    def note_uses(self, uses: Iterable[tuple[str, bool]], *, proven: bool) -> None:
+        """Count what a run taught: for each ``(experience id, held)``, whether the step that
+        used it then held. With *proven* (the run succeeded), those after which the step held
+        are proven (see :attr:`Experience.trusted`)."""
+        now = utcnow()
+        changed: dict[str, Experience] = {}
+        for experience_id, held in uses:
+            experience = changed.get(experience_id) or self._store.get_experience(experience_id)
+            if experience is None:
+                continue
+            update: dict[str, object] = {"last_used_at": now}
+            if held:
+                update |= {"successes": experience.successes + 1, "failed_in_row": 0}
+                if proven:
+                    update["proven"] = True
+            else:
+                update |= {
+                    "failures": experience.failures + 1,
+                    "failed_in_row": experience.failed_in_row + 1,
+                }
+            changed[experience_id] = experience.model_copy(update=update)
+        if changed:
+            self._store.update_experiences(list(changed.values()))
+
+    def retire(self, workflow_id: str, step_ids: Iterable[str]) -> int:
+        """The page changed back for these steps (their recorded locators found the element
+        again): their repairs are not used after this. How many were retired."""
+        wanted = set(step_ids)
+        if not wanted:
+            return 0
+        now = utcnow()
+        retired = [
+            e.model_copy(update={"retired_at": now})
+            for e in self._store.find_experiences(workflow_id=workflow_id)
+            if e.step_id in wanted and e.retired_at is None
+        ]
+        if retired:
+            self._store.update_experiences(retired)
+        return len(retired)
 
     def remember(self, experience: Experience) -> None:
         """Store *experience* and index it."""

@@ -1,0 +1,242 @@
+"""Experience that pays: a repair the LLM found is used again for the same drift with no LLM
+call, scored by how the steps that used it went, and dropped when it keeps failing or the page
+changes back.
+
+A page of our own keeps items on the server (the judge is its data, never the run's report).
+The "Add" button was recorded on the page as it was; the page as it is now calls it "Create
+record", has no id or class in common, and puts a "Start over" button beside it: neither the
+recorded locators nor the fingerprint can tell which is meant, so the LLM is asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+from browser_support import CHROMIUM, LAUNCH_ARGS
+from fakes.openai_server import FakeOpenAIServer
+from playwright.async_api import async_playwright
+from replay_support import approve, run, services, serving
+
+from desktop_app.adapters.browser.replay_page import PlaywrightPage
+from desktop_app.core.models.experience import EXPIRES_AFTER_FAILURES, Experience
+from desktop_app.core.models.run import Resolution, RunStatus
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.workflow import (
+    ClickStep,
+    FillStep,
+    GotoStep,
+    Parameter,
+    TextPresent,
+    Workflow,
+)
+from desktop_app.core.replay.browser import Handle
+from desktop_app.core.replay.memory import ExperienceMemory
+from desktop_app.resources import resource_path
+
+pytestmark = pytest.mark.slow
+
+QUICK = 0.5
+
+
+@dataclass
+class _Items:
+    """The server's own data, and how its page looks."""
+
+    names: list[str] = field(default_factory=list)
+    drifted: bool = False
+
+
+DATA = _Items()
+
+
+def _page() -> str:
+    items = "".join(f"<li>{html.escape(n)}</li>" for n in DATA.names)
+    if DATA.drifted:
+        form = (
+            "<form method=post action=/add class=f2><div class=row><label for=name>Item name"
+            "</label><input id=name name=name></div><div class=actions>"
+            "<button type=reset class=c-1>Start over</button>"
+            "<button class=c-9x>Create record</button></div></form>"
+        )
+    else:
+        form = (
+            "<form method=post action=/add id=new-item><label for=name>Item name</label>"
+            "<input id=name name=name><button id=add class='btn primary'>Add</button></form>"
+        )
+    return f"<!doctype html><title>Items</title><h1>Items</h1><ul>{items}</ul>{form}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        data = _page().encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        form = parse_qs(self.rfile.read(length).decode())
+        DATA.names.extend(form.get("name", []))
+        self.send_response(303)
+        self.send_header("Location", "/items")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    global DATA
+    DATA = _Items()
+    with serving(_Handler) as url:
+        yield url
+
+
+def _described(url: str, locator: Locator) -> Target:
+    """The target the capture script describes for *locator*'s element on *url* (as recorded)."""
+
+    async def describe() -> Target:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            page = await browser.new_page()
+            await page.goto(url)
+            port = PlaywrightPage(page, ("127.0.0.1",), resource_path("recorder", "capture.js"))
+            target = await port.describe(Handle(locator=locator))
+            await browser.close()
+        assert target is not None
+        return target
+
+    return asyncio.run(describe())
+
+
+def _add_item(site: str) -> Workflow:
+    """ "Add an item", with its targets described on the page as recorded."""
+    url = f"{site}/items"
+    field_ = _described(url, Locator(strategy=LocatorStrategy.CSS, value="#name"))
+    add = _described(url, Locator(strategy=LocatorStrategy.CSS, value="#add"))
+    return Workflow(
+        name="Add an item",
+        domains=("127.0.0.1",),
+        parameters=(Parameter(name="item"),),
+        steps=(
+            GotoStep(title="Open the items", url="http://127.0.0.1:1/items"),
+            FillStep(title="Fill 'Item name'", target=field_, value="{item}"),
+            ClickStep(title="Click 'Add'", target=add),
+        ),
+        success=(TextPresent(text="{item}"),),
+    )
+
+
+def _picks_create_record(body: dict[str, Any]) -> str:
+    """A careful model: the button that adds the record, never the one that clears the form."""
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    page = str(user).split("<page>", 1)[-1]
+    for line in page.splitlines():
+        if 'button "Create record"' in line and (ref := re.search(r"\[ref=(\w+)\]", line)):
+            return json.dumps({"action": "act", "ref": ref.group(1), "reason": "it adds it"})
+    return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
+
+
+def _click(result: Any) -> Any:
+    return next(s for s in result.run.steps if s.title == "Click 'Add'")
+
+
+def test_the_second_run_on_the_same_drift_uses_the_llm_s_repair_without_asking_it(
+    site: str, llm: FakeOpenAIServer
+) -> None:
+    llm.default_chat = _picks_create_record
+    version_doc = _add_item(site)
+    DATA.drifted = True
+    with services() as sv:
+        version = approve(sv, version_doc)
+        first = run(sv, version, site, values={"item": "Apples"}, use_llm=True, patience_s=QUICK)
+        assert first.run.status is RunStatus.SUCCEEDED, first.run.error
+        assert _click(first).resolution is Resolution.LLM
+        assert first.run.llm_calls >= 1
+        assert DATA.names == ["Apples"]
+        calls = len(llm.requests_to("/v1/chat/completions"))
+
+        second = run(sv, version, site, values={"item": "Pears"}, use_llm=True, patience_s=QUICK)
+        assert second.run.status is RunStatus.SUCCEEDED, second.run.error
+        assert second.run.llm_calls == 0
+        assert len(llm.requests_to("/v1/chat/completions")) == calls
+        assert _click(second).resolution is Resolution.EXPERIENCE
+        assert DATA.names == ["Apples", "Pears"]
+
+        (experience,) = sv.experiences.experiences()
+        assert experience.resolution is Resolution.LLM
+        assert (experience.successes, experience.failures, experience.proven) == (1, 0, True)
+
+        # Proven by a run that succeeded, it is used unattended, without an LLM, too.
+        alone = run(sv, version, site, values={"item": "Plums"}, patience_s=QUICK)
+        assert alone.run.status is RunStatus.SUCCEEDED, alone.run.error
+        assert DATA.names == ["Apples", "Pears", "Plums"]
+
+
+def test_a_repair_is_retired_when_the_page_changes_back(site: str, llm: FakeOpenAIServer) -> None:
+    llm.default_chat = _picks_create_record
+    version_doc = _add_item(site)
+    DATA.drifted = True
+    with services() as sv:
+        version = approve(sv, version_doc)
+        first = run(sv, version, site, values={"item": "Apples"}, use_llm=True, patience_s=QUICK)
+        assert _click(first).resolution is Resolution.LLM, first.run.error
+
+        DATA.drifted = False
+        back = run(sv, version, site, values={"item": "Pears"}, use_llm=True, patience_s=QUICK)
+        assert _click(back).resolution is Resolution.DIRECT, back.run.error
+        (experience,) = sv.experiences.experiences()
+        assert experience.retired_at is not None and experience.expired
+
+        # The page drifts again: the retired repair is not taken on trust; the LLM is asked.
+        DATA.drifted = True
+        again = run(sv, version, site, values={"item": "Plums"}, use_llm=True, patience_s=QUICK)
+        assert again.run.status is RunStatus.SUCCEEDED, again.run.error
+        assert _click(again).resolution is Resolution.LLM
+    assert DATA.names == ["Apples", "Pears", "Plums"]
+
+
+def _experience(workflow_id: str, step_id: str) -> Experience:
+    return Experience(
+        workflow_id=workflow_id,
+        workflow_version=1,
+        step_id=step_id,
+        step_title="Click 'Add'",
+        step_kind="click",
+        repaired_locator=Locator(strategy=LocatorStrategy.ROLE, value="button", name="Add"),
+        resolution=Resolution.FINGERPRINT,
+    )
+
+
+def test_repairs_are_ranked_by_how_they_did_and_one_that_keeps_failing_is_dropped() -> None:
+    with services() as sv:
+        memory = ExperienceMemory(sv.experiences, None)
+        w1 = approve(sv, Workflow(name="W", steps=(GotoStep(title="Go", url="http://a.test/"),)))
+        w1_id = w1.workflow.id
+        older, newer = _experience(w1_id, "s1"), _experience(w1_id, "s1")
+        memory.remember(older)
+        memory.remember(
+            newer.model_copy(update={"created_at": older.created_at.replace(year=2030)})
+        )
+        assert [e.id for e in memory.own(w1_id, "s1")] == [newer.id, older.id]  # newest first
+
+        memory.note_uses([(older.id, True)], proven=True)
+        assert [e.id for e in memory.own(w1_id, "s1")] == [older.id, newer.id]  # it held once
+
+        for _ in range(EXPIRES_AFTER_FAILURES):
+            memory.note_uses([(older.id, False)], proven=False)
+        assert [e.id for e in memory.own(w1_id, "s1")] == [newer.id]
+        kept = sv.experiences.get_experience(older.id)
+        assert kept is not None and (kept.successes, kept.failures) == (1, 2)  # never deleted
