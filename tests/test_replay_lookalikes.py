@@ -24,7 +24,7 @@ from playwright.async_api import async_playwright
 from replay_support import approve, run, services, serving
 
 from desktop_app.adapters.browser.replay_page import PlaywrightPage
-from desktop_app.core.models.run import Resolution, RunStatus
+from desktop_app.core.models.run import FailureKind, Resolution, RunStatus
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     CheckStep,
@@ -230,6 +230,8 @@ def test_rows_that_show_the_same_end_the_run_with_nothing_done(site: str) -> Non
     assert result.run.status is RunStatus.FAILED
     assert set(DATA.rows) == {2, 7}
     assert result.run.steps[-1].title == "Tick the contact's row"
+    assert result.run.steps[-1].failure is FailureKind.AMBIGUOUS
+    assert len(result.run.steps[-1].nearest) >= 2  # both rows' boxes, named
 
 
 def test_a_fallback_never_lands_on_another_option_of_the_group(site: str) -> None:

@@ -32,7 +32,12 @@ from desktop_app.core.models.run import (
     StepStatus,
 )
 from desktop_app.core.models.workflow import ParameterType, Workflow
-from desktop_app.core.outcomes import UNVERIFIED_WORDS, outcome_reason, outcome_words
+from desktop_app.core.outcomes import (
+    UNVERIFIED_WORDS,
+    failure_lines,
+    outcome_reason,
+    outcome_words,
+)
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import parse_assignments
 from desktop_app.core.replay.render import check_base_url
@@ -93,6 +98,8 @@ def _print_step(step: RunStep, *, err: bool) -> None:
     )
     if step.status is StepStatus.FAILED and step.error:
         click.echo(f"     {step.error}", err=err)
+        for line in failure_lines(step):
+            click.echo(f"     {line}", err=err)
     elif step.detail:
         click.echo(f"     {step.detail}", err=err)
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from desktop_app.core.models.run import Run, RunStatus
+from desktop_app.core.models.run import Run, RunStatus, RunStep
 from desktop_app.core.replay.engine import SUCCESS_TITLE
 
 __all__ = [
     "NO_SUCCESS_CHECK_ADVICE",
     "UNVERIFIED_WORDS",
     "checked_success",
+    "failure_lines",
     "outcome_reason",
     "outcome_words",
 ]
@@ -59,3 +60,16 @@ def outcome_reason(run: Run) -> str:
     if run.status is RunStatus.UNVERIFIED and not checked_success(run):
         return f"{reason or 'nothing showed the task was done'} ({NO_SUCCESS_CHECK_ADVICE})"
     return reason
+
+
+def failure_lines(step: RunStep) -> list[str]:
+    """Why a failed step failed, beyond its error, a line each: the kind of failure, what the
+    page said, the page's elements most like the one not found. None for other steps."""
+    lines = []
+    if step.failure is not None:
+        lines.append(f"why: {step.failure.words}")
+    if step.page_messages:
+        lines.append("the page says: " + "; ".join(f'"{m}"' for m in step.page_messages))
+    if step.nearest:
+        lines.append("nearest on the page: " + ", ".join(step.nearest))
+    return lines

@@ -15,6 +15,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from desktop_app.core.models.run import Resolution, Run, RunStatus, RunStep, StepStatus
+from desktop_app.core.outcomes import failure_lines
 from desktop_app.ui.table_model import RowsModel
 
 __all__ = [
@@ -322,6 +323,8 @@ class RunStepsModel(RowsModel[_Row]):
             tokens = step.prompt_tokens + step.completion_tokens
             return f"{step.llm_calls} ({tokens:,} tok)"
         if column is StepColumn.DETAIL:
+            if step.error and step.failure is not None:
+                return f"{step.failure.words[:1].upper()}{step.failure.words[1:]}: {step.error}"
             return step.error or step.detail or ""
         return ""
 
@@ -342,7 +345,7 @@ class RunStepsModel(RowsModel[_Row]):
                 f"{step.completion_tokens:,} completion tokens"
             )
         if column in (StepColumn.DETAIL, StepColumn.STATUS, StepColumn.LOCATOR):
-            parts = [p for p in (step.error, step.detail) if p]
+            parts = [p for p in (step.error, *failure_lines(step), step.detail) if p]
             if column is StepColumn.LOCATOR and step.locator is not None:
                 parts.insert(0, step.locator.describe())
             return "\n".join(parts) or None

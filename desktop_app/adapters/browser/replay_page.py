@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from desktop_app.adapters.browser.locators import to_playwright
 from desktop_app.adapters.browser.page_gone import GoneWatch, stops_when_gone
+from desktop_app.adapters.browser.page_messages import page_messages
 from desktop_app.adapters.browser.page_watch import (
     BUSY_JS,
     KEPT_JS,
@@ -495,6 +496,9 @@ class PlaywrightPage:
             if fingerprint is not None and selector:
                 result.append(Candidate(Handle(selector=selector), fingerprint))
         return result
+
+    async def page_messages(self) -> list[str]:
+        return await page_messages(self._page)
 
     async def describe(self, handle: Handle) -> Target | None:
         from playwright.async_api import Error

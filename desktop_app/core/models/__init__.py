@@ -13,6 +13,7 @@ from desktop_app.core.models.common import (
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import (
     MASK,
+    FailureKind,
     Resolution,
     Run,
     RunStatus,
@@ -101,6 +102,7 @@ __all__ = [
     "Expectation",
     "Experience",
     "ExtractStep",
+    "FailureKind",
     "FieldChange",
     "FillStep",
     "Fingerprint",

@@ -21,6 +21,7 @@ from desktop_app.core.models.workflow import ParameterType, Workflow
 
 __all__ = [
     "MASK",
+    "FailureKind",
     "Resolution",
     "Run",
     "RunStatus",
@@ -65,6 +66,41 @@ class StepStatus(StrEnum):
     SKIPPED = "skipped"
 
 
+class FailureKind(StrEnum):
+    """Why a step failed, in the words a person fixing it needs."""
+
+    ELEMENT_MISSING = "element_missing"
+    """Nothing on the page was found to be the step's element."""
+    AMBIGUOUS = "ambiguous"
+    """Several elements could be the step's, and nothing told which: none was acted on."""
+    VALUE_NOT_ACCEPTED = "value_not_accepted"
+    """The field did not keep the value given (a list without that option, a field that
+    rewrites or refuses what is typed)."""
+    PAGE_ERROR = "page_error"
+    """The page showed an error or a form's validation message after the step acted."""
+    NOT_AS_EXPECTED = "not_as_expected"
+    """The step acted, but the page did not become what the step (or the task) expects."""
+    REFUSED = "refused"
+    """Procedura would not do it: outside the workflow's domains, a commitment the step does
+    not make, an irreversible step nobody confirmed, a question the recording never
+    answered."""
+
+    @property
+    def words(self) -> str:
+        """The kind in a few words: ``element missing``."""
+        return _FAILURE_WORDS[self]
+
+
+_FAILURE_WORDS: Final = {
+    FailureKind.ELEMENT_MISSING: "element missing",
+    FailureKind.AMBIGUOUS: "ambiguous: several elements could be it",
+    FailureKind.VALUE_NOT_ACCEPTED: "value not accepted",
+    FailureKind.PAGE_ERROR: "the page showed an error",
+    FailureKind.NOT_AS_EXPECTED: "the page is not as expected",
+    FailureKind.REFUSED: "refused",
+}
+
+
 class Resolution(StrEnum):
     """Which rung of the healing ladder found the step's element."""
 
@@ -104,6 +140,14 @@ class RunStep(FrozenModel):
     screenshot: MediaRef | None = None
     error: str | None = None
     detail: str | None = None
+    failure: FailureKind | None = None
+    """Why the step failed (set for failed steps where it is known)."""
+    page_messages: tuple[str, ...] = ()
+    """What the page said when the step failed: its errors and forms' validation messages
+    (secrets masked)."""
+    nearest: tuple[str, ...] = ()
+    """When the element was not found or not told apart: the page's elements most like the
+    recorded one, best first, each with how alike it is (0–1)."""
 
 
 class Run(FrozenModel):
@@ -131,6 +175,11 @@ class Run(FrozenModel):
     def healed(self) -> tuple[RunStep, ...]:
         """The steps that healed (:attr:`Resolution.is_heal`), in order."""
         return tuple(s for s in self.steps if s.resolution is not None and s.resolution.is_heal)
+
+    @property
+    def first_failure(self) -> RunStep | None:
+        """The first step that failed (the success check counts as the last step), or None."""
+        return next((s for s in self.steps if s.status is StepStatus.FAILED), None)
 
     @property
     def llm_calls(self) -> int:

@@ -240,6 +240,12 @@ class BrowserPort(Protocol):
         """Every visible element a step could act on, in document order."""
         ...
 
+    async def page_messages(self) -> list[str]:
+        """What the page says is wrong, as shown now: its error messages and alerts, and the
+        validation messages of form fields a person (or a submit) has touched; most telling
+        first, each once."""
+        ...
+
     async def describe(self, handle: Handle) -> Target | None:
         """Ranked locators and fingerprint of the element (None if it is gone)."""
         ...
@@ -331,6 +337,9 @@ class NoBrowser:
         return None
 
     async def candidates(self) -> list[Candidate]:
+        return []
+
+    async def page_messages(self) -> list[str]:
         return []
 
     async def describe(self, handle: Handle) -> Target | None:

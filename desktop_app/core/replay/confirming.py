@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_app.core.models.run import Resolution
+from desktop_app.core.models.run import FailureKind, Resolution
 from desktop_app.core.models.workflow import Step
 from desktop_app.core.replay.ladder import Found, RunAborted, StepFailed, Tracker
 from desktop_app.core.replay.person import Person, Question
@@ -40,7 +40,7 @@ async def confirm_irreversible(
         how = (
             "" if found.resolution is Resolution.DIRECT else f" (found by {found.resolution.value})"
         )
-        raise StepFailed(unattended_refusal(f"{element}{how}"))
+        raise StepFailed(unattended_refusal(f"{element}{how}"), kind=FailureKind.REFUSED)
     if found.resolution is Resolution.DIRECT:
         return
     answer = await person.ask(
@@ -57,7 +57,7 @@ async def confirm_irreversible(
     if answer.action == "abort":
         raise RunAborted("aborted by the person asked to confirm")
     if answer.action != "confirm":
-        raise StepFailed("the irreversible step was not confirmed")
+        raise StepFailed("the irreversible step was not confirmed", kind=FailureKind.REFUSED)
     tracker.note("irreversible step confirmed by a person")
 
 

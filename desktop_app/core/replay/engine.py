@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from desktop_app.core.errors import ProceduraError
-from desktop_app.core.items import pins_record
 from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import (
+    FailureKind,
     Resolution,
     Run,
     RunStatus,
@@ -73,11 +73,11 @@ from desktop_app.core.replay.desktop_steps import (
     is_desktop_expectation,
     is_desktop_step,
 )
+from desktop_app.core.replay.diagnosis import Diagnosis, diagnose
 from desktop_app.core.replay.heal_llm import describe_expectation
 from desktop_app.core.replay.ladder import (
     MAX_OVERLAYS,
     Attempt,
-    Found,
     Ladder,
     ReplayOptions,
     RunAborted,
@@ -86,7 +86,7 @@ from desktop_app.core.replay.ladder import (
     Tracker,
     public_title,
 )
-from desktop_app.core.replay.lessons import Lessons, StepRepair
+from desktop_app.core.replay.lessons import Lessons, repair_of
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters, bind_parameters
 from desktop_app.core.replay.person import Person
@@ -106,7 +106,6 @@ __all__ = [
     "ReplayOptions",
     "ReplayOutcome",
     "Replayer",
-    "StepRepair",
 ]
 
 #: The most a success check waits for the page to settle before it looks.
@@ -351,6 +350,9 @@ class Replayer:
             describe_expectation(render_expectation(e, context.params.values))
             for e in workflow.success
         )
+        why = Diagnosis(kind=None)
+        if failed:
+            why = await diagnose(self._browser, FailureKind.NOT_AS_EXPECTED, None, self._secrets)
         screenshot = None
         if self._options.screenshots and (failed or self._options.screenshot_every_step):
             desktop = all(is_desktop_expectation(e) for e in workflow.success)
@@ -367,6 +369,8 @@ class Replayer:
                 screenshot=screenshot,
                 error=f"expected {failed}; it did not" if failed else None,
                 detail=mask_secrets(f"checked: {shown}", self._secrets),
+                failure=why.kind,
+                page_messages=why.page_messages,
             )
         )
         self._emit(ReplayEvent(index=record.index, title=SUCCESS_TITLE, step=record))
@@ -381,6 +385,7 @@ class Replayer:
         tracker = Tracker()
         status, error = StepStatus.SUCCEEDED, None
         aborted: RunAborted | BrowserGone | None = None
+        why = Diagnosis(kind=None)
         try:
             bound = render_step(step, context.params.values)
             await self._browser.answer_dialogs(bound.dialog)
@@ -392,6 +397,14 @@ class Replayer:
             status, error = StepStatus.SKIPPED, str(exc) or None
         except (StepFailed, ActionFailed, NavigationRefused) as exc:
             status, error = StepStatus.FAILED, str(exc)
+            kind = exc.kind if isinstance(exc, StepFailed) else None
+            if isinstance(exc, NavigationRefused):
+                kind = FailureKind.REFUSED
+            why = Diagnosis(kind=kind)
+            if not is_desktop_step(step):
+                recorded = step.target_or_none
+                fingerprint = recorded.fingerprint if recorded is not None else None
+                why = await diagnose(self._browser, kind, fingerprint, self._secrets)
         screenshot = None
         healed = tracker.found is not None and tracker.found.resolution.is_heal
         if (
@@ -419,6 +432,9 @@ class Replayer:
             error=error,
             detail="; ".join(n for n in (found.detail if found else "", *tracker.notes) if n)
             or None,
+            failure=why.kind,
+            page_messages=why.page_messages,
+            nearest=why.nearest,
         )
         return record, aborted
 
@@ -432,7 +448,8 @@ class Replayer:
             if dialog.kind in ("confirm", "prompt") and not dialog.expected:
                 raise StepFailed(
                     f"the page asked '{message}', a question the recording never answered; "
-                    "it was cancelled"
+                    "it was cancelled",
+                    kind=FailureKind.REFUSED,
                 )
 
     async def _screenshot(self, *, desktop: bool = False) -> str | None:
@@ -455,13 +472,17 @@ class Replayer:
                 if not domain_allowed(url, domains):
                     raise StepFailed(
                         f"refused to open {url}: outside the workflow's domains "
-                        f"({', '.join(domains) or 'none'})"
+                        f"({', '.join(domains) or 'none'})",
+                        kind=FailureKind.REFUSED,
                     )
                 await self._browser.goto(url, timeout_s=bound.timeout_s)
                 await self._expect(bound, tracker)
             case WaitForStep(condition=condition) | AssertStep(condition=condition):
                 if not await self._holds(condition, timeout_s=bound.timeout_s):
-                    raise StepFailed(f"expected {describe_expectation(condition)}; it did not")
+                    raise StepFailed(
+                        f"expected {describe_expectation(condition)}; it did not",
+                        kind=FailureKind.NOT_AS_EXPECTED,
+                    )
             case ExtractStep():
                 await self._extract(bound, original, context, tracker)
             case CallStep():
@@ -470,7 +491,10 @@ class Replayer:
                 await self._agent(bound, context, tracker)
             case DesktopClickStep() | DesktopTypeStep() | HotkeyStep():
                 if bound.irreversible and self._person is None and not self._options.assume_yes:
-                    raise StepFailed(unattended_refusal(public_title(original, context.params)))
+                    raise StepFailed(
+                        unattended_refusal(public_title(original, context.params)),
+                        kind=FailureKind.REFUSED,
+                    )
                 secret = any(
                     f"{{{name}}}" in getattr(original, "text", "")
                     for name in context.params.secrets
@@ -482,13 +506,16 @@ class Replayer:
                 tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
                 action = page_action(bound, context.params.secrets)
                 if bound.irreversible and self._person is None and not self._options.assume_yes:
-                    raise StepFailed(unattended_refusal(f"pressing {action.key}"))
+                    raise StepFailed(
+                        unattended_refusal(f"pressing {action.key}"), kind=FailureKind.REFUSED
+                    )
                 if isinstance(bound, PressStep) and not step_commits(bound):
                     focused = await focused_commits(self._browser, bound.key)
                     if focused is not None:
                         raise StepFailed(
                             f"pressing {bound.key} would set off {focused}, which commits to "
-                            "something this step does not; not pressed"
+                            "something this step does not; not pressed",
+                            kind=FailureKind.REFUSED,
                         )
 
                 async def press() -> PageMark:
@@ -508,7 +535,7 @@ class Replayer:
                         tracker=tracker,
                     )
                 if silent is not None:
-                    raise StepFailed(silent)
+                    raise StepFailed(silent, kind=FailureKind.NOT_AS_EXPECTED)
                 await self._expect(bound, tracker)
             case _:
                 await self._act_with_healing(bound, original, context, tracker)
@@ -516,7 +543,10 @@ class Replayer:
     async def _expect(self, bound: Step, tracker: Tracker) -> None:
         for expectation in bound.expectations:
             if not await self._holds(expectation, timeout_s=bound.timeout_s):
-                raise StepFailed(f"expected {describe_expectation(expectation)}; it did not")
+                raise StepFailed(
+                    f"expected {describe_expectation(expectation)}; it did not",
+                    kind=FailureKind.NOT_AS_EXPECTED,
+                )
 
     async def _holds(self, expectation: Expectation, *, timeout_s: float) -> bool:
         if is_desktop_expectation(expectation):
@@ -606,7 +636,8 @@ class Replayer:
             )
             repair = None
             if found.resolution is not Resolution.DIRECT:
-                repair = await self._repair(original, context, found)  # before acting: it may go
+                # Described before acting: the element may go.
+                repair = await repair_of(self._browser, context.version.workflow, original, found)
             before = await self._browser.url()
             watch = bound.reacts and await self._can_react(found.handle, action)
             try:
@@ -650,17 +681,22 @@ class Replayer:
             if bound.irreversible:
                 raise StepFailed(
                     f"expected {what} after acting on {found.handle.describe()}; it did not, "
-                    "and an irreversible step is never tried twice"
+                    "and an irreversible step is never tried twice",
+                    kind=FailureKind.NOT_AS_EXPECTED,
                 )
             if await self._browser.url() != before:
                 raise StepFailed(
                     f"acting on {found.handle.describe()} led to {await self._browser.url()}, "
-                    f"not to: {what}; another element is not tried on another page"
+                    f"not to: {what}; another element is not tried on another page",
+                    kind=FailureKind.NOT_AS_EXPECTED,
                 )
             excluded.add(await self._ladder.identity(found.handle))
             problem = f"acting on {found.handle.describe()} did not lead to: {what}"
             tracker.note(problem)
-        raise StepFailed(f"no element led to what the step expects ({problem})")
+        raise StepFailed(
+            f"no element led to what the step expects ({problem})",
+            kind=FailureKind.NOT_AS_EXPECTED,
+        )
 
     async def _read_back(self, handle: Handle, action: PageAction, bound: Step) -> None:
         """Check that a fill, select or check left the control as asked (raises
@@ -675,7 +711,10 @@ class Replayer:
             raise
         problem = mismatch(action, state)
         if problem is not None:
-            raise StepFailed(mask_secrets(f"after the {action.kind}, {problem}", self._secrets))
+            raise StepFailed(
+                mask_secrets(f"after the {action.kind}, {problem}", self._secrets),
+                kind=FailureKind.VALUE_NOT_ACCEPTED,
+            )
 
     async def _can_react(self, handle: Handle, action: PageAction) -> bool:
         """Whether the page has something to react to: not a select or check that the
@@ -759,27 +798,3 @@ class Replayer:
         )
 
     # ── learning ───────────────────────────────────────────────────────────────────────────
-
-    async def _repair(self, original: Step, context: _Context, found: Found) -> StepRepair | None:
-        """What the step would learn if acting on *found* works (described before acting)."""
-        described = await self._browser.describe(found.handle)
-        target = original.target_or_none
-        if described is None or target is None:
-            return None
-        return StepRepair(
-            workflow_id=context.version.workflow.id,
-            workflow_version=context.version.workflow.version,
-            step_id=original.id,
-            step_title=original.title,
-            step_kind=original.kind,
-            resolution=found.resolution,
-            target=described,
-            used=found.locator
-            or next(
-                (loc for loc in described.locators if not pins_record(loc)), described.locators[0]
-            ),
-            failed=tuple(loc for loc in target.locators if loc != found.locator),
-            page_url=await self._browser.url(),
-            reason=found.detail,
-            experience_id=found.experience_id,
-        )

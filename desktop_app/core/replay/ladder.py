@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM
 from desktop_app.core.models.experience import Experience
-from desktop_app.core.models.run import Resolution, RunTrigger
+from desktop_app.core.models.run import FailureKind, Resolution, RunTrigger
 from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import (
     CheckStep,
@@ -77,6 +77,8 @@ __all__ = [
 
 #: A fingerprint score below this means a recorded locator now finds something else.
 PLAUSIBLE: Final = 0.45
+#: Words of a rung's note that say it saw several elements that could be the step's.
+_AMBIGUITY: Final = ("look-alike", "ambiguous:")
 _POLL_S: Final = 0.1
 _OVERLAY_GONE_S: Final = 3.0
 #: How many overlays one step may clear.
@@ -125,7 +127,12 @@ class ReplayOptions:
 
 
 class StepFailed(ProceduraError):
-    """The step could not be done (the message says why, for the run record)."""
+    """The step could not be done (the message says why, for the run record; *kind*, where
+    the raiser knows it, says what went wrong, for the person fixing it)."""
+
+    def __init__(self, message: str, *, kind: FailureKind | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class PersonDecision(Exception):
@@ -280,10 +287,12 @@ class Ladder:
             if found is not None:
                 return found
         tried = ", ".join(loc.describe() for loc in target.locators[:3])
+        torn = any(word in note for note in tracker.notes for word in _AMBIGUITY)
         raise StepFailed(
             f"could not find the element (tried {tried}"
             + (f"; {'; '.join(tracker.notes)}" if tracker.notes else "")
-            + ")"
+            + ")",
+            kind=FailureKind.AMBIGUOUS if torn else FailureKind.ELEMENT_MISSING,
         )
 
     async def _vetted(self, attempt: Attempt, found: Found | None) -> Found | None:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from desktop_app.core.items import pins_record
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Locator, Target
+from desktop_app.core.models.workflow import Step, Workflow
+from desktop_app.core.replay.browser import BrowserPort
 from desktop_app.core.replay.ladder import Found
 
-__all__ = ["Lessons", "StepRepair"]
+__all__ = ["Lessons", "StepRepair", "repair_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,32 @@ class StepRepair:
     page_url: str
     reason: str
     experience_id: str | None = None  # the remembered repair it came from (resolution experience)
+
+
+async def repair_of(
+    browser: BrowserPort, workflow: Workflow, original: Step, found: Found
+) -> StepRepair | None:
+    """What *original* (a step of *workflow*) would learn if acting on *found* works: described
+    before acting, since the element may go."""
+    described = await browser.describe(found.handle)
+    target = original.target_or_none
+    if described is None or target is None:
+        return None
+    return StepRepair(
+        workflow_id=workflow.id,
+        workflow_version=workflow.version,
+        step_id=original.id,
+        step_title=original.title,
+        step_kind=original.kind,
+        resolution=found.resolution,
+        target=described,
+        used=found.locator
+        or next((loc for loc in described.locators if not pins_record(loc)), described.locators[0]),
+        failed=tuple(loc for loc in target.locators if loc != found.locator),
+        page_url=await browser.url(),
+        reason=found.detail,
+        experience_id=found.experience_id,
+    )
 
 
 @dataclass(slots=True)

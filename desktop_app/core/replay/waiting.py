@@ -26,6 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
+from desktop_app.core.models.run import FailureKind
 from desktop_app.core.models.workflow import Expectation
 from desktop_app.core.replay.browser import BrowserPort, PageMark
 from desktop_app.core.replay.heal_llm import describe_expectation
@@ -134,7 +135,8 @@ class AppWaits:
         if irreversible:
             raise StepFailed(
                 f"the page did not react to {what} as it did when recorded (nothing changed, "
-                "no request, no other page); an irreversible step is never done twice"
+                "no request, no other page); an irreversible step is never done twice",
+                kind=FailureKind.NOT_AS_EXPECTED,
             )
         tracker.note(f"the page did not react to {what}; waited for it to settle, did it again")
         tracker.waited_s += await self.at_rest(
