@@ -188,6 +188,8 @@ class Settings(BaseSettings):
     #: Ask before an irreversible step found by healing acts (the GUI's and tray's default;
     #: the command line asks unless ``--yes``).
     confirm_irreversible: bool = True
+    #: A version nobody ran for this many days is flagged stale in the Library (0: never).
+    stale_after_days: int = Field(default=60, ge=0, le=3650)
 
     embedding: Literal["minilm", "openai"] = "minilm"
     embedding_model: str = "text-embedding-3-small"

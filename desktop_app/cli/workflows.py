@@ -31,6 +31,7 @@ from desktop_app.ops.library import (
     unresolved,
 )
 from desktop_app.ops.review import Decision, archive, decide
+from desktop_app.ops.scores import score
 
 if TYPE_CHECKING:
     from desktop_app.core.exports.bundle import OnConflict, Resolution
@@ -105,11 +106,18 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
         current = services.workflows.get(ref, version)
         summary = services.workflows.summary(current.workflow_id)
         history = services.workflows.versions(current.workflow_id)
+        scored = score(services.runs, current, stale_after_days=services.settings.stale_after_days)
     if as_json:
         emit_json(
             {
                 "summary": _summary_json(summary),
                 "version": current.model_dump(mode="json"),
+                "record": {
+                    **scored.record.model_dump(mode="json"),
+                    "success_rate": scored.record.success_rate,
+                    "heal_rate": scored.record.heal_rate,
+                    "stale": scored.stale,
+                },
                 "versions": [
                     {
                         "version": v.version,
@@ -129,8 +137,13 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
         f"version {wf.version} ({current.status.value}) of {summary.latest_version}; "
         f"approved: {summary.approved_version or 'none'}"
     )
+    if scored.stale is not None:
+        click.echo(f"stale: {scored.stale}")
     if wf.description:
         click.echo(f"\n{wf.description}")
+    click.echo("\nrecord:")
+    for line in scored.record.lines():
+        click.echo(f"  {line}")
     if wf.domains:
         click.echo(f"domains: {', '.join(wf.domains)}")
     if wf.intent_template:

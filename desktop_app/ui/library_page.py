@@ -49,7 +49,9 @@ from desktop_app.ops.library import (
     unresolved,
 )
 from desktop_app.ops.review import Archived, Decision, Reviewed, archive, decide
+from desktop_app.ops.scores import Scored, score
 from desktop_app.ui.host import Host
+from desktop_app.ui.scores_html import record_html
 from desktop_app.ui.table_model import RowsModel, current_item, select_source_row, visible_items
 
 __all__ = ["LibraryModel", "LibraryPage", "LibraryRow"]
@@ -473,12 +475,20 @@ class LibraryPage(QWidget):
             return
         self.details.setHtml(_summary_html(row, None))
         workflow_id = row.summary.id
+        backend = self._host.backend
+        approved = row.summary.approved_version
+
+        def read() -> tuple[WorkflowVersion, Scored]:
+            latest = backend.workflows.get(workflow_id)
+            runs = latest if approved is None else backend.workflows.get(workflow_id, approved)
+            days = backend.settings.stale_after_days
+            return latest, score(backend.runs, runs, stale_after_days=days)
 
         async def load() -> None:
-            version = await self._host.tasks.call(self._host.backend.workflows.get, workflow_id)
+            version, scored = await self._host.tasks.call(read)
             current = self.selected()
             if current is not None and current.summary.id == workflow_id:
-                self.details.setHtml(_summary_html(current, version))
+                self.details.setHtml(_summary_html(current, version, scored))
 
         self._host.tasks.start(load(), label="Loading the workflow…")
 
@@ -647,7 +657,9 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _summary_html(row: LibraryRow, version: WorkflowVersion | None) -> str:
+def _summary_html(
+    row: LibraryRow, version: WorkflowVersion | None, scored: Scored | None = None
+) -> str:
     s = row.summary
     parts = [f"<h2 style='margin-bottom:2px'>{_escape(s.name)}</h2>"]
     status = _STATUS_LABELS[s.status]
@@ -667,6 +679,11 @@ def _summary_html(row: LibraryRow, version: WorkflowVersion | None) -> str:
         parts.append(
             f"<p>Ran {row.stats.runs} time(s); {row.success_text} succeeded{unverified}; "
             f"last {row.last_run_text}.</p>"
+        )
+    if scored is not None:
+        parts.append(
+            f"<p><b>How version {scored.record.version}'s runs went</b></p>"
+            + record_html([scored.record], stale=scored.stale)
         )
     if version is not None:
         workflow = version.workflow

@@ -11,7 +11,9 @@ from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import MediaStore, RunStore
+from desktop_app.core.scores import VersionRecord, version_record
 from desktop_app.core.views import WorkflowSummary
+from desktop_app.ops.scores import RECENT_RUNS
 from desktop_app.ui.review_page.models import QueueEntry
 
 __all__ = ["compute", "load_images", "load_queue", "load_workflow"]
@@ -39,13 +41,17 @@ def load_queue(library: WorkflowLibrary) -> _Queue:
 class _Workflow:
     versions: list[WorkflowVersion]
     repair_runs: list[Run]
+    records: dict[int, VersionRecord]
 
 
 def load_workflow(library: WorkflowLibrary, runs: RunStore, workflow_id: str) -> _Workflow:
-    """A workflow's versions and the runs that proposed a repair of it."""
+    """A workflow's versions, the runs that proposed a repair of it, and each version's record
+    (from the workflow's newest runs)."""
     versions = library.versions_by_id(workflow_id)
-    proposing = [r for r in runs.runs(workflow_id, limit=500) if r.proposed_version is not None]
-    return _Workflow(versions=versions, repair_runs=proposing)
+    found = runs.runs(workflow_id, limit=RECENT_RUNS)
+    proposing = [r for r in found if r.proposed_version is not None]
+    records = {v.version: version_record(workflow_id, v.version, found) for v in versions}
+    return _Workflow(versions=versions, repair_runs=proposing, records=records)
 
 
 def load_images(media: MediaStore, refs: Sequence[str]) -> dict[str, bytes]:

@@ -12,6 +12,8 @@ from desktop_app.core.models.run import Resolution, Run
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.outcomes import outcome_words
 from desktop_app.core.replay.learning import REPLAY_ACTOR
+from desktop_app.core.scores import VersionRecord
+from desktop_app.ui.scores_html import record_html
 
 __all__ = [
     "CSS",
@@ -311,8 +313,12 @@ def version_html(
     diff: WorkflowDiff,
     runs: Sequence[Run],
     images: Sequence[str],
+    records: Sequence[VersionRecord] = (),
+    *,
+    stale: str | None = None,
 ) -> str:
-    """A version's page: summary, change note, what healed and what changes."""
+    """A version's page: summary, change note, what healed, how its runs (and the base's) went,
+    and what changes."""
     parts: list[str] = []
     against = f"version {base.version}" if base is not None else "nothing"
     parts.append(
@@ -329,6 +335,8 @@ def version_html(
         parts.append(f"<h2>Change note</h2><p>{escape(compared.change_note)}</p>")
     if compared.created_by == REPLAY_ACTOR or runs:
         parts.append(healed_html(compared, runs, images))
+    if records:
+        parts.append("<h2>How its runs went</h2>" + record_html(records, stale=stale))
     parts.append("<h2>What changes</h2>" if not diff.is_empty else "")
     parts.append(diff_html(diff))
     return "".join(parts)

@@ -27,12 +27,15 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.diff import base_for
 from desktop_app.core.errors import ProceduraError
+from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.replay.learning import REPLAY_ACTOR
+from desktop_app.core.scores import VersionRecord, stale_reason
 from desktop_app.core.views import WorkflowSummary
 from desktop_app.ops.changes import MANY, Changes, Origin
 from desktop_app.ops.review import Decision, Reviewed, decide
+from desktop_app.ops.scores import approved_at
 from desktop_app.ui.host import Host
 from desktop_app.ui.review_page.loading import compute, load_queue, load_workflow
 from desktop_app.ui.review_page.markup import (
@@ -66,6 +69,7 @@ class _Shown:
     workflow_id: str | None = None
     versions: list[WorkflowVersion] = field(default_factory=list)
     repair_runs: list[Run] = field(default_factory=list)
+    records: dict[int, VersionRecord] = field(default_factory=dict)
     compared: int | None = None
     base: int | None = None
 
@@ -303,7 +307,10 @@ class ReviewPage(QWidget):
             self._show_nothing("That workflow no longer exists.")
             return
         shown = _Shown(
-            workflow_id=workflow_id, versions=loaded.versions, repair_runs=loaded.repair_runs
+            workflow_id=workflow_id,
+            versions=loaded.versions,
+            repair_runs=loaded.repair_runs,
+            records=loaded.records,
         )
         chosen = shown.version(compared)
         if chosen is None:
@@ -340,7 +347,22 @@ class ReviewPage(QWidget):
             for ref, data in images.items()
             if not (image := QImage.fromData(data)).isNull()
         }
-        self.diff_view.setHtml(page(version_html(compared, base, diff, runs, list(images))))
+        records = [
+            shown.records[v.version]
+            for v in (compared, base)
+            if v is not None and v.version in shown.records
+        ]
+        stale = None
+        if compared.status is WorkflowStatus.APPROVED and records:
+            stale = stale_reason(
+                records[0],
+                since=approved_at(compared),
+                now=utcnow(),
+                stale_after_days=self._host.backend.settings.stale_after_days,
+            )
+        self.diff_view.setHtml(
+            page(version_html(compared, base, diff, runs, list(images), records, stale=stale))
+        )
         self.history_model.set_rows(compared.transitions)
         self._update_buttons()
 

@@ -389,6 +389,13 @@ class SettingsSections(QWidget):
             "Submit, pay, delete, send: when healing found the element, the desktop app asks "
             "you before it acts. Off, runs go ahead as `procedura run --yes` would.",
         )
+        self._add(
+            form,
+            "Stale &after:",
+            self._number("stale_after_days", suffix=" days"),
+            "A workflow version nobody ran for this many days is flagged stale in the Library "
+            "(never archived or deleted for it); 0 never flags one for that.",
+        )
         return box
 
     def _data_section(self) -> QGroupBox:
