@@ -33,6 +33,7 @@ BENCHMARKS = (
     "healing",
     "agent_baseline",
     "retrieval",
+    "learning",
     "induction",
     "recording",
     "gui",
