@@ -138,7 +138,7 @@ def _add_commands() -> None:
     from desktop_app.cli.doctor import doctor_command
     from desktop_app.cli.export import export_command
     from desktop_app.cli.record import induce, record
-    from desktop_app.cli.replay import run_command, runs_group
+    from desktop_app.cli.replay import run_command, runs_group, verify_command
     from desktop_app.cli.review import diff_command
     from desktop_app.cli.trajectories import trajectories
     from desktop_app.cli.workflows import workflows
@@ -155,6 +155,7 @@ def _add_commands() -> None:
     ):
         cli.add_command(command)
     workflows.add_command(diff_command)
+    workflows.add_command(verify_command)
 
 
 _add_commands()

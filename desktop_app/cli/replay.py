@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -37,11 +38,13 @@ from desktop_app.core.outcomes import (
     failure_lines,
     outcome_reason,
     outcome_words,
+    verification_words,
+    verified,
 )
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import parse_assignments
 from desktop_app.core.replay.render import check_base_url
-from desktop_app.ops.run import RunPlan, replay_options
+from desktop_app.ops.run import RunPlan, replay_options, version_to_run
 from desktop_app.ops.secrets import remember_secrets
 
 if TYPE_CHECKING:
@@ -225,6 +228,7 @@ def _run(
     allow_draft: bool,
     interactive: bool,
     as_json: bool,
+    verify: Verify | None = None,
 ) -> Run:
     from desktop_app.app import make_structured_llm, replay
     from desktop_app.core.replay.intent import bind_values, check_bound, find_workflow
@@ -238,7 +242,11 @@ def _run(
         ref = choice.workflow.id
         trigger = RunTrigger.INTENT
         click.echo(f"Found '{choice.workflow.name}' (by {choice.reason})", err=True)
-    version = runnable_version(services, ref, allow_draft=allow_draft)
+    if verify is not None:
+        trigger = RunTrigger.VERIFY
+        version = version_to_run(services.workflows, ref, version=verify.version, allow_draft=True)
+    else:
+        version = runnable_version(services, ref, allow_draft=allow_draft)
     workflow = version.workflow
     if base_url is not None:
         check_base_url(base_url)
@@ -266,7 +274,13 @@ def _run(
     )
     if missed is not None:  # the run goes on with the values typed
         click.echo(f"warning: {missed}", err=True)
-    options = replay_options(services.settings, trigger=trigger, confirm=not yes, use_llm=use_llm)
+    options = replay_options(
+        services.settings,
+        trigger=trigger,
+        confirm=not yes,
+        use_llm=use_llm,
+        stop_before_irreversible=verify is not None and not verify.through_irreversible,
+    )
     if not services.writable:  # the desktop app holds the stores: it runs it (docs/tray.md)
         from desktop_app.handoff import hand_off_run
 
@@ -289,7 +303,8 @@ def _run(
             on_step=None if as_json else lambda step: _print_step(step, err=True),
             on_note=lambda text: click.echo(text, err=True),
         )
-    click.echo(f"Running '{workflow.name}' version {version.version}…", err=True)
+    doing = "Verifying" if verify is not None else "Running"
+    click.echo(f"{doing} '{workflow.name}' version {version.version}…", err=True)
 
     async def go() -> Run | None:
         task = asyncio.current_task()
@@ -341,6 +356,84 @@ def _print_summary(run: Run) -> None:
             f"procedura workflows show {run.workflow_id[:8]} --version {run.proposed_version}"
         )
     click.echo(f"  details: procedura runs show {run.id[:8]}")
+
+
+# ── verify ─────────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True, slots=True)
+class Verify:
+    """A run that verifies a version before it is approved."""
+
+    version: int | None
+    through_irreversible: bool
+
+
+@click.command("verify")
+@click.argument("ref")
+@click.option(
+    "--version", "version", type=click.IntRange(min=1), help="A version (default: the latest)."
+)
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A parameter.")
+@click.option(
+    "--secret-env",
+    "secret_env",
+    multiple=True,
+    metavar="NAME=VARIABLE",
+    help="Read a secret parameter from an environment variable.",
+)
+@click.option(
+    "--through-irreversible",
+    is_flag=True,
+    help="Do the irreversible steps too (it submits, pays, deletes or sends for real).",
+)
+@click.option("--base-url", help="Run against another origin (a staging copy, another port).")
+@click.option("--headless", is_flag=True, help="No browser window.")
+@click.option("--no-llm", is_flag=True, help="Never call the LLM (rungs 1–3 and a person only).")
+@click.option("--yes", is_flag=True, help="Confirm irreversible steps in advance.")
+@click.option("--non-interactive", is_flag=True, help="Never ask: fail with a report instead.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@click.pass_context
+def verify_command(
+    ctx: click.Context,
+    ref: str,
+    version: int | None,
+    params: tuple[str, ...],
+    secret_env: tuple[str, ...],
+    through_irreversible: bool,
+    base_url: str | None,
+    headless: bool,
+    no_llm: bool,
+    yes: bool,
+    non_interactive: bool,
+    as_json: bool,
+) -> None:
+    """Replay a version before approving it (a draft too) with its recorded values or -p ones,
+    stopping before its first irreversible step; Review shows each step's result."""
+    settings = ctx.obj["settings"]()
+    with open_for_run(settings) as services:
+        run = _run(
+            services,
+            ref,
+            parse_assignments(params),
+            intent=None,
+            from_env=parse_assignments(secret_env),
+            save_secrets=False,
+            base_url=base_url,
+            headless=headless,
+            use_llm=not no_llm,
+            yes=yes,
+            allow_draft=True,
+            interactive=not non_interactive,
+            as_json=as_json,
+            verify=Verify(version=version, through_irreversible=through_irreversible),
+        )
+    if as_json:
+        click.echo(json_text(_run_json(run)))
+    else:
+        _print_summary(run)
+        click.echo(f"  {verification_words(run)}")
+    sys.exit(0 if verified(run) else exit_code(run))
 
 
 # ── runs ───────────────────────────────────────────────────────────────────────────────────

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from desktop_app.core.models.run import Run, RunStatus, RunStep
+from desktop_app.core.models.run import Run, RunStatus, RunStep, RunTrigger, StepStatus
+from desktop_app.core.replay.confirming import STOPPED_BEFORE
 from desktop_app.core.replay.engine import SUCCESS_TITLE
 
 __all__ = [
@@ -19,6 +20,8 @@ __all__ = [
     "failure_lines",
     "outcome_reason",
     "outcome_words",
+    "verification_words",
+    "verified",
 ]
 
 #: How an unverified run is named to people.
@@ -73,3 +76,29 @@ def failure_lines(step: RunStep) -> list[str]:
     if step.nearest:
         lines.append("nearest on the page: " + ", ".join(step.nearest))
     return lines
+
+
+def _stopped_before(run: Run) -> bool:
+    return run.status is RunStatus.UNVERIFIED and (run.error or "").startswith(STOPPED_BEFORE)
+
+
+def verified(run: Run) -> bool:
+    """Whether a verification run found nothing wrong: it succeeded, or every step went until
+    it stopped before an irreversible one, as a verification does."""
+    if run.trigger is not RunTrigger.VERIFY:
+        return False
+    return run.status is RunStatus.SUCCEEDED or _stopped_before(run)
+
+
+def verification_words(run: Run) -> str:
+    """What a verification run showed, in one line."""
+    done = sum(s.status is StepStatus.SUCCEEDED for s in run.steps if s.title != SUCCESS_TITLE)
+    failed = run.first_failure
+    if failed is not None:
+        why = f" ({failed.failure.words})" if failed.failure is not None else ""
+        return f"verification failed at step {failed.index + 1} '{failed.title}'{why}"
+    if _stopped_before(run):
+        return f"verified: {done} step(s) went as expected, then {run.error}; nothing after it ran"
+    if run.status is RunStatus.SUCCEEDED:
+        return f"verified: all {done} step(s) went as expected and the success check held"
+    return f"not verified: {outcome_words(run.status)}" + (f" ({run.error})" if run.error else "")

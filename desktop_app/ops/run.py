@@ -72,6 +72,7 @@ def replay_options(
     trigger: RunTrigger,
     confirm: bool | None = None,
     use_llm: bool = True,
+    stop_before_irreversible: bool = False,
 ) -> ReplayOptions:
     """How one run may behave.
 
@@ -81,6 +82,8 @@ def replay_options(
         confirm: irreversible steps found by healing wait for a person's yes (None: as the
             ``confirm_irreversible`` setting says).
         use_llm: the LLM may heal (when one is configured).
+        stop_before_irreversible: end the run before its first irreversible step (a
+            verification).
     """
     if confirm is None:
         confirm = settings.confirm_irreversible
@@ -90,6 +93,7 @@ def replay_options(
         max_llm_calls_per_step=settings.llm_max_calls_per_step,
         patience_s=settings.replay_patience_s,
         trigger=trigger,
+        stop_before_irreversible=stop_before_irreversible,
     )
 
 
@@ -110,6 +114,7 @@ class RunPlan(FrozenModel):
     base_url: str | None = None
     headless: bool = False
     interactive: bool = True
+    stop_before_irreversible: bool = False
 
     @classmethod
     def of(
@@ -133,6 +138,7 @@ class RunPlan(FrozenModel):
             base_url=base_url,
             headless=headless,
             interactive=interactive,
+            stop_before_irreversible=options.stop_before_irreversible,
         )
 
     def version_in(self, workflows: WorkflowLibrary) -> WorkflowVersion:
@@ -147,5 +153,9 @@ class RunPlan(FrozenModel):
     def options(self, settings: Settings) -> ReplayOptions:
         """The engine's options for this run, from *settings* and the plan's choices."""
         return replay_options(
-            settings, trigger=self.trigger, confirm=self.confirm, use_llm=self.use_llm
+            settings,
+            trigger=self.trigger,
+            confirm=self.confirm,
+            use_llm=self.use_llm,
+            stop_before_irreversible=self.stop_before_irreversible,
         )

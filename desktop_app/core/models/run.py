@@ -56,6 +56,9 @@ class RunTrigger(StrEnum):
     TRAY = "tray"
     BATCH = "batch"
     INTENT = "intent"
+    VERIFY = "verify"
+    """A verification before approval (``workflows verify``): it stops before the first
+    irreversible step unless told otherwise."""
 
 
 class StepStatus(StrEnum):

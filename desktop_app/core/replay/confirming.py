@@ -1,13 +1,48 @@
-"""Asking before an irreversible step acts on an element its recording did not name first."""
+"""Asking before an irreversible step acts on an element its recording did not name first; the
+browser's own questions a step met; a verification that stops before an irreversible step."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Final
+
 from desktop_app.core.models.run import FailureKind, Resolution
 from desktop_app.core.models.workflow import Step
+from desktop_app.core.redaction import mask_secrets
+from desktop_app.core.replay.browser import BrowserPort
 from desktop_app.core.replay.ladder import Found, RunAborted, StepFailed, Tracker
 from desktop_app.core.replay.person import Person, Question
 
-__all__ = ["confirm_irreversible", "unattended_refusal"]
+__all__ = [
+    "STOPPED_BEFORE",
+    "StoppedBefore",
+    "check_dialogs",
+    "confirm_irreversible",
+    "unattended_refusal",
+]
+
+#: How the error of a verification run that stopped before an irreversible step begins.
+STOPPED_BEFORE: Final = "stopped before step"
+
+
+class StoppedBefore(Exception):
+    """A verification run (``stop_before_irreversible``) reached an irreversible step and ended
+    there, as asked: the run is done, unverified, with every step before it checked."""
+
+
+async def check_dialogs(browser: BrowserPort, tracker: Tracker, secrets: Sequence[str]) -> None:
+    """Note the browser's own questions the step met; fail it if one was not expected (it was
+    cancelled: the recording never answered such a question)."""
+    for dialog in await browser.dialogs():
+        message = mask_secrets(dialog.message[:100], secrets)
+        answer = "OK" if dialog.accepted else "Cancel"
+        tracker.note(f"the page said '{message}' ({dialog.kind}): answered {answer}")
+        if dialog.kind in ("confirm", "prompt") and not dialog.expected:
+            raise StepFailed(
+                f"the page asked '{message}', a question the recording never answered; "
+                "it was cancelled",
+                kind=FailureKind.REFUSED,
+            )
 
 
 async def confirm_irreversible(

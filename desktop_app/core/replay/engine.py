@@ -66,7 +66,13 @@ from desktop_app.core.replay.browser import (
     PageMark,
 )
 from desktop_app.core.replay.calls import MAX_CALL_DEPTH
-from desktop_app.core.replay.confirming import confirm_irreversible, unattended_refusal
+from desktop_app.core.replay.confirming import (
+    STOPPED_BEFORE,
+    StoppedBefore,
+    check_dialogs,
+    confirm_irreversible,
+    unattended_refusal,
+)
 from desktop_app.core.replay.desktop import DesktopPort
 from desktop_app.core.replay.desktop_steps import (
     DesktopSteps,
@@ -233,6 +239,8 @@ class Replayer:
             status, error = await self._verify(context)
         except RunAborted as exc:
             status, error = RunStatus.ABORTED, str(exc)
+        except StoppedBefore as exc:
+            status, error = RunStatus.UNVERIFIED, str(exc)
         except StepFailed as exc:
             status, error = RunStatus.FAILED, str(exc)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -284,6 +292,8 @@ class Replayer:
         for step in steps:
             index = len(self._steps)
             title = public_title(step, context.params)
+            if step.irreversible and self._options.stop_before_irreversible:
+                raise StoppedBefore(f"{STOPPED_BEFORE} {index + 1} '{title}' (irreversible)")
             self._emit(ReplayEvent(index=index, title=title))
             record, aborted = await self._run_one(index, step, context, title)
             record = self._record(record)
@@ -390,7 +400,7 @@ class Replayer:
             bound = render_step(step, context.params.values)
             await self._browser.answer_dialogs(bound.dialog)
             await self._dispatch(bound, step, context, tracker)
-            await self._check_dialogs(tracker)
+            await check_dialogs(self._browser, tracker, self._secrets)
         except (RunAborted, BrowserGone) as exc:
             status, error, aborted = StepStatus.FAILED, str(exc), exc
         except StepSkipped as exc:
@@ -437,20 +447,6 @@ class Replayer:
             nearest=why.nearest,
         )
         return record, aborted
-
-    async def _check_dialogs(self, tracker: Tracker) -> None:
-        """Note the browser's own questions the step met; fail it if one was not expected (it
-        was cancelled: the recording never answered such a question)."""
-        for dialog in await self._browser.dialogs():
-            message = mask_secrets(dialog.message[:100], self._secrets)
-            answer = "OK" if dialog.accepted else "Cancel"
-            tracker.note(f"the page said '{message}' ({dialog.kind}): answered {answer}")
-            if dialog.kind in ("confirm", "prompt") and not dialog.expected:
-                raise StepFailed(
-                    f"the page asked '{message}', a question the recording never answered; "
-                    "it was cancelled",
-                    kind=FailureKind.REFUSED,
-                )
 
     async def _screenshot(self, *, desktop: bool = False) -> str | None:
         if desktop:
@@ -650,7 +646,9 @@ class Replayer:
                 timed_out = True
                 tracker.note(f"{exc}; looking for the element again")
                 continue
-            await self._check_dialogs(tracker)  # a question nobody answered fails it first
+            await check_dialogs(
+                self._browser, tracker, self._secrets
+            )  # a question nobody answered fails it first
             silent = None
             if mark is not None:
                 silent = await self._waits.reacted_to(

@@ -111,6 +111,8 @@ class ReplayOptions:
             browser closes.
         reaction_s: how long a step the page reacted to when recorded may take to get a
             reaction (a change, a request, a navigation) before it is done once more.
+        stop_before_irreversible: end the run, done, unverified, before its first
+            irreversible step (a verification: ``workflows verify``).
     """
 
     assume_yes: bool = False
@@ -124,6 +126,7 @@ class ReplayOptions:
     ready_quiet_s: float = 0.1
     save_quiet_s: float = 0.2
     reaction_s: float = 1.5
+    stop_before_irreversible: bool = False
 
 
 class StepFailed(ProceduraError):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from desktop_app.core.diff import WorkflowDiff, diff_workflows
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.library import WorkflowLibrary
-from desktop_app.core.models.run import Run
+from desktop_app.core.models.run import Run, RunStatus, RunTrigger
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.scores import VersionRecord, version_record
@@ -42,16 +42,23 @@ class _Workflow:
     versions: list[WorkflowVersion]
     repair_runs: list[Run]
     records: dict[int, VersionRecord]
+    verifications: dict[int, Run]
 
 
 def load_workflow(library: WorkflowLibrary, runs: RunStore, workflow_id: str) -> _Workflow:
-    """A workflow's versions, the runs that proposed a repair of it, and each version's record
-    (from the workflow's newest runs)."""
+    """A workflow's versions, the runs that proposed a repair of it, each version's record and
+    newest verification (from the workflow's newest runs)."""
     versions = library.versions_by_id(workflow_id)
     found = runs.runs(workflow_id, limit=RECENT_RUNS)
     proposing = [r for r in found if r.proposed_version is not None]
     records = {v.version: version_record(workflow_id, v.version, found) for v in versions}
-    return _Workflow(versions=versions, repair_runs=proposing, records=records)
+    verifications: dict[int, Run] = {}
+    for run in found:  # newest first: the newest verification of each version
+        if run.trigger is RunTrigger.VERIFY and run.status is not RunStatus.RUNNING:
+            verifications.setdefault(run.workflow_version, run)
+    return _Workflow(
+        versions=versions, repair_runs=proposing, records=records, verifications=verifications
+    )
 
 
 def load_images(media: MediaStore, refs: Sequence[str]) -> dict[str, bytes]:

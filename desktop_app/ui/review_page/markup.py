@@ -8,9 +8,9 @@ from datetime import datetime
 from typing import Final
 
 from desktop_app.core.diff import FieldChange, LocatorChange, StepChange, WorkflowDiff, step_heading
-from desktop_app.core.models.run import Resolution, Run
+from desktop_app.core.models.run import Resolution, Run, StepStatus
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
-from desktop_app.core.outcomes import outcome_words
+from desktop_app.core.outcomes import failure_lines, outcome_words, verification_words, verified
 from desktop_app.core.replay.learning import REPLAY_ACTOR
 from desktop_app.core.scores import VersionRecord
 from desktop_app.ui.scores_html import record_html
@@ -24,6 +24,7 @@ __all__ = [
     "healed_html",
     "page",
     "status_words",
+    "verification_html",
     "version_html",
     "when",
 ]
@@ -316,6 +317,7 @@ def version_html(
     records: Sequence[VersionRecord] = (),
     *,
     stale: str | None = None,
+    verification: Run | None = None,
 ) -> str:
     """A version's page: summary, change note, what healed, how its runs (and the base's) went,
     and what changes."""
@@ -335,8 +337,37 @@ def version_html(
         parts.append(f"<h2>Change note</h2><p>{escape(compared.change_note)}</p>")
     if compared.created_by == REPLAY_ACTOR or runs:
         parts.append(healed_html(compared, runs, images))
+    if compared.status in (WorkflowStatus.DRAFT, WorkflowStatus.IN_REVIEW) or verification:
+        parts.append(verification_html(compared, verification))
     if records:
         parts.append("<h2>How its runs went</h2>" + record_html(records, stale=stale))
     parts.append("<h2>What changes</h2>" if not diff.is_empty else "")
     parts.append(diff_html(diff))
+    return "".join(parts)
+
+
+def verification_html(version: WorkflowVersion, run: Run | None) -> str:
+    """The newest verification of *version*: each step it did, passed or not, and why; or how
+    to verify it."""
+    parts = ["<h2>Verification</h2>"]
+    if run is None:
+        parts.append(
+            "<p class='muted'>Not verified yet. <span class='code'>procedura workflows verify "
+            f"{escape(version.workflow_id[:8])} --version {version.version}</span> replays it "
+            "with its recorded values and stops before its first irreversible step.</p>"
+        )
+        return "".join(parts)
+    good = verified(run)
+    color = "#1a7f37" if good else "#cf222e"
+    parts.append(
+        f"<p style='color: {color};'>{'✓' if good else '✗'} {escape(verification_words(run))} "
+        f"<span class='muted'>(run <span class='code'>{escape(run.id[:8])}</span>, "
+        f"{when(run.started_at)})</span></p><ol>"
+    )
+    for step in run.steps:
+        mark = {StepStatus.SUCCEEDED: "✓", StepStatus.FAILED: "✗"}.get(step.status, "–")
+        lines = [step.error or "", *failure_lines(step)] if step.status is StepStatus.FAILED else []
+        extra = "".join(f"<br><span class='muted'>{escape(line)}</span>" for line in lines if line)
+        parts.append(f"<li>{mark} {escape(step.title)}{extra}</li>")
+    parts.append("</ol>")
     return "".join(parts)

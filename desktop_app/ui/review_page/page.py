@@ -70,6 +70,7 @@ class _Shown:
     versions: list[WorkflowVersion] = field(default_factory=list)
     repair_runs: list[Run] = field(default_factory=list)
     records: dict[int, VersionRecord] = field(default_factory=dict)
+    verifications: dict[int, Run] = field(default_factory=dict)
     compared: int | None = None
     base: int | None = None
 
@@ -311,6 +312,7 @@ class ReviewPage(QWidget):
             versions=loaded.versions,
             repair_runs=loaded.repair_runs,
             records=loaded.records,
+            verifications=loaded.verifications,
         )
         chosen = shown.version(compared)
         if chosen is None:
@@ -360,8 +362,20 @@ class ReviewPage(QWidget):
                 now=utcnow(),
                 stale_after_days=self._host.backend.settings.stale_after_days,
             )
+        checked = shown.verifications.get(compared.version)
         self.diff_view.setHtml(
-            page(version_html(compared, base, diff, runs, list(images), records, stale=stale))
+            page(
+                version_html(
+                    compared,
+                    base,
+                    diff,
+                    runs,
+                    list(images),
+                    records,
+                    stale=stale,
+                    verification=checked,
+                )
+            )
         )
         self.history_model.set_rows(compared.transitions)
         self._update_buttons()
