@@ -240,3 +240,27 @@ def test_repairs_are_ranked_by_how_they_did_and_one_that_keeps_failing_is_droppe
         assert [e.id for e in memory.own(w1_id, "s1")] == [newer.id]
         kept = sv.experiences.get_experience(older.id)
         assert kept is not None and (kept.successes, kept.failures) == (1, 2)  # never deleted
+
+
+def test_a_site_keeps_its_most_useful_repairs_and_others_are_untouched() -> None:
+    with services() as sv:
+        memory = ExperienceMemory(sv.experiences, None)
+        w1 = approve(sv, Workflow(name="W", steps=(GotoStep(title="Go", url="http://a.test/"),)))
+        made = []
+        for n in range(4):
+            experience = _experience(w1.workflow.id, f"s{n}").model_copy(
+                update={"page_url": "https://crm.example.test/contacts/7"}
+            )
+            memory.remember(experience)
+            made.append(experience)
+        other = _experience(w1.workflow.id, "s9").model_copy(
+            update={"page_url": "https://mail.example.test/"}
+        )
+        memory.remember(other)
+        memory.note_uses([(made[0].id, True), (made[0].id, True), (made[2].id, True)], proven=True)
+        memory.note_uses([(made[1].id, False)] * EXPIRES_AFTER_FAILURES, proven=False)
+
+        assert memory.evict("crm.example.test", keep=2) == 2
+        kept = {e.id for e in sv.experiences.find_experiences(site="crm.example.test")}
+        assert kept == {made[0].id, made[2].id}  # the expired one and the unused one went
+        assert sv.experiences.get_experience(other.id) is not None

@@ -95,3 +95,33 @@ def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
     with pytest.raises(StoreError, match="written by a newer Procedura"):
         migrate(engine)
+
+
+def test_remembered_repairs_get_their_site_when_migrated(tmp_path: Path) -> None:
+    engine = open_database(tmp_path / "procedura.db")
+    migrate(engine, "0004")
+    wf = load_workflow((EXAMPLES / "create-contact.workflow.json").read_bytes())
+    # Rows as release 0004 wrote them (no 'site' column).
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO workflows (id, name, description, domains, parameters, status, "
+                "latest_version, latest_status, approved_version, created_at, updated_at, "
+                "pinned) VALUES (:id, 'W', '', '[]', '[]', 'draft', 1, 'draft', NULL, "
+                "'2026-11-01 10:00:00.000000', '2026-11-01 10:05:00.000000', 0)"
+            ),
+            {"id": wf.id},
+        )
+        for n, url in enumerate(("https://CRM.example.test/contacts/4", None)):
+            document = json.dumps({"page_url": url, "id": f"e{n}"})
+            conn.execute(
+                text(
+                    "INSERT INTO experiences (id, workflow_id, step_id, created_at, uses, "
+                    "document) VALUES (:id, :w, 's', '2026-11-01 10:00:00.000000', 0, :doc)"
+                ),
+                {"id": f"e{n}", "w": wf.id, "doc": document},
+            )
+    migrate(engine)
+    with engine.connect() as conn:
+        sites = dict(conn.execute(text("SELECT id, site FROM experiences")).all())
+    assert sites == {"e0": "crm.example.test", "e1": ""}

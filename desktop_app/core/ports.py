@@ -180,9 +180,20 @@ class ExperienceStore(Protocol):
         """Every experience, oldest first."""
 
     def find_experiences(
-        self, *, workflow_id: str | None = None, step_id: str | None = None
+        self,
+        *,
+        workflow_id: str | None = None,
+        step_id: str | None = None,
+        site: str | None = None,
     ) -> list[Experience]:
-        """The experiences of one workflow (and one of its steps), oldest first."""
+        """The experiences of one workflow (and one of its steps), or of one site (the host of
+        their page, :func:`~desktop_app.core.models.experience.site_of`), oldest first."""
+
+    def site_count(self, site: str) -> int:
+        """How many experiences one site has."""
+
+    def delete_experiences(self, ids: Sequence[str]) -> None:
+        """Delete these experiences (what the index has of them is left for it to drop)."""
 
     def get_experience(self, experience_id: str) -> Experience | None:
         """One experience, or None."""

@@ -12,7 +12,7 @@ from desktop_app.adapters.sqlite.index_queue import mark_pending
 from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow
 from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.experience import Experience
+from desktop_app.core.models.experience import Experience, site_of
 from desktop_app.core.models.run import Run, RunStatus, RunStep
 from desktop_app.core.views import RunStats
 
@@ -166,6 +166,7 @@ class SqlExperienceStore:
                     id=experience.id,
                     workflow_id=experience.workflow_id,
                     step_id=experience.step_id,
+                    site=site_of(experience.page_url),
                     created_at=experience.created_at,
                     document=experience.model_dump_json(),
                 )
@@ -177,13 +178,19 @@ class SqlExperienceStore:
         return self.find_experiences()
 
     def find_experiences(
-        self, *, workflow_id: str | None = None, step_id: str | None = None
+        self,
+        *,
+        workflow_id: str | None = None,
+        step_id: str | None = None,
+        site: str | None = None,
     ) -> list[Experience]:
         query = select(ExperienceRow.document).order_by(col(ExperienceRow.created_at))
         if workflow_id is not None:
             query = query.where(col(ExperienceRow.workflow_id) == workflow_id)
         if step_id is not None:
             query = query.where(col(ExperienceRow.step_id) == step_id)
+        if site is not None:
+            query = query.where(col(ExperienceRow.site) == site)
         with Session(self._engine) as session:
             docs = session.exec(query).all()
         return [Experience.model_validate_json(d) for d in docs]
@@ -192,6 +199,20 @@ class SqlExperienceStore:
         with Session(self._engine) as session:
             row = session.get(ExperienceRow, experience_id)
             return Experience.model_validate_json(row.document) if row is not None else None
+
+    def site_count(self, site: str) -> int:
+        query = (
+            select(func.count()).select_from(ExperienceRow).where(col(ExperienceRow.site) == site)
+        )
+        with Session(self._engine) as session:
+            return session.exec(query).one()
+
+    def delete_experiences(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        with Session(self._engine) as session:
+            session.exec(delete(ExperienceRow).where(col(ExperienceRow.id).in_(list(ids))))
+            session.commit()
 
     def update_experiences(self, experiences: Sequence[Experience]) -> None:
         with Session(self._engine) as session:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, DateTime, ForeignKey, ForeignKeyConstraint, Index, Text, false
+from sqlalchemy import Column, DateTime, ForeignKey, ForeignKeyConstraint, Index, Text, false, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -200,6 +200,9 @@ class ExperienceRow(SQLModel, table=True):
         sa_column_args=[ForeignKey("workflows.id", ondelete="CASCADE")], index=True
     )
     step_id: str
+    #: The host of the page the repair was found on ("" when unknown): the memory is bounded
+    #: per site.
+    site: str = Field(default="", sa_column_kwargs={"server_default": text("''")}, index=True)
     created_at: datetime = _utc()
     uses: int = 0
     last_used_at: datetime | None = _utc(default=None, nullable=True)

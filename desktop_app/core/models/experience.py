@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Final, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AwareDatetime, Field
 
@@ -10,11 +11,19 @@ from desktop_app.core.models.common import SCHEMA_VERSION, FrozenModel, new_id, 
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Fingerprint, Locator
 
-__all__ = ["EXPIRES_AFTER_FAILURES", "Experience"]
+__all__ = ["EXPIRES_AFTER_FAILURES", "Experience", "site_of"]
 
 #: A remembered repair that led this many runs in a row to a step that did not hold is not
 #: used again.
 EXPIRES_AFTER_FAILURES: Final = 2
+
+
+def site_of(url: str | None) -> str:
+    """The site a page belongs to: its host, in lower case ("" when there is none)."""
+    try:
+        return (urlsplit(url or "").hostname or "").lower()
+    except ValueError:
+        return ""
 
 
 class Experience(FrozenModel):

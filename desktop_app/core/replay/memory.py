@@ -4,15 +4,18 @@ each with what later runs taught about it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Final
 
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.experience import Experience
+from desktop_app.core.models.experience import Experience, site_of
 from desktop_app.core.ports import ExperienceStore, IndexQueue, SearchIndex
 
 __all__ = ["ExperienceMemory"]
 
 #: How similar (0–1) another step's experience must be to be tried for this one.
 SIMILAR_ENOUGH = 0.8
+#: The most experiences kept for one site; past it, the least useful go.
+PER_SITE: Final = 2000
 
 
 def _ranked(experiences: Iterable[Experience]) -> list[Experience]:
@@ -119,10 +122,27 @@ class ExperienceMemory:
         return len(retired)
 
     def remember(self, experience: Experience) -> None:
-        """Store *experience* and index it."""
+        """Store *experience* and index it; past :data:`PER_SITE` experiences on its site, the
+        least useful of them go (:meth:`evict`)."""
         self._store.add_experience(experience)
         index = self._search_index()
         if index is not None:
             index.upsert_experiences([experience])
             if self._queue is not None:
                 self._queue.done("experience", [experience.id])
+        self.evict(site_of(experience.page_url))
+
+    def evict(self, site: str, *, keep: int = PER_SITE) -> int:
+        """Keep at most *keep* experiences of *site*: those no longer used go first, then the
+        least useful, the least recently used among equals. How many went."""
+        if self._store.site_count(site) <= keep:
+            return 0
+        found = self._store.find_experiences(site=site)
+        found.sort(key=lambda e: e.last_used_at or e.created_at)
+        found.sort(key=lambda e: (not e.expired, e.utility))
+        going = [e.id for e in found[: len(found) - keep]]
+        self._store.delete_experiences(going)
+        index = self._search_index() if self._index is not None else None
+        if index is not None:
+            index.remove_experiences(going)
+        return len(going)
