@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import test_failure_diagnosis as pages
 from conftest import Cli
-from gui_support import Gui, until
+from gui_support import Gui, top_level, until
 from replay_support import services, serving
 from test_failure_diagnosis import _button, _field
 
@@ -22,6 +22,7 @@ from desktop_app.core.models.workflow import (
     TextPresent,
     Workflow,
 )
+from desktop_app.ui.run_view import RunDialog, RunWindow
 
 pytestmark = pytest.mark.slow
 
@@ -133,3 +134,27 @@ def test_review_shows_the_newest_verification_step_by_step(gui: Gui) -> None:
     text = review.diff_view.toPlainText()
     assert "✓ verified: 3 step(s) went as expected, then stopped before step 4" in text
     assert "✓ Fill 'Email'" in text
+
+
+def test_verify_from_review_runs_the_draft_and_shows_the_result(site: str, gui: Gui) -> None:
+    workflow = _draft()
+    gui.call(lambda: gui.services.workflows.save(workflow, actor="tester"))
+    review = gui.window.review
+    review.show_version(workflow.id, 1)
+    gui.run(until(lambda: "Not verified yet" in review.diff_view.toPlainText()))
+    assert review.verify_button.isEnabled()
+    review.verify_button.click()
+    gui.run(until(lambda: len(top_level(RunDialog)) == 1, what="the verify dialog"))
+    (dialog,) = top_level(RunDialog)
+    assert dialog.windowTitle() == "Verify “New customer”"
+    assert dialog.form.values() == {"name": "Ada", "email": "ada@example.test"}  # as recorded
+    dialog.base_url.setText(site)
+    dialog.show_browser.setChecked(False)
+    dialog.run_button.click()
+    gui.run(until(lambda: len(top_level(RunWindow)) == 1, what="the run window"))
+    (window,) = top_level(RunWindow)
+    gui.run(until(lambda: window.run is not None, timeout=60, what="the verification to end"))
+    assert window.run is not None and window.run.trigger is RunTrigger.VERIFY
+    assert pages.DATA.saved == []  # stopped before Save
+    gui.run(until(lambda: "✓ verified: 3 step(s)" in review.diff_view.toPlainText()))
+    window.close()

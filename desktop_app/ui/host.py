@@ -71,8 +71,11 @@ class Host(Protocol):
         """Open a workflow (the latest version unless *version*) in the step editor."""
         ...
 
-    def open_run(self, workflow_id: str, version: int | None = None) -> None:
-        """Ask for a run's parameters, then run it with the run view showing."""
+    def open_run(
+        self, workflow_id: str, version: int | None = None, *, verify: bool = False
+    ) -> None:
+        """Ask for a run's parameters, then run it with the run view showing (*verify*: as a
+        verification, stopping before the first irreversible step)."""
         ...
 
     def show_run(self, run_id: str) -> None:

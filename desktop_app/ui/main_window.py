@@ -178,11 +178,14 @@ class MainWindow(QMainWindow):
         self.adopt(editor)
         editor.show()
 
-    def open_run(self, workflow_id: str, version: int | None = None) -> None:
-        """Ask for the parameters, then run with the run view showing."""
+    def open_run(
+        self, workflow_id: str, version: int | None = None, *, verify: bool = False
+    ) -> None:
+        """Ask for the parameters, then run with the run view showing (*verify*: as a
+        verification)."""
         from desktop_app.ui.run_view import open_run
 
-        open_run(self, workflow_id, version)
+        open_run(self, workflow_id, version, verify=verify)
 
     def show_run(self, run_id: str) -> None:
         """Switch to Runs and show one run."""

@@ -352,9 +352,10 @@ def verification_html(version: WorkflowVersion, run: Run | None) -> str:
     parts = ["<h2>Verification</h2>"]
     if run is None:
         parts.append(
-            "<p class='muted'>Not verified yet. <span class='code'>procedura workflows verify "
-            f"{escape(version.workflow_id[:8])} --version {version.version}</span> replays it "
-            "with its recorded values and stops before its first irreversible step.</p>"
+            "<p class='muted'>Not verified yet. <b>Verify…</b> (or <span class='code'>procedura "
+            f"workflows verify {escape(version.workflow_id[:8])} --version {version.version}"
+            "</span>) replays it with its recorded values and stops before its first "
+            "irreversible step.</p>"
         )
         return "".join(parts)
     good = verified(run)

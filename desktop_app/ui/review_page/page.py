@@ -174,6 +174,13 @@ class ReviewPage(QWidget):
         self.editor_button = QPushButton("Open in &editor")
         self.editor_button.setObjectName("review-open-editor")
         self.editor_button.setToolTip("Edit this workflow in the step editor (Alt+E)")
+        self.verify_button = QPushButton("&Verify…")
+        self.verify_button.setObjectName("review-verify")
+        self.verify_button.setToolTip(
+            "Replay this version with its recorded values, stopping before its first "
+            "irreversible step; the result shows here (Alt+V)"
+        )
+        self.verify_button.clicked.connect(self._on_verify_button_clicked)
         self.approve_button.clicked.connect(self._on_approve_button_clicked)
         self.request_button.clicked.connect(self._on_request_button_clicked)
         self.submit_button.clicked.connect(self._on_submit_button_clicked)
@@ -182,6 +189,7 @@ class ReviewPage(QWidget):
         for button in (self.approve_button, self.request_button, self.submit_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        buttons.addWidget(self.verify_button)
         buttons.addWidget(self.editor_button)
 
         self.problem = QLabel()
@@ -509,6 +517,9 @@ class ReviewPage(QWidget):
         self.request_button.setEnabled(idle and status is WorkflowStatus.IN_REVIEW)
         self.submit_button.setEnabled(idle and status is WorkflowStatus.DRAFT)
         self.editor_button.setEnabled(compared is not None)
+        self.verify_button.setEnabled(
+            compared is not None and status is not WorkflowStatus.ARCHIVED
+        )
         self.submit_button.setVisible(status is not WorkflowStatus.IN_REVIEW)
         self.request_button.setVisible(status is not WorkflowStatus.DRAFT)
 
@@ -613,6 +624,10 @@ class ReviewPage(QWidget):
 
     def _on_submit_button_clicked(self) -> None:
         self._decide("submit", "")
+
+    def _on_verify_button_clicked(self) -> None:
+        if self._shown.workflow_id is not None and self._shown.compared is not None:
+            self._host.open_run(self._shown.workflow_id, self._shown.compared, verify=True)
 
     def _on_editor_button_clicked(self) -> None:
         if self._shown.workflow_id is not None:

@@ -65,7 +65,8 @@ class RunDialog(QDialog):
         self._setup = setup
         self._settings = settings
         workflow = setup.version.workflow
-        self.setWindowTitle(f"Run “{workflow.name}”")
+        doing = "Verify" if setup.verify else "Run"
+        self.setWindowTitle(f"{doing} “{workflow.name}”")
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
 
@@ -85,7 +86,16 @@ class RunDialog(QDialog):
             description = QLabel(workflow.description)
             description.setWordWrap(True)
             layout.addWidget(description)
-        if setup.unapproved:
+        if setup.verify:
+            note = QLabel(
+                "A verification replays this version with the values it was recorded with (or "
+                "the ones below) and stops before its first irreversible step (submit, pay, "
+                "delete, send), so nothing is committed. Review then shows each step's result."
+            )
+            note.setObjectName("verify-note")
+            note.setWordWrap(True)
+            layout.addWidget(note)
+        elif setup.unapproved:
             warning = QLabel(
                 f"⚠ Version {setup.version.version} is {state}, not approved. Run it to try it "
                 "out; only an approved version runs from the tray."
@@ -157,6 +167,14 @@ class RunDialog(QDialog):
             "not found by its recorded locator. Unchecked, such steps go ahead without asking."
         )
         form.addRow(self.confirm)
+        self.through = QCheckBox("Do the &irreversible steps too")
+        self.through.setObjectName("verify-through-irreversible")
+        self.through.setToolTip(
+            "The verification goes on past its first irreversible step: it submits, pays, "
+            "deletes or sends for real (on a staging copy, give its Base URL)."
+        )
+        if setup.verify:
+            form.addRow(self.through)
         if previous is not None:
             self.base_url.setText(previous.base_url or "")
             self.show_browser.setChecked(not previous.headless)
@@ -172,7 +190,7 @@ class RunDialog(QDialog):
         layout.addWidget(self.options_error)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.run_button = QPushButton("&Run")
+        self.run_button = QPushButton("&Verify" if setup.verify else "&Run")
         self.run_button.setObjectName("run-button")
         self.run_button.setDefault(True)
         self.run_button.setToolTip("Start the run (Ctrl+Enter)")
@@ -200,11 +218,13 @@ class RunDialog(QDialog):
 
     def request(self) -> RunRequest:
         """The run as asked for."""
+        verify = self._setup.verify
         options = replay_options(
             self._settings,
-            trigger=RunTrigger.GUI,
+            trigger=RunTrigger.VERIFY if verify else RunTrigger.GUI,
             confirm=self.confirm.isChecked(),
             use_llm=self.use_llm.isChecked(),
+            stop_before_irreversible=verify and not self.through.isChecked(),
         )
         return RunRequest(
             version=self._setup.version,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
@@ -13,7 +15,7 @@ from desktop_app.ui.run_view.window import RunWindow
 __all__ = ["open_run"]
 
 
-def open_run(host: Host, workflow_id: str, version: int | None) -> None:
+def open_run(host: Host, workflow_id: str, version: int | None, *, verify: bool = False) -> None:
     """Ask for a run's parameters, then run it in a run window.
 
     Args:
@@ -21,10 +23,14 @@ def open_run(host: Host, workflow_id: str, version: int | None) -> None:
         workflow_id: the workflow.
         version: a version to run (it may be a draft; the dialog says so), or None for the
             approved one.
+        verify: a verification (``workflows verify``): the recorded values, a stop before the
+            first irreversible step unless the person asks otherwise.
     """
 
     async def load() -> RunSetup:
-        return await host.tasks.call(load_setup, host.backend, workflow_id, version)
+        return await host.tasks.call(
+            functools.partial(load_setup, verify=verify), host.backend, workflow_id, version
+        )
 
     def show(setup: RunSetup) -> None:
         dialog = RunDialog(setup, host.backend.settings, host.window)

@@ -29,6 +29,8 @@ class RunSetup:
     stored_secrets: dict[str, str] = field(default_factory=dict)
     llm_configured: bool = False
     explicit: bool = False
+    verify: bool = False
+    """A verification: the recorded values, and a stop before the first irreversible step."""
 
     @property
     def unapproved(self) -> bool:
@@ -36,7 +38,9 @@ class RunSetup:
         return self.version.status is not WorkflowStatus.APPROVED
 
 
-def load_setup(backend: Backend, workflow_id: str, version: int | None) -> RunSetup:
+def load_setup(
+    backend: Backend, workflow_id: str, version: int | None, *, verify: bool = False
+) -> RunSetup:
     """The version to run and what to prefill (blocking: call it on the store thread).
 
     Raises:
@@ -53,8 +57,9 @@ def load_setup(backend: Backend, workflow_id: str, version: int | None) -> RunSe
                 stored[param.name] = secret
     return RunSetup(
         version=loaded,
-        last_values=backend.last_values(workflow.id),
+        last_values={} if verify else backend.last_values(workflow.id),
         stored_secrets=stored,
         llm_configured=backend.llm_configured(),
         explicit=version is not None,
+        verify=verify,
     )

@@ -81,7 +81,7 @@ class RunWindow(QMainWindow):
             self, on_asked=self._on_person_asked, on_answered=self._on_person_answered
         )
         workflow = self._version.workflow
-        self.setWindowTitle(f"Run — {workflow.name}")
+        self.setWindowTitle(f"{'Verify' if setup.verify else 'Run'} — {workflow.name}")
         self.resize(1180, 720)
         self._build()
 
