@@ -264,3 +264,16 @@ def test_a_site_keeps_its_most_useful_repairs_and_others_are_untouched() -> None
         kept = {e.id for e in sv.experiences.find_experiences(site="crm.example.test")}
         assert kept == {made[0].id, made[2].id}  # the expired one and the unused one went
         assert sv.experiences.get_experience(other.id) is not None
+
+
+def test_similar_steps_repairs_come_most_similar_and_useful_first_never_expired() -> None:
+    with services() as sv:
+        memory = ExperienceMemory(sv.experiences, lambda: sv.workflows.index)
+        w1 = approve(sv, Workflow(name="W", steps=(GotoStep(title="Go", url="http://a.test/"),)))
+        proven, unused, failing = (_experience(w1.workflow.id, f"s{n}") for n in range(3))
+        for experience in (unused, proven, failing):
+            memory.remember(experience)
+        memory.note_uses([(proven.id, True)] * 3, proven=True)
+        memory.note_uses([(failing.id, False)] * EXPIRES_AFTER_FAILURES, proven=False)
+        found = memory.recall("another-workflow", "its-step", "Click 'Add' | click")
+        assert [e.id for e in found] == [proven.id, unused.id]

@@ -64,7 +64,8 @@ class ExperienceMemory:
     def recall(
         self, workflow_id: str, step_id: str, query: str, *, limit: int = 3
     ) -> list[Experience]:
-        """Experiences for this step, else similar steps' from the index (those in use)."""
+        """Experiences for this step, else similar steps' from the index (those in use), the
+        most similar and useful first (similarity times utility)."""
         found = self.own(workflow_id, step_id, limit=limit)
         if found:
             return found
@@ -72,14 +73,15 @@ class ExperienceMemory:
         if index is None:
             return []
         hits = [
-            h for h in index.search_experiences(query, limit=limit) if h.score >= SIMILAR_ENOUGH
+            h for h in index.search_experiences(query, limit=limit * 2) if h.score >= SIMILAR_ENOUGH
         ]
-        result = []
+        scored = []
         for hit in hits:
             experience = self._store.get_experience(hit.id)
             if experience is not None and not experience.expired:
-                result.append(experience)
-        return result
+                scored.append((hit.score * experience.utility, experience))
+        scored.sort(key=lambda pair: -pair[0])
+        return [experience for _, experience in scored[:limit]]
 
     def note_uses(self, uses: Iterable[tuple[str, bool]], *, proven: bool) -> None:
         """Count what a run taught: for each ``(experience id, held)``, whether the step that
