@@ -37,6 +37,7 @@ from desktop_app.core.replay.browser import BrowserPort, NoBrowser
 from desktop_app.core.replay.calls import domains_of, origin_of
 from desktop_app.core.replay.desktop_steps import needs_browser, needs_desktop
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
+from desktop_app.core.replay.evidence import RECENT
 from desktop_app.core.replay.learning import REPLAY_ACTOR, Learned, learn
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
@@ -544,6 +545,7 @@ async def replay(
         params=params,
         actor=REPLAY_ACTOR,
         status=outcome.run.status,
+        history=services.runs.runs(original.workflow_id, limit=RECENT),
     )
     if learned.proposed is not None:
         outcome.run = outcome.run.model_copy(update={"proposed_version": learned.proposed.version})

@@ -19,9 +19,11 @@ from typing import Final
 from desktop_app.core.items import pins_record
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.experience import Experience
-from desktop_app.core.models.run import Resolution, RunStatus
+from desktop_app.core.models.run import Resolution, Run, RunStatus
 from desktop_app.core.models.target import Fingerprint, Locator, Target
 from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion
+from desktop_app.core.replay.evidence import LocatorEvidence, evidence_of
+from desktop_app.core.replay.evidence import ranked as by_evidence
 from desktop_app.core.replay.lessons import Lessons, StepRepair
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
@@ -80,7 +82,11 @@ def _strings(value: object) -> list[str]:
 
 
 def _new_target(
-    workflow: Workflow, step: Step, repair: StepRepair, params: BoundParameters
+    workflow: Workflow,
+    step: Step,
+    repair: StepRepair,
+    params: BoundParameters,
+    evidence: LocatorEvidence,
 ) -> Target | None:
     old = step.target_or_none
     if old is None:
@@ -98,6 +104,8 @@ def _new_target(
         if key not in seen:
             seen.add(key)
             ranked.append(locator)
+    # The locator that found it now first; the others by how they did across runs.
+    ranked = ranked[:1] + by_evidence(ranked[1:], evidence)
     fingerprint = repair.target.fingerprint
     if fingerprint is not None and values:
         # Seen with this run's values; stored with the recorded ones (the defaults), as
@@ -142,9 +150,14 @@ def _swapped(fp: Fingerprint, swaps: dict[str, str]) -> Fingerprint:
 
 
 def repaired_workflow(
-    workflow: Workflow, repairs: Sequence[StepRepair], params: BoundParameters
+    workflow: Workflow,
+    repairs: Sequence[StepRepair],
+    params: BoundParameters,
+    history: Sequence[Run] = (),
 ) -> Workflow | None:
-    """*workflow* with each repaired step's target updated, or None if nothing changes."""
+    """*workflow* with each repaired step's target updated, or None if nothing changes: the
+    locator that found the element first, then the others by how they did in *history* (the
+    workflow's runs; :mod:`.evidence`)."""
     by_step = {r.step_id: r for r in repairs if r.workflow_id == workflow.id}
     if not by_step:
         return None
@@ -152,7 +165,10 @@ def repaired_workflow(
     changed = False
     for step in workflow.steps:
         repair = by_step.get(step.id)
-        target = _new_target(workflow, step, repair, params) if repair is not None else None
+        target = None
+        if repair is not None:
+            evidence = evidence_of(step, workflow.version, history)
+            target = _new_target(workflow, step, repair, params, evidence)
         if target is not None and target != step.target_or_none:
             step = step.model_copy(update={"target": target})
             changed = True
@@ -164,7 +180,9 @@ def repaired_workflow(
     )
 
 
-def _change_note(run_id: str, repairs: Sequence[StepRepair]) -> str:
+def _change_note(
+    run_id: str, repairs: Sequence[StepRepair], workflow: Workflow, history: Sequence[Run]
+) -> str:
     healed = "; ".join(
         f"'{r.step_title}' by {r.resolution.value}" + (f" ({r.reason})" if r.reason else "")
         for r in repairs
@@ -172,6 +190,15 @@ def _change_note(run_id: str, repairs: Sequence[StepRepair]) -> str:
     note = f"Repair proposed by run {run_id[:8]}: {healed}"
     if any(r.resolution is Resolution.LLM for r in repairs):
         note += ". Found by the LLM: check each such element before approving"
+    steps = {s.id: s for s in workflow.steps}
+    said = [
+        words
+        for r in repairs
+        if (step := steps.get(r.step_id)) is not None
+        and (words := evidence_of(step, workflow.version, history).words(r.step_title))
+    ]
+    if said:
+        note += ". Locators: " + "; ".join(said)
     return note
 
 
@@ -185,6 +212,7 @@ def learn(
     params: BoundParameters,
     actor: str,
     status: RunStatus,
+    history: Sequence[Run] = (),
 ) -> Learned:
     """Propose a repaired version for review, remember each repair, and score those used.
 
@@ -205,9 +233,9 @@ def learn(
     repairs = lessons.repairs
     own = [r for r in repairs if r.workflow_id == version.workflow.id]
     proposed = None
-    workflow = repaired_workflow(version.workflow, own, params)
+    workflow = repaired_workflow(version.workflow, own, params, history)
     if workflow is not None:
-        note = _change_note(run_id, own)
+        note = _change_note(run_id, own, version.workflow, history)
         saved = library.save(
             workflow, actor=actor, change_note=note, parent_version=version.version
         )
