@@ -277,3 +277,112 @@ def test_similar_steps_repairs_come_most_similar_and_useful_first_never_expired(
         memory.note_uses([(failing.id, False)] * EXPIRES_AFTER_FAILURES, proven=False)
         found = memory.recall("another-workflow", "its-step", "Click 'Add' | click")
         assert [e.id for e in found] == [proven.id, unused.id]
+
+
+@dataclass
+class _Todo:
+    """A list of our own: each row shows an item and its button; done items are kept here."""
+
+    items: tuple[str, ...] = ("Apples", "Pears", "Plums")
+    done: list[str] = field(default_factory=list)
+    drifted: bool = False
+
+
+TODO = _Todo()
+
+
+class _TodoHandler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        rows = []
+        for n, item in enumerate(TODO.items):
+            if TODO.drifted:
+                buttons = (
+                    f"<button name=item value='{n}' formaction=/remove class=r{n}>Remove</button>"
+                    f"<button name=item value='{n}' class=c{n}>Mark complete</button>"
+                )
+            else:
+                buttons = f"<button name=item value='{n}' id=done-{n} class=done>Done</button>"
+            rows.append(f"<tr><td>{html.escape(item)}</td><td>{buttons}</td></tr>")
+        body = (
+            "<!doctype html><title>To do</title><h1>To do</h1><form method=post action=/done>"
+            f"<table><tbody>{''.join(rows)}</tbody></table></form>"
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        form = parse_qs(self.rfile.read(length).decode())
+        if self.path == "/done":
+            TODO.done.extend(TODO.items[int(i)] for i in form.get("item", []))
+        self.send_response(303)
+        self.send_header("Location", "/todo")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _in_row(body: dict[str, Any]) -> str:
+    """A careful model: the 'Mark complete' button of the row showing the step's item."""
+    user = str(next(m["content"] for m in body["messages"] if m["role"] == "user"))
+    wanted = re.search(r"Step \d+ of \d+: Click 'Done' for (\w+)", user)
+    lines = user.split("<page>", 1)[-1].splitlines()
+    in_row = False
+    for line in lines:
+        if "- row" in line:
+            in_row = False
+        if "- cell" in line and wanted and f'"{wanted.group(1)}"' in line:
+            in_row = True
+        if in_row and 'button "Mark complete"' in line and (ref := re.search(r"ref=(\w+)", line)):
+            return json.dumps({"action": "act", "ref": ref.group(1), "reason": "its row"})
+    return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
+
+
+def test_a_repair_in_one_row_is_used_for_another_row_s_item_without_the_llm(
+    llm: FakeOpenAIServer,
+) -> None:
+    from desktop_app.core.replay.learning import templated_locator
+
+    global TODO
+    TODO = _Todo()
+    llm.default_chat = _in_row
+    with serving(_TodoHandler) as site:
+        recorded = _described(
+            f"{site}/todo", Locator(strategy=LocatorStrategy.CSS, value="#done-0")
+        )
+        locators = tuple(
+            templated_locator(loc, {"item": "Apples"})
+            for loc in recorded.locators
+            if loc.within is not None
+        )
+        assert locators, [loc.describe() for loc in recorded.locators]
+        workflow = Workflow(
+            name="Tick an item off",
+            domains=("127.0.0.1",),
+            parameters=(Parameter(name="item", default="Apples"),),
+            steps=(
+                GotoStep(title="Open the list", url="http://127.0.0.1:1/todo"),
+                ClickStep(
+                    title="Click 'Done' for {item}",
+                    target=recorded.model_copy(update={"locators": locators}),
+                ),
+            ),
+        )
+        TODO.drifted = True
+        with services() as sv:
+            version = approve(sv, workflow)
+            first = run(
+                sv, version, site, values={"item": "Apples"}, use_llm=True, patience_s=QUICK
+            )
+            assert first.run.steps[1].resolution is Resolution.LLM, first.run.error
+            assert TODO.done == ["Apples"]
+            second = run(
+                sv, version, site, values={"item": "Plums"}, use_llm=True, patience_s=QUICK
+            )
+            assert second.run.steps[1].resolution is Resolution.EXPERIENCE, second.run.error
+            assert second.run.llm_calls == 0
+    assert TODO.done == ["Apples", "Plums"]  # never another row's item

@@ -48,7 +48,7 @@ from desktop_app.core.replay.heal_llm import HealRequest, ask_llm, known_refs
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.replay.person import Choice, Person, Question
-from desktop_app.core.replay.render import domain_allowed, render_text
+from desktop_app.core.replay.render import domain_allowed, fingerprint_for_run, render_text
 from desktop_app.core.replay.safety import (
     COMMIT_WORDS,
     commits,
@@ -443,10 +443,16 @@ class Ladder:
         return True
 
     async def stands_out(
-        self, target: Target, handle: Handle, tracker: Tracker, *, what: str
+        self,
+        target: Target,
+        handle: Handle,
+        tracker: Tracker,
+        *,
+        what: str,
+        margin: float = DEFAULT_MARGIN,
     ) -> bool:
         """Whether *handle*'s element looks like the recorded one and no other element on the
-        page looks nearly as much like it."""
+        page looks nearly as much like it (within *margin*)."""
         assert target.fingerprint is not None
         described = await self._browser.describe(handle)
         if described is None or described.fingerprint is None:
@@ -461,7 +467,7 @@ class Ladder:
             if me is not None and candidate.handle.selector == me:
                 continue
             runner_up = max(runner_up, score(target.fingerprint, candidate.fingerprint).score)
-        if own - runner_up < DEFAULT_MARGIN:
+        if own - runner_up < margin:
             tracker.note(
                 f"{what} finds one of several look-alikes ({own:.2f} alike, another "
                 f"{runner_up:.2f}); not used"
@@ -536,8 +542,18 @@ class Ladder:
                 picture = Target(
                     locators=(experience.repaired_locator,), fingerprint=experience.fingerprint
                 )
+                fingerprint = fingerprint_for_run(picture, attempt.workflow, attempt.params.values)
+                picture = picture.model_copy(update={"fingerprint": fingerprint})
+                # A repair that looks inside the one item showing a text (the row of
+                # "{full_name}") tells that item from its look-alikes by the text: it need only
+                # be the best match, not clearly ahead of the other rows' equal buttons.
+                scoped = experience.repaired_locator.within is not None
                 if not await self.stands_out(
-                    picture, handle, attempt.tracker, what="a remembered repair"
+                    picture,
+                    handle,
+                    attempt.tracker,
+                    what="a remembered repair",
+                    margin=0.0 if scoped else DEFAULT_MARGIN,
                 ):
                     continue
             elif target.fingerprint is not None and not await self.stands_out(
@@ -715,9 +731,14 @@ def _procedure(workflow: Workflow) -> str:
 
 
 def _rendered(locator: Locator, params: BoundParameters) -> Locator:
-    update: dict[str, str | None] = {"value": render_text(locator.value, params.values)}
+    """*locator* (a remembered repair's) with this run's values: its value, its name, and the
+    text of the item it looks inside (the row showing "{full_name}")."""
+    update: dict[str, object] = {"value": render_text(locator.value, params.values)}
     if locator.name is not None:
         update["name"] = render_text(locator.name, params.values)
+    if locator.within is not None:
+        text = render_text(locator.within.text, params.values)
+        update["within"] = locator.within.model_copy(update={"text": text})
     return locator.model_copy(update=update)
 
 

@@ -106,17 +106,24 @@ def _new_target(
             ranked.append(locator)
     # The locator that found it now first; the others by how they did across runs.
     ranked = ranked[:1] + by_evidence(ranked[1:], evidence)
-    fingerprint = repair.target.fingerprint
-    if fingerprint is not None and values:
-        # Seen with this run's values; stored with the recorded ones (the defaults), as
-        # fingerprint_for_run expects.
-        defaults = {n: _default(workflow, n) for n in values}
-        recorded = {v: d for n, v in values.items() if (d := defaults[n]) is not None}
-        fingerprint = _swapped(fingerprint, recorded)
+    fingerprint = _as_recorded(workflow, repair.target.fingerprint, values)
     return Target(
         locators=tuple(ranked[:_MAX_LOCATORS]),
         fingerprint=fingerprint or old.fingerprint,
     )
+
+
+def _as_recorded(
+    workflow: Workflow, fingerprint: Fingerprint | None, values: dict[str, str]
+) -> Fingerprint | None:
+    """*fingerprint*, seen with this run's *values*, as if seen with the recorded ones (the
+    parameters' defaults), as :func:`~desktop_app.core.replay.render.fingerprint_for_run`
+    expects."""
+    if fingerprint is None or not values:
+        return fingerprint
+    defaults = {n: _default(workflow, n) for n in values}
+    recorded = {v: d for n, v in values.items() if (d := defaults[n]) is not None}
+    return _swapped(fingerprint, recorded)
 
 
 def _default(workflow: Workflow, name: str) -> str | None:
@@ -265,7 +272,7 @@ def learn(
                     page_url=repair.page_url,
                     failed_locators=repair.failed,
                     repaired_locator=locator,
-                    fingerprint=repair.target.fingerprint,
+                    fingerprint=_as_recorded(version.workflow, repair.target.fingerprint, values),
                     resolution=repair.resolution,
                     reason=repair.reason,
                     proven=False if repair.resolution is Resolution.LLM else None,
