@@ -7,7 +7,9 @@ repairs are looked up in a big memory.
    neighbour, so neither its recorded locators nor its fingerprint can tell it, and the fake
    LLM (a real local server speaking the OpenAI API) is asked. Each case is run twice with
    different values; counted: LLM calls of the first and of the second run, and the items the
-   app holds after both (each run must add its own).
+   app holds after both (each run must add its own). One more case is a to-do list whose rows'
+   "Done" button became "Mark complete" beside a "Remove": the second run ticks off an item in
+   another row than the first.
 2. Look-up: the experience store filled with N experiences (N = 100,000; 10,000 in a smoke run)
    spread over 200 workflows of 10 steps each, then ``ExperienceMemory.own`` (what rung 3 asks
    first, for one step) for random steps; p50 and p95 (goal p95 <= 20 ms at 100k).
@@ -156,7 +158,28 @@ def second_runs(smoke: bool = False) -> list[tuple[str, int, int, bool]]:
                 and _Items.names == ["Apples", "Pears"]
             )
             results.append((drift, first.run.llm_calls, second.run.llm_calls, kept))
+    if not smoke:
+        results.append(_row_case())
     return results
+
+
+def _row_case() -> tuple[str, int, int, bool]:
+    """A to-do list whose rows' "Done" became "Mark complete" beside a "Remove": the first run
+    ticks off Apples, the second Plums, in another row."""
+    import test_experience_memory as todo  # after common: it puts tests/ on the path
+
+    with todo.todo_site() as site, FakeOpenAIServer() as llm, isolated_home():
+        llm.default_chat = todo.in_row
+        env = {"PROCEDURA_LLM_BASE_URL": llm.base_url, "PROCEDURA_LLM_MODEL": "fake-model"}
+        workflow = todo.todo_workflow(site)
+        todo.TODO.drifted = True
+        with environment(env), open_services(load_settings(), write=True) as sv:
+            version = approve(sv, workflow)
+            first = run(sv, version, site, values={"item": "Apples"}, use_llm=True)
+            second = run(sv, version, site, values={"item": "Plums"}, use_llm=True)
+        kept = todo.TODO.done == ["Apples", "Plums"]
+        name = "a row's button relabeled, a look-alike beside it, another row the second time"
+        return (name, first.run.llm_calls, second.run.llm_calls, kept)
 
 
 def _experience(workflow_id: str, step: int, k: int) -> Experience:

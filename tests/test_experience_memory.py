@@ -15,6 +15,7 @@ import html
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -326,7 +327,7 @@ class _TodoHandler(BaseHTTPRequestHandler):
         pass
 
 
-def _in_row(body: dict[str, Any]) -> str:
+def in_row(body: dict[str, Any]) -> str:
     """A careful model: the 'Mark complete' button of the row showing the step's item."""
     user = str(next(m["content"] for m in body["messages"] if m["role"] == "user"))
     wanted = re.search(r"Step \d+ of \d+: Click 'Done' for (\w+)", user)
@@ -342,47 +343,56 @@ def _in_row(body: dict[str, Any]) -> str:
     return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
 
 
+def todo_workflow(site: str) -> Workflow:
+    """ "Tick an item off": the row's button as the capture script describes it on the list as
+    recorded, its row found by the item it shows (a parameter, recorded as "Apples")."""
+    from desktop_app.core.replay.learning import templated_locator
+
+    recorded = _described(f"{site}/todo", Locator(strategy=LocatorStrategy.CSS, value="#done-0"))
+    locators = tuple(
+        templated_locator(loc, {"item": "Apples"})
+        for loc in recorded.locators
+        if loc.within is not None
+    )
+    assert locators, [loc.describe() for loc in recorded.locators]
+    return Workflow(
+        name="Tick an item off",
+        domains=("127.0.0.1",),
+        parameters=(Parameter(name="item", default="Apples"),),
+        steps=(
+            GotoStep(title="Open the list", url="http://127.0.0.1:1/todo"),
+            ClickStep(
+                title="Click 'Done' for {item}",
+                target=recorded.model_copy(update={"locators": locators}),
+            ),
+        ),
+    )
+
+
+@contextmanager
+def todo_site() -> Iterator[str]:
+    """The to-do list, fresh, as recorded (set ``TODO.drifted`` to drift it)."""
+    global TODO
+    TODO = _Todo()
+    with serving(_TodoHandler) as site:
+        yield site
+
+
 def test_a_repair_in_one_row_is_used_for_another_row_s_item_without_the_llm(
     llm: FakeOpenAIServer,
 ) -> None:
-    from desktop_app.core.replay.learning import templated_locator
-
-    global TODO
-    TODO = _Todo()
-    llm.default_chat = _in_row
-    with serving(_TodoHandler) as site:
-        recorded = _described(
-            f"{site}/todo", Locator(strategy=LocatorStrategy.CSS, value="#done-0")
-        )
-        locators = tuple(
-            templated_locator(loc, {"item": "Apples"})
-            for loc in recorded.locators
-            if loc.within is not None
-        )
-        assert locators, [loc.describe() for loc in recorded.locators]
-        workflow = Workflow(
-            name="Tick an item off",
-            domains=("127.0.0.1",),
-            parameters=(Parameter(name="item", default="Apples"),),
-            steps=(
-                GotoStep(title="Open the list", url="http://127.0.0.1:1/todo"),
-                ClickStep(
-                    title="Click 'Done' for {item}",
-                    target=recorded.model_copy(update={"locators": locators}),
-                ),
-            ),
-        )
+    llm.default_chat = in_row
+    with todo_site() as site:
+        workflow = todo_workflow(site)
         TODO.drifted = True
         with services() as sv:
             version = approve(sv, workflow)
-            first = run(
-                sv, version, site, values={"item": "Apples"}, use_llm=True, patience_s=QUICK
-            )
+            values = {"item": "Apples"}
+            first = run(sv, version, site, values=values, use_llm=True, patience_s=QUICK)
             assert first.run.steps[1].resolution is Resolution.LLM, first.run.error
             assert TODO.done == ["Apples"]
-            second = run(
-                sv, version, site, values={"item": "Plums"}, use_llm=True, patience_s=QUICK
-            )
+            values = {"item": "Plums"}
+            second = run(sv, version, site, values=values, use_llm=True, patience_s=QUICK)
             assert second.run.steps[1].resolution is Resolution.EXPERIENCE, second.run.error
             assert second.run.llm_calls == 0
-    assert TODO.done == ["Apples", "Plums"]  # never another row's item
+        assert TODO.done == ["Apples", "Plums"]  # never another row's item
