@@ -106,9 +106,11 @@ def api_key(settings: Settings) -> tuple[str | None, str]:
     return (stored, "keyring") if stored else (None, "none")
 
 
-def _make_index(settings: Settings, closers: list[Any]) -> SearchIndex:
+def _make_index(settings: Settings, engine: Engine, closers: list[Any]) -> SearchIndex:
     from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
     from desktop_app.adapters.search.embeddings import make_embedding_function
+    from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
+    from desktop_app.adapters.sqlite.text_index import SqlTextIndex
 
     if settings.embedding == "openai":
         key, _ = api_key(settings)
@@ -120,7 +122,7 @@ def _make_index(settings: Settings, closers: list[Any]) -> SearchIndex:
         )
     else:
         function = make_embedding_function("minilm")
-    index = ChromaSearchIndex(settings.index_dir, function)
+    index = HybridSearchIndex(ChromaSearchIndex(settings.index_dir, function), SqlTextIndex(engine))
     closers.append(index.close)
     return index
 
@@ -157,7 +159,7 @@ def open_services(settings: Settings, *, write: bool, index_now: bool = True) ->
             engine=engine,
             workflows=WorkflowLibrary(
                 SqlWorkflowStore(engine),
-                lambda: _make_index(settings, closers),
+                lambda: _make_index(settings, engine, closers),
                 experiences,
                 queue,
             ),

@@ -18,7 +18,7 @@ from desktop_app.adapters.sqlite.database import (
     migrate,
     open_database,
 )
-from desktop_app.adapters.sqlite.tables import metadata
+from desktop_app.adapters.sqlite.tables import is_text_index_table, metadata
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore, content_hash
 from desktop_app.core.documents import load_workflow
 from desktop_app.core.errors import StoreError
@@ -72,7 +72,16 @@ def test_migrations_match_the_tables(tmp_path: Path) -> None:
     migrate(engine)
     with engine.connect() as conn:
         context = MigrationContext.configure(
-            conn, opts={"compare_type": True, "compare_server_default": True}
+            conn,
+            opts={
+                "compare_type": True,
+                "compare_server_default": True,
+                # FTS5 virtual tables are beyond SQLAlchemy's metadata; the word index's own
+                # tests cover them.
+                "include_name": lambda name, kind, _parent: (
+                    kind != "table" or not is_text_index_table(name)
+                ),
+            },
         )
         assert compare_metadata(context, metadata) == []
 

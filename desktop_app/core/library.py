@@ -1,4 +1,4 @@
-"""The workflow library: versions, review, semantic search, import and export.
+"""The workflow library: versions, review, search (by meaning and by words), import and export.
 
 SQLite is the source of truth; the semantic index follows it. What the index has yet to be
 told is marked in the database with the change itself and cleared once told, so a process
@@ -16,6 +16,7 @@ from typing import Final
 
 from desktop_app.core.documents import dump_document, load_workflow
 from desktop_app.core.errors import ConfirmationRequired, StoreError, TransitionError
+from desktop_app.core.fusion import reciprocal_rank_fusion
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.workflow import (
     ALLOWED_TRANSITIONS,
@@ -35,7 +36,10 @@ from desktop_app.core.redaction import scrub_workflow
 from desktop_app.core.references import resolve_reference
 from desktop_app.core.views import IndexedWorkflow, IndexReport, WorkflowMatch, WorkflowSummary
 
-__all__ = ["SaveResult", "WorkflowLibrary"]
+__all__ = ["CANDIDATES", "SaveResult", "WorkflowLibrary"]
+
+#: How many workflows search takes from each ranking (by meaning, by words) before fusing them.
+CANDIDATES: Final = 50
 
 _KINDS: Final[tuple[IndexKind, IndexKind]] = ("workflow", "experience")
 
@@ -148,19 +152,40 @@ class WorkflowLibrary:
         status: WorkflowStatus | None = None,
         domain: str | None = None,
     ) -> builtins.list[WorkflowMatch]:
-        """Workflows whose meaning is closest to *query* ("What do you want to do?"), best first."""
-        if not query.strip():
+        """Workflows that do what *query* asks ("What do you want to do?"), best first.
+
+        The ranking by meaning (embeddings), :data:`CANDIDATES` deep (or *limit*, if more), is
+        the search's; words change it only where they are decisive: when a single workflow
+        holds every word of the query the library holds anywhere (a name, a field label, a rare
+        word the embedding cannot place), it goes first if the embedding ranked it among its
+        candidates, and second if not but it holds every word of the query (reciprocal rank
+        fusion of the two rankings: :func:`~desktop_app.core.fusion.reciprocal_rank_fusion`).
+        Words in common by chance ("details", "client") or shared by several workflows (near
+        misses with the same words) leave the embedding's order as it is. A match's score is
+        its similarity by meaning (0 when only its words ranked it).
+        """
+        if not query.strip() or limit <= 0:
             return []
-        hits = self.index.search_workflows(query, limit=limit, status=status, domain=domain)
-        summaries = {s.id: s for s in self._store.summaries(ids=[h.id for h in hits])}
+        depth = max(limit, CANDIDATES)
+        index = self.index
+        by_meaning = index.search_workflows(query, limit=depth, status=status, domain=domain)
+        # Two are enough to tell whether the words single out one workflow.
+        words = index.search_workflows_every_word(query, limit=2, status=status, domain=domain)
+        ranked = [h.id for h in by_meaning]
+        decisive = [
+            h.id for h in words.hits if len(words.hits) == 1 and (words.complete or h.id in ranked)
+        ]
+        fused = reciprocal_rank_fusion([ranked, decisive])
+        similarity = {h.id: h.score for h in by_meaning}
+        summaries = {s.id: s for s in self._store.summaries(ids=[i for i, _ in fused])}
         matches = [
-            WorkflowMatch(workflow=summaries[h.id], score=h.score)
-            for h in hits
-            if h.id in summaries
+            WorkflowMatch(workflow=summaries[i], score=similarity.get(i, 0.0))
+            for i, _ in fused
+            if i in summaries
         ]
         if status is None:
             matches = [m for m in matches if m.workflow.status is not WorkflowStatus.ARCHIVED]
-        return matches
+        return matches[:limit]
 
     def count(self) -> tuple[int, int]:
         """How many workflows and versions are stored."""

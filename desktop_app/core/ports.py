@@ -21,6 +21,7 @@ from desktop_app.core.views import (
     RunStats,
     SearchHit,
     TrajectorySummary,
+    WordMatches,
     WorkflowSummary,
 )
 
@@ -240,7 +241,8 @@ class IndexQueue(Protocol):
 
 
 class SearchIndex(Protocol):
-    """A semantic index over workflows and experiences, rebuildable from the stores."""
+    """A search index over workflows (by meaning and by words) and experiences (by meaning),
+    rebuildable from the stores."""
 
     def upsert_workflows(self, workflows: Sequence[IndexedWorkflow]) -> None:
         """Add or replace the entries of these workflows."""
@@ -257,6 +259,30 @@ class SearchIndex(Protocol):
         domain: str | None = None,
     ) -> list[SearchHit]:
         """The workflows most similar to *query*, best first."""
+
+    def search_workflows_text(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        status: WorkflowStatus | None = None,
+        domain: str | None = None,
+    ) -> list[SearchHit]:
+        """The workflows whose indexed words best match the words of *query* (BM25, any word
+        may match), best first, with the same filters as :meth:`search_workflows`. Any text is
+        a valid query: its words are taken as words, never as query syntax."""
+
+    def search_workflows_every_word(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        status: WorkflowStatus | None = None,
+        domain: str | None = None,
+    ) -> WordMatches:
+        """The workflows holding every word of *query* that the word index holds anywhere
+        (BM25 order), with the filters of :meth:`search_workflows`, and whether the index
+        holds every word of *query*."""
 
     def upsert_experiences(self, experiences: Sequence[Experience]) -> None:
         """Add or replace experiences."""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 from pydantic import AwareDatetime
 
 from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.trajectory import TrajectoryKind
-from desktop_app.core.models.workflow import Workflow, WorkflowStatus
+from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow, WorkflowStatus
 from desktop_app.core.redaction import scrub_stated_secrets
 
 __all__ = [
@@ -16,9 +19,12 @@ __all__ = [
     "RunStats",
     "SearchHit",
     "TrajectorySummary",
+    "WordMatches",
     "WorkflowMatch",
     "WorkflowSummary",
 ]
+
+_PLACEHOLDER: Final = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class WorkflowSummary(FrozenModel):
@@ -79,7 +85,13 @@ class TrajectorySummary(FrozenModel):
 
 
 class IndexedWorkflow(FrozenModel):
-    """What the semantic index holds for one workflow: its text and filterable metadata."""
+    """What the search index holds for one workflow: its text and filterable metadata.
+
+    The embedding index embeds :meth:`embedding_text` (what the workflow does: its name and
+    description); the word index holds all of :meth:`text` (that, and what it asks for and
+    how). Every text here has passed :func:`scrub_stated_secrets`, and a secret parameter
+    contributes its name and description only: the index never holds a secret.
+    """
 
     id: str
     version: int
@@ -89,6 +101,9 @@ class IndexedWorkflow(FrozenModel):
     domains: tuple[str, ...]
     parameter_names: tuple[str, ...]
     step_titles: tuple[str, ...]
+    intent_template: str = ""
+    #: One phrase per parameter: its name in words, its description, choices and default.
+    parameter_texts: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, workflow: Workflow, status: WorkflowStatus) -> IndexedWorkflow:
@@ -103,27 +118,77 @@ class IndexedWorkflow(FrozenModel):
             domains=workflow.domains,
             parameter_names=tuple(p.name for p in workflow.parameters),
             step_titles=tuple(scrub_stated_secrets(s.title) for s in workflow.steps),
+            intent_template=scrub_stated_secrets(workflow.intent_template or ""),
+            parameter_texts=tuple(_parameter_text(p) for p in workflow.parameters),
         )
 
+    def embedding_text(self) -> str:
+        """The text that gets embedded: the name, then the description.
+
+        Only what the workflow does: the inputs and steps of :meth:`text` are mostly the pages
+        and fields it shares with every other workflow on the same records, and in a vector of
+        a small embedding model they drown the verb that tells them apart.
+        """
+        return "\n".join(p for p in (self.name, self.description) if p)
+
     def text(self) -> str:
-        """The text that gets embedded: name first, then what it does and how."""
-        parts = [self.name, self.description]
-        if self.parameter_names:
-            parts.append("Inputs: " + ", ".join(n.replace("_", " ") for n in self.parameter_names))
+        """The text the word index holds: name first, then what it does, what it asks for and how
+        (placeholders and parameter names in words: ``{full_name}`` is "full name")."""
+        inputs = self.parameter_texts or tuple(_in_words(n) for n in self.parameter_names)
+        parts = [self.name, self.description, _in_words(self.intent_template)]
+        if inputs:
+            parts.append("Inputs: " + "; ".join(inputs))
         if self.step_titles:
-            parts.append("Steps: " + "; ".join(self.step_titles))
+            parts.append("Steps: " + "; ".join(_in_words(t) for t in self.step_titles))
+        if self.domains:
+            parts.append("Sites: " + ", ".join(self.domains))
         return "\n".join(p for p in parts if p)
 
 
+def _in_words(text: str) -> str:
+    """*text* with each ``{placeholder}`` and snake_case name written as words."""
+    return _PLACEHOLDER.sub(lambda m: m.group(1), text).replace("_", " ")
+
+
+def _parameter_text(parameter: Parameter) -> str:
+    """A parameter as words: name, description, choices and default (a secret: name and
+    description only, and never a value)."""
+    parts = [_in_words(parameter.name)]
+    description = scrub_stated_secrets(parameter.description).strip()
+    if description:
+        parts.append(f"({description})")
+    if parameter.type is not ParameterType.SECRET:
+        if parameter.choices:
+            parts.append("one of " + ", ".join(scrub_stated_secrets(c) for c in parameter.choices))
+        default = parameter.default
+        example = "" if default is None or isinstance(default, bool) else str(default)
+        if example.strip():
+            parts.append("e.g. " + scrub_stated_secrets(example))
+    return " ".join(parts)
+
+
 class SearchHit(FrozenModel):
-    """An index hit: which item and how similar (1 is identical, 0 unrelated)."""
+    """An index hit: which item and how well it matches: from the embedding index, how similar
+    (1 is identical, 0 unrelated); from the word index, its BM25 relevance (higher is better,
+    unbounded)."""
 
     id: str
     score: float
 
 
+class WordMatches(FrozenModel):
+    """The workflows that hold every word of a query the word index knows (holds anywhere),
+    best first (BM25), and whether it knows every word of the query (None of them known: no
+    hits, and not complete)."""
+
+    hits: tuple[SearchHit, ...]
+    complete: bool
+
+
 class WorkflowMatch(FrozenModel):
-    """A semantic search result: the workflow and its similarity to the query."""
+    """A search result: the workflow and the similarity of its meaning to the query (1 is
+    identical, 0 unrelated; 0 too when only its words matched, the embedding index not
+    ranking it among its best)."""
 
     workflow: WorkflowSummary
     score: float

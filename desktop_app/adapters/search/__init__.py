@@ -1,4 +1,5 @@
-"""Semantic search over workflows and experiences: Chroma with local or OpenAI embeddings."""
+"""Search over workflows and experiences: Chroma with local or OpenAI embeddings, fused with
+the SQLite word index for workflows."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ if TYPE_CHECKING:
         OpenAIEmbeddingFunction,
         make_embedding_function,
     )
+    from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
 
 __all__ = [
     "ChromaSearchIndex",
+    "HybridSearchIndex",
     "MiniLMEmbeddingFunction",
     "OpenAIEmbeddingFunction",
     "make_embedding_function",
@@ -22,6 +25,7 @@ __all__ = [
 
 _SUBMODULE = {
     "ChromaSearchIndex": "chroma_index",
+    "HybridSearchIndex": "hybrid_index",
     "MiniLMEmbeddingFunction": "embeddings",
     "OpenAIEmbeddingFunction": "embeddings",
     "make_embedding_function": "embeddings",

@@ -215,7 +215,7 @@ class ChromaSearchIndex:
         items = list(latest.values())
         for start in range(0, len(items), _CHUNK):
             chunk = items[start : start + _CHUNK]
-            documents = [w.text() for w in chunk]
+            documents = [w.embedding_text() for w in chunk]
             vectors = self._embed("update", WORKFLOWS, documents)
             self._call(
                 "update",

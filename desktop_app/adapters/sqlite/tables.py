@@ -11,10 +11,12 @@ from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
 __all__ = [
+    "TEXT_INDEX",
     "ExperienceRow",
     "IndexPendingRow",
     "RunRow",
     "RunStepRow",
+    "TextIndexEntryRow",
     "TrajectoryEventRow",
     "TrajectoryRawEventRow",
     "TrajectoryRow",
@@ -22,6 +24,7 @@ __all__ = [
     "WorkflowRow",
     "WorkflowTransitionRow",
     "WorkflowVersionRow",
+    "is_text_index_table",
     "metadata",
 ]
 
@@ -219,6 +222,32 @@ class IndexPendingRow(SQLModel, table=True):
     kind: str = Field(primary_key=True)  # "workflow" or "experience"
     item_id: str = Field(primary_key=True)
     since: datetime = _utc()
+
+
+class TextIndexEntryRow(SQLModel, table=True):
+    """A workflow in the word index: its indexed version and filterable metadata. Its id is the
+    rowid of its text in the FTS5 table :data:`TEXT_INDEX`, which SQLAlchemy does not model
+    (see :func:`is_text_index_table`)."""
+
+    __tablename__ = "text_index_entries"
+
+    id: int | None = Field(default=None, primary_key=True)
+    workflow_id: str = Field(index=True, unique=True)
+    version: int
+    status: str
+    domains: str = "[]"  # lower-cased JSON list
+
+
+#: The FTS5 table of the word index (created by migration 0006): one ``body`` column.
+TEXT_INDEX = "text_index"
+#: The tables FTS5 keeps for it ("shadow tables", https://sqlite.org/fts5.html).
+_FTS5_SHADOWS = ("data", "idx", "content", "docsize", "config")
+
+
+def is_text_index_table(name: str | None) -> bool:
+    """Whether *name* is the FTS5 table of the word index or one of its shadow tables (kept
+    out of the schema comparison of migrations with :data:`metadata`)."""
+    return name == TEXT_INDEX or name in {f"{TEXT_INDEX}_{s}" for s in _FTS5_SHADOWS}
 
 
 metadata = SQLModel.metadata
