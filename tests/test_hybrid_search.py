@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from factories import full_workflow
@@ -13,7 +14,7 @@ from sqlalchemy import text
 from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
 from desktop_app.adapters.sqlite.database import current_revision, migrate, open_database
 from desktop_app.adapters.sqlite.index_queue import SqlIndexQueue
-from desktop_app.adapters.sqlite.text_index import SqlTextIndex, match_expression
+from desktop_app.adapters.sqlite.text_index import SqlTextIndex, query_words
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.app import Services, open_services
 from desktop_app.core.fusion import reciprocal_rank_fusion
@@ -30,6 +31,11 @@ from desktop_app.settings import load_settings
 
 ACTOR = "ann"
 _FIELD = full_workflow().steps[1].target  # type: ignore[union-attr]
+
+
+def _word_ids(index: SqlTextIndex | HybridSearchIndex, query: str, **filters: Any) -> list[str]:
+    """The ids of the workflows the word index finds for *query* (every word it knows)."""
+    return [h.id for h in index.search_workflows_every_word(query, **filters).hits]
 
 
 def _wf(name: str, description: str, fields: tuple[str, ...], domain: str) -> Workflow:
@@ -169,7 +175,7 @@ def test_a_rare_word_only_in_a_step_title_finds_its_workflow_first(services: Ser
     index = _index(services)
     by_meaning = [h.id for h in index.search_workflows(query, limit=6)]
     assert by_meaning[0] != SUPPLIER.id  # the embedding alone misses it ...
-    by_words = [h.id for h in index.search_workflows_text(query, limit=6)]
+    by_words = [h.id for h in index.search_workflows_every_word(query, limit=6).hits]
     assert by_words[0] == SUPPLIER.id  # ... the word index has it first ...
     assert _names(services, query)[0] == "Onboard a supplier"  # ... and so has the search
 
@@ -219,7 +225,7 @@ def test_every_word_matches_leave_out_words_no_workflow_holds(services: Services
 def test_no_query_is_a_syntax_error(services: Services, query: str) -> None:
     services.workflows.save(FLIGHT, actor=ACTOR)
     services.workflows.save(OTHERS[0], actor=ACTOR)
-    words = _index(services).search_workflows_text(query, limit=5)
+    words = _index(services).search_workflows_every_word(query, limit=5).hits
     found = _names(services, query)
     if "flight" in query.lower():
         assert [h.id for h in words][:1] == [FLIGHT.id]
@@ -228,12 +234,11 @@ def test_no_query_is_a_syntax_error(services: Services, query: str) -> None:
         assert all(h.id in {FLIGHT.id, OTHERS[0].id} for h in words)
 
 
-def test_queries_are_quoted_words_or_nothing() -> None:
-    assert match_expression('Book "a" flight* -NOW (AND)') == '"book" OR "flight" OR "now"'
-    assert match_expression("full_name") == '"full" OR "name"'
-    assert match_expression(" *-()\"' ") is None
-    assert match_expression("the AND of") is None  # function words only
-    assert match_expression("book a flight", every=True) == '"book" AND "flight"'
+def test_queries_are_words_or_nothing() -> None:
+    assert query_words('Book "a" flight* -NOW (AND)') == ["book", "flight", "now"]
+    assert query_words("full_name") == ["full", "name"]
+    assert query_words(" *-()\"' ") == []
+    assert query_words("the AND of") == []  # function words only
 
 
 def test_words_are_stemmed_and_diacritics_folded(services: Services) -> None:
@@ -249,8 +254,8 @@ def test_words_are_stemmed_and_diacritics_folded(services: Services) -> None:
     services.workflows.save(FLIGHT, actor=ACTOR)
     index = _index(services)
     for query in ("reimbursed", "claims", "resume", "REPORTS"):
-        assert [h.id for h in index.search_workflows_text(query, limit=5)] != [], query
-    assert index.search_workflows_text("reimbursed", limit=5)[0].id != FLIGHT.id
+        assert _word_ids(index, query, limit=5) != [], query
+    assert _word_ids(index, "reimbursed", limit=5)[0] != FLIGHT.id
 
 
 # ── filters ─────────────────────────────────────────────────────────────────────────────────
@@ -285,18 +290,18 @@ def test_status_domain_and_archived_hold_in_hybrid_results(services: Services) -
         "Draft a supplier invoice"
     ]
     assert _names(services, "invoice", status=WorkflowStatus.DRAFT, domain="ERP.example.test") == []
+
     # The word index itself filters the same way.
-    by_words = index.search_workflows_text
-    assert [h.id for h in by_words("invoice", status=WorkflowStatus.APPROVED)] == [approved.id]
-    assert [h.id for h in by_words("invoice", domain="billing.example.test")] == [draft.id]
-    assert {h.id for h in by_words("invoice", domain="erp.example.test")} == {
+    assert _word_ids(index, "invoice", status=WorkflowStatus.APPROVED) == [approved.id]
+    assert _word_ids(index, "invoice", domain="billing.example.test") == [draft.id]
+    assert set(_word_ids(index, "invoice", domain="erp.example.test")) == {
         approved.id,
         archived.id,
     }
-    assert [h.id for h in by_words("invoice", status=WorkflowStatus.ARCHIVED)] == [archived.id]
+    assert _word_ids(index, "invoice", status=WorkflowStatus.ARCHIVED) == [archived.id]
 
     lib.delete(draft.id, confirmed=True)
-    assert by_words("invoice", domain="billing.example.test") == []
+    assert _word_ids(index, "invoice", domain="billing.example.test") == []
     assert "Draft a supplier invoice" not in _names(services, "supplier invoice")
 
 
@@ -312,13 +317,13 @@ def test_reindex_and_check_keep_the_word_index_in_step(services: Services) -> No
     report = lib.check_index(fix=False)
     assert FLIGHT.id in report.stale + report.missing
     lib.check_index(fix=True)
-    assert [h.id for h in index.search_workflows_text("airline", limit=5)] == [FLIGHT.id]
+    assert _word_ids(index, "airline", limit=5) == [FLIGHT.id]
     assert lib.check_index(fix=False).stale == ()
 
     index.lexical.clear()
     assert lib.reindex() == (2, 0)
     assert index.lexical.count() == 2
-    assert [h.id for h in index.search_workflows_text("airline", limit=5)] == [FLIGHT.id]
+    assert _word_ids(index, "airline", limit=5) == [FLIGHT.id]
 
 
 def _version(workflow: Workflow, status: WorkflowStatus) -> WorkflowVersion:
@@ -347,8 +352,8 @@ def test_a_migrated_database_gets_its_word_index_filled(home: Path) -> None:
         SUPPLIER.id: (1, WorkflowStatus.APPROVED),
         FLIGHT.id: (1, WorkflowStatus.ARCHIVED),
     }
-    assert [h.id for h in words.search_workflows_text("kennitala")] == [SUPPLIER.id]
-    assert words.search_workflows_text("airline", status=WorkflowStatus.APPROVED) == []
+    assert _word_ids(words, "kennitala") == [SUPPLIER.id]
+    assert _word_ids(words, "airline", status=WorkflowStatus.APPROVED) == []
     # The embedded text changed too (name and description only): every workflow is marked
     # for re-indexing ...
     assert sorted(SqlIndexQueue(engine).pending()) == sorted(
@@ -401,6 +406,6 @@ def test_secrets_never_reach_the_word_index(services: Services) -> None:
     for secret in PLANTED:
         assert secret not in indexed
         assert secret not in vocabulary
-        assert words.search_workflows_text(secret) == []
+        assert _word_ids(words, secret) == []
     stored = json.dumps(words.entries())
     assert not any(secret in stored for secret in PLANTED)

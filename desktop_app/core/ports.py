@@ -260,18 +260,6 @@ class SearchIndex(Protocol):
     ) -> list[SearchHit]:
         """The workflows most similar to *query*, best first."""
 
-    def search_workflows_text(
-        self,
-        query: str,
-        *,
-        limit: int = 5,
-        status: WorkflowStatus | None = None,
-        domain: str | None = None,
-    ) -> list[SearchHit]:
-        """The workflows whose indexed words best match the words of *query* (BM25, any word
-        may match), best first, with the same filters as :meth:`search_workflows`. Any text is
-        a valid query: its words are taken as words, never as query syntax."""
-
     def search_workflows_every_word(
         self,
         query: str,

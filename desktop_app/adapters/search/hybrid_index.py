@@ -55,17 +55,6 @@ class HybridSearchIndex:
         """The workflows most similar in meaning to *query*, best first."""
         return self.semantic.search_workflows(query, limit=limit, status=status, domain=domain)
 
-    def search_workflows_text(
-        self,
-        query: str,
-        *,
-        limit: int = 5,
-        status: WorkflowStatus | None = None,
-        domain: str | None = None,
-    ) -> list[SearchHit]:
-        """The workflows whose words best match *query*'s (BM25), best first."""
-        return self.lexical.search_workflows_text(query, limit=limit, status=status, domain=domain)
-
     def search_workflows_every_word(
         self,
         query: str,

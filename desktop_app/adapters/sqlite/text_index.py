@@ -8,11 +8,10 @@ words split at anything not a letter or digit (``full_name`` is "full" and "name
 diacritics folded ("Résumé" matches "resume"), and reduced to their Porter stem ("reimbursed"
 matches "reimbursement").
 
-A query is taken as words, never as FTS5 syntax: each word is quoted, and any of them may match
-(``"travel" OR "costs"``: :meth:`SqlTextIndex.search_workflows_text`) or every one the index
-holds must (``"travel" AND "costs"``: :meth:`SqlTextIndex.search_workflows_every_word`, what
-the library's search uses), so quotes, ``*``, ``-``, ``AND``, ``NEAR`` or brackets a person
-types cannot make it fail, and BM25 weighs the rare words most. English function words ("the",
+A query is taken as words, never as FTS5 syntax: each word is quoted, and every one the index
+holds must match (``"travel" AND "costs"``: :meth:`SqlTextIndex.search_workflows_every_word`),
+so quotes, ``*``, ``-``, ``AND``, ``NEAR`` or brackets a person types cannot make it fail, and
+BM25 weighs the rare words most. English function words ("the",
 "for") are left out of the query.
 """
 
@@ -36,7 +35,6 @@ __all__ = [
     "MAX_QUERY_WORDS",
     "STOP_WORDS",
     "SqlTextIndex",
-    "match_expression",
     "query_words",
     "write_entries",
 ]
@@ -94,13 +92,6 @@ def query_words(query: str) -> list[str]:
     most :data:`MAX_QUERY_WORDS`."""
     found = (w.lower() for w in _WORD.findall(query))
     return list(dict.fromkeys(w for w in found if w not in STOP_WORDS))[:MAX_QUERY_WORDS]
-
-
-def match_expression(query: str, *, every: bool = False) -> str | None:
-    """The FTS5 query for *query*: its :func:`query_words`, each quoted, any of them (or, with
-    *every*, all of them); None: no such word."""
-    words = query_words(query)
-    return f" {'AND' if every else 'OR'} ".join(f'"{w}"' for w in words) if words else None
 
 
 def _domains(workflow: IndexedWorkflow) -> str:
@@ -180,22 +171,6 @@ class SqlTextIndex:
                 conn.execute(text(f"DELETE FROM {TEXT_INDEX} WHERE rowid = :id"), {"id": rowid})
                 conn.execute(text("DELETE FROM text_index_entries WHERE id = :id"), {"id": rowid})
 
-    def search_workflows_text(
-        self,
-        query: str,
-        *,
-        limit: int = 5,
-        status: WorkflowStatus | None = None,
-        domain: str | None = None,
-    ) -> list[SearchHit]:
-        """The workflows whose words best match *query*'s, best first (score: BM25, higher is
-        better), only those of *status* and with *domain* among their domains when given."""
-        expression = match_expression(query)
-        if expression is None or limit <= 0:
-            return []
-        with self._errors("search"), self._engine.connect() as conn:
-            return _ranked(conn, expression, limit=limit, status=status, domain=domain)
-
     def search_workflows_every_word(
         self,
         query: str,
@@ -205,8 +180,9 @@ class SqlTextIndex:
         domain: str | None = None,
     ) -> WordMatches:
         """The workflows holding every word of *query* that some indexed workflow holds (of any
-        status or domain), best first (BM25), filtered as :meth:`search_workflows_text`; and
-        whether some workflow holds each word of *query*.
+        status or domain), best first (BM25, higher is better), only those of *status* and
+        with *domain* among their domains when given; and whether some workflow holds each word
+        of *query*.
 
         A word no workflow holds cannot tell workflows apart, so it is left out of the match
         (and the matches are not *complete*).
