@@ -19,34 +19,35 @@ repairs are looked up in a big memory.
 
 from __future__ import annotations
 
-import html
-import json
 import random
-import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler
-from typing import Any, ClassVar
+from typing import Any
 
 from common import Section, environment, isolated_home, main, median, percentile
 from fakes.openai_server import FakeOpenAIServer
-from replay_support import approve, run, serving
-from test_experience_memory import _described
+from replay_support import approve, run
+from test_experience_memory import (
+    CREATE_RECORD,
+    ITEMS,
+    TODO,
+    add_item_workflow,
+    in_row,
+    items_site,
+    picks,
+    todo_site,
+    todo_workflow,
+)
 
 from desktop_app.adapters.sqlite.tables import ExperienceRow
 from desktop_app.app import open_services
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience
-from desktop_app.core.models.run import Resolution, RunStatus
+from desktop_app.core.models.run import Resolution, Run, RunStatus
 from desktop_app.core.models.target import Fingerprint, Locator, LocatorStrategy
 from desktop_app.core.models.workflow import (
-    ClickStep,
-    FillStep,
     GotoStep,
-    Parameter,
-    TextPresent,
     Workflow,
 )
 from desktop_app.core.replay.memory import ExperienceMemory
@@ -55,10 +56,7 @@ from desktop_app.settings import load_settings
 #: How the "Add" button looks after each drift: the markup of the form's buttons, and the name
 #: a careful model picks (the one that adds, never its look-alike neighbour).
 DRIFTS: dict[str, tuple[str, str]] = {
-    "relabeled, ids gone, a reset beside it": (
-        "<button type=reset class=c-1>Start over</button><button class=c-9x>Create record</button>",
-        "Create record",
-    ),
+    "relabeled, ids gone, a reset beside it": CREATE_RECORD,
     "moved into a toolbar as a link-button": (
         "<div role=toolbar><a href=/items role=button class=tb>Back</a>"
         "<button class=tb-primary>Save item</button></div>",
@@ -75,54 +73,23 @@ _STEPS = 10
 _LOOKUPS = 400
 
 
-class _Items(BaseHTTPRequestHandler):
-    """A page of our own: items kept on the server, the "Add" button as recorded or drifted."""
-
-    names: ClassVar[list[str]] = []
-    buttons: ClassVar[str | None] = None  # None: as recorded
-
-    def do_GET(self) -> None:
-        items = "".join(f"<li>{html.escape(n)}</li>" for n in self.names)
-        buttons = self.buttons or "<button id=add class='btn primary'>Add</button>"
-        body = (
-            f"<!doctype html><title>Items</title><h1>Items</h1><ul>{items}</ul>"
-            "<form method=post action=/add id=new-item><label for=name>Item name</label>"
-            f"<input id=name name=name>{buttons}</form>"
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        fields = dict(kv.split("=", 1) for kv in self.rfile.read(length).decode().split("&"))
-        self.names.append(fields.get("name", "").replace("+", " "))
-        self.send_response(303)
-        self.send_header("Location", "/items")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-def _picks(name: str) -> Any:
-    def policy(body: dict[str, Any]) -> str:
-        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-        for line in str(user).split("<page>", 1)[-1].splitlines():
-            if f'"{name}"' in line and (ref := re.search(r"\[ref=(\w+)\]", line)):
-                return json.dumps({"action": "act", "ref": ref.group(1), "reason": "it adds"})
-        return json.dumps({"action": "not_found", "ref": None, "reason": "not there"})
-
-    return policy
-
-
-@contextmanager
-def _site() -> Iterator[str]:
-    _Items.names, _Items.buttons = [], None
-    with serving(_Items) as url:
-        yield url
+def _twice(
+    site: str,
+    workflow: Workflow,
+    policy: Callable[[dict[str, Any]], str],
+    values: tuple[str, str],
+) -> tuple[Run, Run]:
+    """*workflow* approved and run with ``item`` = each of *values*, the LLM answering as
+    *policy* says, in a data directory of its own."""
+    with FakeOpenAIServer() as llm, isolated_home():
+        llm.default_chat = policy
+        env = {"PROCEDURA_LLM_BASE_URL": llm.base_url, "PROCEDURA_LLM_MODEL": "fake-model"}
+        with environment(env), open_services(load_settings(), write=True) as sv:
+            version = approve(sv, workflow)
+            first, second = (
+                run(sv, version, site, values={"item": value}, use_llm=True).run for value in values
+            )
+    return first, second
 
 
 def second_runs(smoke: bool = False) -> list[tuple[str, int, int, bool]]:
@@ -130,56 +97,25 @@ def second_runs(smoke: bool = False) -> list[tuple[str, int, int, bool]]:
     second, both items kept)."""
     results = []
     for drift, (buttons, name) in list(DRIFTS.items())[: 1 if smoke else None]:
-        with _site() as site, FakeOpenAIServer() as llm, isolated_home():
-            llm.default_chat = _picks(name)
-            env = {"PROCEDURA_LLM_BASE_URL": llm.base_url, "PROCEDURA_LLM_MODEL": "fake-model"}
-            url = f"{site}/items"
-            field = _described(url, Locator(strategy=LocatorStrategy.CSS, value="#name"))
-            add = _described(url, Locator(strategy=LocatorStrategy.CSS, value="#add"))
-            workflow = Workflow(
-                name="Add an item",
-                domains=("127.0.0.1",),
-                parameters=(Parameter(name="item"),),
-                steps=(
-                    GotoStep(title="Open the items", url="http://127.0.0.1:1/items"),
-                    FillStep(title="Fill 'Item name'", target=field, value="{item}"),
-                    ClickStep(title="Click 'Add'", target=add),
-                ),
-                success=(TextPresent(text="{item}"),),
-            )
-            _Items.buttons = buttons
-            with environment(env), open_services(load_settings(), write=True) as sv:
-                version = approve(sv, workflow)
-                first = run(sv, version, site, values={"item": "Apples"}, use_llm=True)
-                second = run(sv, version, site, values={"item": "Pears"}, use_llm=True)
+        with items_site() as site:
+            workflow = add_item_workflow(site)
+            ITEMS.buttons = buttons
+            first, second = _twice(site, workflow, picks(name), ("Apples", "Pears"))
             kept = (
-                first.run.status is RunStatus.SUCCEEDED
-                and second.run.status is RunStatus.SUCCEEDED
-                and _Items.names == ["Apples", "Pears"]
+                first.status is RunStatus.SUCCEEDED
+                and second.status is RunStatus.SUCCEEDED
+                and ITEMS.names == ["Apples", "Pears"]
             )
-            results.append((drift, first.run.llm_calls, second.run.llm_calls, kept))
+        results.append((drift, first.llm_calls, second.llm_calls, kept))
     if not smoke:
-        results.append(_row_case())
-    return results
-
-
-def _row_case() -> tuple[str, int, int, bool]:
-    """A to-do list whose rows' "Done" became "Mark complete" beside a "Remove": the first run
-    ticks off Apples, the second Plums, in another row."""
-    import test_experience_memory as todo  # after common: it puts tests/ on the path
-
-    with todo.todo_site() as site, FakeOpenAIServer() as llm, isolated_home():
-        llm.default_chat = todo.in_row
-        env = {"PROCEDURA_LLM_BASE_URL": llm.base_url, "PROCEDURA_LLM_MODEL": "fake-model"}
-        workflow = todo.todo_workflow(site)
-        todo.TODO.drifted = True
-        with environment(env), open_services(load_settings(), write=True) as sv:
-            version = approve(sv, workflow)
-            first = run(sv, version, site, values={"item": "Apples"}, use_llm=True)
-            second = run(sv, version, site, values={"item": "Plums"}, use_llm=True)
-        kept = todo.TODO.done == ["Apples", "Plums"]
+        with todo_site() as site:
+            workflow = todo_workflow(site)
+            TODO.drifted = True
+            first, second = _twice(site, workflow, in_row, ("Apples", "Plums"))
+            kept = TODO.done == ["Apples", "Plums"]
         name = "a row's button relabeled, a look-alike beside it, another row the second time"
-        return (name, first.run.llm_calls, second.run.llm_calls, kept)
+        results.append((name, first.llm_calls, second.llm_calls, kept))
+    return results
 
 
 def _experience(workflow_id: str, step: int, k: int) -> Experience:

@@ -9,8 +9,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from desktop_app.app import ReplayResult, Services, open_services, replay
+from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import Workflow, WorkflowVersion
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
@@ -57,6 +59,56 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class PageHandler(BaseHTTPRequestHandler):
+    """A base for a test's own site: pages sent as HTML, forms read, answered by a redirect."""
+
+    def send_page(self, body: str, status: int = 200) -> None:
+        """Answer with the HTML *body*."""
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def form(self) -> dict[str, list[str]]:
+        """The form the request sent."""
+        length = int(self.headers.get("Content-Length") or 0)
+        return parse_qs(self.rfile.read(length).decode())
+
+    def redirect(self, location: str) -> None:
+        """Answer "see other" (a form sent, then the page to show)."""
+        self.send_response(303)
+        self.send_header("Location", location)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def described(url: str, locator: Locator) -> Target:
+    """The target the capture script describes for *locator*'s element on *url*: as recorded."""
+    from browser_support import CHROMIUM, LAUNCH_ARGS
+    from playwright.async_api import async_playwright
+
+    from desktop_app.adapters.browser.replay_page import PlaywrightPage
+    from desktop_app.core.replay.browser import Handle
+    from desktop_app.resources import resource_path
+
+    async def describe() -> Target:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            page = await browser.new_page()
+            await page.goto(url)
+            port = PlaywrightPage(page, ("127.0.0.1",), resource_path("recorder", "capture.js"))
+            target = await port.describe(Handle(locator=locator))
+            await browser.close()
+        assert target is not None
+        return target
+
+    return asyncio.run(describe())
 
 
 def without_success_check(services: Services, version: WorkflowVersion) -> WorkflowVersion:

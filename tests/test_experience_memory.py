@@ -10,27 +10,21 @@ recorded locators nor the fingerprint can tell which is meant, so the LLM is ask
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
-from typing import Any
-from urllib.parse import parse_qs
+from typing import Any, Final
 
 import pytest
-from browser_support import CHROMIUM, LAUNCH_ARGS
 from fakes.openai_server import FakeOpenAIServer
-from playwright.async_api import async_playwright
-from replay_support import approve, run, services, serving
+from replay_support import PageHandler, approve, described, run, services, serving
 
-from desktop_app.adapters.browser.replay_page import PlaywrightPage
 from desktop_app.core.models.experience import EXPIRES_AFTER_FAILURES, Experience
 from desktop_app.core.models.run import Resolution, RunStatus
-from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.target import Locator, LocatorStrategy
 from desktop_app.core.models.workflow import (
     ClickStep,
     FillStep,
@@ -39,94 +33,73 @@ from desktop_app.core.models.workflow import (
     TextPresent,
     Workflow,
 )
-from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.memory import ExperienceMemory
-from desktop_app.resources import resource_path
 
 pytestmark = pytest.mark.slow
 
 QUICK = 0.5
 
 
+#: The "Add" button as the page shows it now: relabeled, its id and classes gone, a reset button
+#: beside it (the form's buttons' markup), and the button a careful model picks.
+CREATE_RECORD: Final = (
+    "<button type=reset class=c-1>Start over</button><button class=c-9x>Create record</button>",
+    "Create record",
+)
+
+
 @dataclass
-class _Items:
-    """The server's own data, and how its page looks."""
+class Items:
+    """The server's own data, and how its form's buttons look (None: as recorded)."""
 
     names: list[str] = field(default_factory=list)
-    drifted: bool = False
+    buttons: str | None = None
+
+    def reset(self) -> None:
+        """As the page was recorded, with no item."""
+        self.names.clear()
+        self.buttons = None
 
 
-DATA = _Items()
+ITEMS = Items()
 
 
-def _page() -> str:
-    items = "".join(f"<li>{html.escape(n)}</li>" for n in DATA.names)
-    if DATA.drifted:
-        form = (
-            "<form method=post action=/add class=f2><div class=row><label for=name>Item name"
-            "</label><input id=name name=name></div><div class=actions>"
-            "<button type=reset class=c-1>Start over</button>"
-            "<button class=c-9x>Create record</button></div></form>"
-        )
-    else:
-        form = (
-            "<form method=post action=/add id=new-item><label for=name>Item name</label>"
-            "<input id=name name=name><button id=add class='btn primary'>Add</button></form>"
-        )
-    return f"<!doctype html><title>Items</title><h1>Items</h1><ul>{items}</ul>{form}"
+class ItemsHandler(PageHandler):
+    """The items page, and the form that adds one."""
 
-
-class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        data = _page().encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        items = "".join(f"<li>{html.escape(n)}</li>" for n in ITEMS.names)
+        buttons = ITEMS.buttons or "<button id=add class='btn primary'>Add</button>"
+        self.send_page(
+            f"<!doctype html><title>Items</title><h1>Items</h1><ul>{items}</ul>"
+            "<form method=post action=/add id=new-item><label for=name>Item name</label>"
+            f"<input id=name name=name>{buttons}</form>"
+        )
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        form = parse_qs(self.rfile.read(length).decode())
-        DATA.names.extend(form.get("name", []))
-        self.send_response(303)
-        self.send_header("Location", "/items")
-        self.end_headers()
+        ITEMS.names.extend(self.form().get("name", []))
+        self.redirect("/items")
 
-    def log_message(self, *args: Any) -> None:
-        pass
+
+@contextmanager
+def items_site() -> Iterator[str]:
+    """The items page, fresh and as recorded (set ``ITEMS.buttons`` to drift it); its URL."""
+    ITEMS.reset()
+    with serving(ItemsHandler) as url:
+        yield url
 
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    global DATA
-    DATA = _Items()
-    with serving(_Handler) as url:
+    with items_site() as url:
         yield url
 
 
-def _described(url: str, locator: Locator) -> Target:
-    """The target the capture script describes for *locator*'s element on *url* (as recorded)."""
-
-    async def describe() -> Target:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-            page = await browser.new_page()
-            await page.goto(url)
-            port = PlaywrightPage(page, ("127.0.0.1",), resource_path("recorder", "capture.js"))
-            target = await port.describe(Handle(locator=locator))
-            await browser.close()
-        assert target is not None
-        return target
-
-    return asyncio.run(describe())
-
-
-def _add_item(site: str) -> Workflow:
-    """ "Add an item", with its targets described on the page as recorded."""
+def add_item_workflow(site: str) -> Workflow:
+    """ "Add an item", with its targets described on the items page as recorded."""
     url = f"{site}/items"
-    field_ = _described(url, Locator(strategy=LocatorStrategy.CSS, value="#name"))
-    add = _described(url, Locator(strategy=LocatorStrategy.CSS, value="#add"))
+    field_ = described(url, Locator(strategy=LocatorStrategy.CSS, value="#name"))
+    add = described(url, Locator(strategy=LocatorStrategy.CSS, value="#add"))
     return Workflow(
         name="Add an item",
         domains=("127.0.0.1",),
@@ -140,14 +113,17 @@ def _add_item(site: str) -> Workflow:
     )
 
 
-def _picks_create_record(body: dict[str, Any]) -> str:
-    """A careful model: the button that adds the record, never the one that clears the form."""
-    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    page = str(user).split("<page>", 1)[-1]
-    for line in page.splitlines():
-        if 'button "Create record"' in line and (ref := re.search(r"\[ref=(\w+)\]", line)):
-            return json.dumps({"action": "act", "ref": ref.group(1), "reason": "it adds it"})
-    return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
+def picks(name: str) -> Callable[[dict[str, Any]], str]:
+    """A careful model: the button named *name*, never its neighbour."""
+
+    def policy(body: dict[str, Any]) -> str:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        for line in str(user).split("<page>", 1)[-1].splitlines():
+            if f'button "{name}"' in line and (ref := re.search(r"\[ref=(\w+)\]", line)):
+                return json.dumps({"action": "act", "ref": ref.group(1), "reason": "it adds"})
+        return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
+
+    return policy
 
 
 def _click(result: Any) -> Any:
@@ -157,16 +133,16 @@ def _click(result: Any) -> Any:
 def test_the_second_run_on_the_same_drift_uses_the_llm_s_repair_without_asking_it(
     site: str, llm: FakeOpenAIServer
 ) -> None:
-    llm.default_chat = _picks_create_record
-    version_doc = _add_item(site)
-    DATA.drifted = True
+    llm.default_chat = picks(CREATE_RECORD[1])
+    version_doc = add_item_workflow(site)
+    ITEMS.buttons = CREATE_RECORD[0]
     with services() as sv:
         version = approve(sv, version_doc)
         first = run(sv, version, site, values={"item": "Apples"}, use_llm=True, patience_s=QUICK)
         assert first.run.status is RunStatus.SUCCEEDED, first.run.error
         assert _click(first).resolution is Resolution.LLM
         assert first.run.llm_calls >= 1
-        assert DATA.names == ["Apples"]
+        assert ITEMS.names == ["Apples"]
         calls = len(llm.requests_to("/v1/chat/completions"))
 
         second = run(sv, version, site, values={"item": "Pears"}, use_llm=True, patience_s=QUICK)
@@ -174,7 +150,7 @@ def test_the_second_run_on_the_same_drift_uses_the_llm_s_repair_without_asking_i
         assert second.run.llm_calls == 0
         assert len(llm.requests_to("/v1/chat/completions")) == calls
         assert _click(second).resolution is Resolution.EXPERIENCE
-        assert DATA.names == ["Apples", "Pears"]
+        assert ITEMS.names == ["Apples", "Pears"]
 
         (experience,) = sv.experiences.experiences()
         assert experience.resolution is Resolution.LLM
@@ -183,30 +159,30 @@ def test_the_second_run_on_the_same_drift_uses_the_llm_s_repair_without_asking_i
         # Proven by a run that succeeded, it is used unattended, without an LLM, too.
         alone = run(sv, version, site, values={"item": "Plums"}, patience_s=QUICK)
         assert alone.run.status is RunStatus.SUCCEEDED, alone.run.error
-        assert DATA.names == ["Apples", "Pears", "Plums"]
+        assert ITEMS.names == ["Apples", "Pears", "Plums"]
 
 
 def test_a_repair_is_retired_when_the_page_changes_back(site: str, llm: FakeOpenAIServer) -> None:
-    llm.default_chat = _picks_create_record
-    version_doc = _add_item(site)
-    DATA.drifted = True
+    llm.default_chat = picks(CREATE_RECORD[1])
+    version_doc = add_item_workflow(site)
+    ITEMS.buttons = CREATE_RECORD[0]
     with services() as sv:
         version = approve(sv, version_doc)
         first = run(sv, version, site, values={"item": "Apples"}, use_llm=True, patience_s=QUICK)
         assert _click(first).resolution is Resolution.LLM, first.run.error
 
-        DATA.drifted = False
+        ITEMS.buttons = None
         back = run(sv, version, site, values={"item": "Pears"}, use_llm=True, patience_s=QUICK)
         assert _click(back).resolution is Resolution.DIRECT, back.run.error
         (experience,) = sv.experiences.experiences()
         assert experience.retired_at is not None and experience.expired
 
         # The page drifts again: the retired repair is not taken on trust; the LLM is asked.
-        DATA.drifted = True
+        ITEMS.buttons = CREATE_RECORD[0]
         again = run(sv, version, site, values={"item": "Plums"}, use_llm=True, patience_s=QUICK)
         assert again.run.status is RunStatus.SUCCEEDED, again.run.error
         assert _click(again).resolution is Resolution.LLM
-    assert DATA.names == ["Apples", "Pears", "Plums"]
+    assert ITEMS.names == ["Apples", "Pears", "Plums"]
 
 
 def _experience(workflow_id: str, step_id: str) -> Experience:
@@ -281,18 +257,25 @@ def test_similar_steps_repairs_come_most_similar_and_useful_first_never_expired(
 
 
 @dataclass
-class _Todo:
+class Todo:
     """A list of our own: each row shows an item and its button; done items are kept here."""
 
     items: tuple[str, ...] = ("Apples", "Pears", "Plums")
     done: list[str] = field(default_factory=list)
     drifted: bool = False
 
+    def reset(self) -> None:
+        """As the list was recorded, nothing done."""
+        self.done.clear()
+        self.drifted = False
 
-TODO = _Todo()
+
+TODO = Todo()
 
 
-class _TodoHandler(BaseHTTPRequestHandler):
+class TodoHandler(PageHandler):
+    """The list, and the form its buttons send."""
+
     def do_GET(self) -> None:
         rows = []
         for n, item in enumerate(TODO.items):
@@ -304,27 +287,16 @@ class _TodoHandler(BaseHTTPRequestHandler):
             else:
                 buttons = f"<button name=item value='{n}' id=done-{n} class=done>Done</button>"
             rows.append(f"<tr><td>{html.escape(item)}</td><td>{buttons}</td></tr>")
-        body = (
+        self.send_page(
             "<!doctype html><title>To do</title><h1>To do</h1><form method=post action=/done>"
             f"<table><tbody>{''.join(rows)}</tbody></table></form>"
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        )
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        form = parse_qs(self.rfile.read(length).decode())
+        form = self.form()
         if self.path == "/done":
             TODO.done.extend(TODO.items[int(i)] for i in form.get("item", []))
-        self.send_response(303)
-        self.send_header("Location", "/todo")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.redirect("/todo")
 
 
 def in_row(body: dict[str, Any]) -> str:
@@ -348,7 +320,7 @@ def todo_workflow(site: str) -> Workflow:
     recorded, its row found by the item it shows (a parameter, recorded as "Apples")."""
     from desktop_app.core.replay.learning import templated_locator
 
-    recorded = _described(f"{site}/todo", Locator(strategy=LocatorStrategy.CSS, value="#done-0"))
+    recorded = described(f"{site}/todo", Locator(strategy=LocatorStrategy.CSS, value="#done-0"))
     locators = tuple(
         templated_locator(loc, {"item": "Apples"})
         for loc in recorded.locators
@@ -372,9 +344,8 @@ def todo_workflow(site: str) -> Workflow:
 @contextmanager
 def todo_site() -> Iterator[str]:
     """The to-do list, fresh, as recorded (set ``TODO.drifted`` to drift it)."""
-    global TODO
-    TODO = _Todo()
-    with serving(_TodoHandler) as site:
+    TODO.reset()
+    with serving(TodoHandler) as site:
         yield site
 
 

@@ -11,13 +11,11 @@ from __future__ import annotations
 import html
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 from conftest import Cli
-from replay_support import approve, run, services, serving
+from replay_support import PageHandler, approve, run, services, serving
 
 from desktop_app.core.models.run import FailureKind, RunStatus
 from desktop_app.core.models.target import (
@@ -66,37 +64,23 @@ def _form(*, browser_checks: bool, error: str = "", name: str = "", email: str =
     )
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def _send(self, body: str) -> None:
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class _Handler(PageHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
         if path == "/done":
-            self._send("<!doctype html><title>Saved</title><p>Customer created</p>")
+            self.send_page("<!doctype html><title>Saved</title><p>Customer created</p>")
         else:
-            self._send(_form(browser_checks=path == "/customers/new"))
+            self.send_page(_form(browser_checks=path == "/customers/new"))
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+        form = {k: v[0] for k, v in self.form().items()}
         name, email = form.get("name", ""), form.get("email", "")
         if "@" not in email:
             error = "Enter a valid email address."
-            self._send(_form(browser_checks=False, error=error, name=name, email=email))
+            self.send_page(_form(browser_checks=False, error=error, name=name, email=email))
             return
         DATA.saved.append((name, email))
-        self.send_response(303)
-        self.send_header("Location", "/done")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.redirect("/done")
 
 
 @pytest.fixture

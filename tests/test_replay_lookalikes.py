@@ -10,7 +10,6 @@ end the run with nothing done.
 
 from __future__ import annotations
 
-import asyncio
 import html
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,11 +18,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_support import CHROMIUM, LAUNCH_ARGS
-from playwright.async_api import async_playwright
-from replay_support import approve, run, services, serving
+from replay_support import approve, described, run, services, serving
 
-from desktop_app.adapters.browser.replay_page import PlaywrightPage
 from desktop_app.core.models.run import FailureKind, Resolution, RunStatus
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
@@ -34,8 +30,6 @@ from desktop_app.core.models.workflow import (
     TextPresent,
     Workflow,
 )
-from desktop_app.core.replay.browser import Handle
-from desktop_app.resources import resource_path
 
 pytestmark = pytest.mark.slow
 
@@ -138,23 +132,6 @@ def site() -> Iterator[str]:
         yield url
 
 
-def _described(url: str, locator: Locator) -> Target:
-    """The target the capture script describes for *locator*'s element on *url* (as recorded)."""
-
-    async def describe() -> Target:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-            page = await browser.new_page()
-            await page.goto(url)
-            port = PlaywrightPage(page, ("127.0.0.1",), resource_path("recorder", "capture.js"))
-            target = await port.describe(Handle(locator=locator))
-            await browser.close()
-        assert target is not None
-        return target
-
-    return asyncio.run(describe())
-
-
 def _only(target: Target, *strategies: LocatorStrategy) -> Target:
     """*target* keeping only its locators of *strategies* (outside any item), in their order."""
     kept = tuple(
@@ -185,7 +162,7 @@ def _recorded_row_box(site: str) -> Target:
     """The row checkbox of "Maria Garcia" as recorded when her search showed one row."""
     DATA.rows = {2: ("Maria Garcia", "Customer")}
     box = Locator(strategy=LocatorStrategy.CSS, value="input[name=sel]")
-    target = _described(f"{site}/contacts?q=Maria+Garcia", box)
+    target = described(f"{site}/contacts?q=Maria+Garcia", box)
     DATA.rows = {2: ("Maria Garcia", "Customer"), 5: ("Maria Garcia-Lopez", "Lead")}
     return target
 
@@ -236,7 +213,7 @@ def test_rows_that_show_the_same_end_the_run_with_nothing_done(site: str) -> Non
 
 def test_a_fallback_never_lands_on_another_option_of_the_group(site: str) -> None:
     customer = Locator(strategy=LocatorStrategy.ROLE, value="radio", name="Customer")
-    recorded = _described(f"{site}/form", customer)
+    recorded = described(f"{site}/form", customer)
     assert recorded.fingerprint is not None
     assert recorded.fingerprint.attributes.get("option-value") == "customer"
     # Relabeled and reordered: the recorded name is gone, the XPath's place holds "Prospect".
