@@ -114,25 +114,43 @@ def _run_json(run: Run) -> dict[str, Any]:
     return data
 
 
-@click.command("run")
-@click.argument("workflow", required=False)
-@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A parameter.")
-@click.option("--intent", help="Find the workflow and its values from a sentence.")
-@click.option(
+#: The options ``run`` and ``workflows verify`` share, as they read on both.
+_PARAM = click.option(
+    "-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A parameter."
+)
+_SECRET_ENV = click.option(
     "--secret-env",
     "secret_env",
     multiple=True,
     metavar="NAME=VARIABLE",
     help="Read a secret parameter from an environment variable.",
 )
+_BASE_URL = click.option(
+    "--base-url", help="Run against another origin (a staging copy, another port)."
+)
+_HEADLESS = click.option("--headless", is_flag=True, help="No browser window.")
+_NO_LLM = click.option(
+    "--no-llm", is_flag=True, help="Never call the LLM (rungs 1–3 and a person only)."
+)
+_NON_INTERACTIVE = click.option(
+    "--non-interactive", is_flag=True, help="Never ask: fail with a report instead."
+)
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+
+
+@click.command("run")
+@click.argument("workflow", required=False)
+@_PARAM
+@click.option("--intent", help="Find the workflow and its values from a sentence.")
+@_SECRET_ENV
 @click.option("--save-secrets", is_flag=True, help="Keep prompted secrets in the OS keyring.")
-@click.option("--base-url", help="Run against another origin (a staging copy, another port).")
-@click.option("--headless", is_flag=True, help="No browser window.")
-@click.option("--no-llm", is_flag=True, help="Never call the LLM (rungs 1–3 and a person only).")
+@_BASE_URL
+@_HEADLESS
+@_NO_LLM
 @click.option("--yes", is_flag=True, help="Confirm in advance (irreversible steps, the intent).")
 @click.option("--allow-draft", is_flag=True, help="Run the latest version even if not approved.")
-@click.option("--non-interactive", is_flag=True, help="Never ask: fail with a report instead.")
-@click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@_NON_INTERACTIVE
+@_JSON
 @click.option(
     "--params-csv",
     type=click.Path(dir_okay=False),
@@ -374,25 +392,19 @@ class Verify:
 @click.option(
     "--version", "version", type=click.IntRange(min=1), help="A version (default: the latest)."
 )
-@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A parameter.")
-@click.option(
-    "--secret-env",
-    "secret_env",
-    multiple=True,
-    metavar="NAME=VARIABLE",
-    help="Read a secret parameter from an environment variable.",
-)
+@_PARAM
+@_SECRET_ENV
 @click.option(
     "--through-irreversible",
     is_flag=True,
     help="Do the irreversible steps too (it submits, pays, deletes or sends for real).",
 )
-@click.option("--base-url", help="Run against another origin (a staging copy, another port).")
-@click.option("--headless", is_flag=True, help="No browser window.")
-@click.option("--no-llm", is_flag=True, help="Never call the LLM (rungs 1–3 and a person only).")
+@_BASE_URL
+@_HEADLESS
+@_NO_LLM
 @click.option("--yes", is_flag=True, help="Confirm irreversible steps in advance.")
-@click.option("--non-interactive", is_flag=True, help="Never ask: fail with a report instead.")
-@click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@_NON_INTERACTIVE
+@_JSON
 @click.pass_context
 def verify_command(
     ctx: click.Context,
@@ -492,7 +504,7 @@ def runs_list(ctx: click.Context, ref: str | None, limit: int, as_json: bool) ->
 
 @runs_group.command("show")
 @click.argument("ref")
-@click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@_JSON
 @click.pass_context
 def runs_show(ctx: click.Context, ref: str, as_json: bool) -> None:
     """One run: parameters (secrets masked), each step's outcome, rung, time and LLM use."""
