@@ -40,6 +40,7 @@ from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions,
 from desktop_app.core.replay.evidence import RECENT
 from desktop_app.core.replay.learning import REPLAY_ACTOR, Learned, learn
 from desktop_app.core.replay.memory import ExperienceMemory
+from desktop_app.core.replay.online import propose
 from desktop_app.core.replay.parameters import BoundParameters
 from desktop_app.core.replay.person import Person
 from desktop_app.core.replay.render import RebaseError, rebase
@@ -549,6 +550,14 @@ async def replay(
         status=outcome.run.status,
         history=services.runs.runs(original.workflow_id, limit=RECENT),
     )
+    if learned.proposed is None and settings.propose_after_runs:  # one proposal a run
+        induced = propose(
+            services.workflows,
+            original,
+            services.runs.runs(original.workflow_id, limit=RECENT),
+            settings.propose_after_runs,
+        )
+        learned = replace(learned, proposed=induced, induced=induced is not None)
     if learned.proposed is not None:
         outcome.run = outcome.run.model_copy(update={"proposed_version": learned.proposed.version})
         services.runs.save_run(outcome.run)

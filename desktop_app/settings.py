@@ -190,6 +190,9 @@ class Settings(BaseSettings):
     confirm_irreversible: bool = True
     #: A version nobody ran for this many days is flagged stale in the Library (0: never).
     stale_after_days: int = Field(default=60, ge=0, le=3650)
+    #: Online induction: an agent step done the same way in this many runs in a row is
+    #: proposed as recorded steps, and text parameters as their type (0: never).
+    propose_after_runs: int = Field(default=3, ge=0, le=100)
 
     embedding: Literal["minilm", "openai"] = "minilm"
     embedding_model: str = "text-embedding-3-small"

@@ -13,7 +13,7 @@ import contextlib
 import signal
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
@@ -32,7 +32,7 @@ from desktop_app.core.models.run import (
     RunTrigger,
     StepStatus,
 )
-from desktop_app.core.models.workflow import ParameterType, Workflow
+from desktop_app.core.models.workflow import ParameterType, Workflow, WorkflowVersion
 from desktop_app.core.outcomes import (
     UNVERIFIED_WORDS,
     failure_lines,
@@ -142,6 +142,12 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print the run reco
 @click.argument("workflow", required=False)
 @_PARAM
 @click.option("--intent", help="Find the workflow and its values from a sentence.")
+@click.option(
+    "--agent-from",
+    metavar="URL",
+    help="With --intent: when no workflow does it, the agent tries from this page; "
+    "a run that finishes proposes a new workflow for review.",
+)
 @_SECRET_ENV
 @click.option("--save-secrets", is_flag=True, help="Keep prompted secrets in the OS keyring.")
 @_BASE_URL
@@ -169,6 +175,7 @@ def run_command(
     workflow: str | None,
     params: tuple[str, ...],
     intent: str | None,
+    agent_from: str | None,
     secret_env: tuple[str, ...],
     save_secrets: bool,
     base_url: str | None,
@@ -184,6 +191,8 @@ def run_command(
     """Replay WORKFLOW (an id, id prefix or name), or the one --intent describes."""
     if workflow is None and not intent:
         raise click.UsageError("name a WORKFLOW or describe what to do with --intent")
+    if agent_from is not None and (workflow is not None or not intent or params_csv):
+        raise click.UsageError("--agent-from goes with --intent alone (no WORKFLOW, no CSV)")
     given = parse_assignments(params)
     from_env = parse_assignments(secret_env)
     if params_csv is not None or parallel > 1:
@@ -223,6 +232,7 @@ def run_command(
             allow_draft=allow_draft,
             interactive=not non_interactive,
             as_json=as_json,
+            agent_from=agent_from,
         )
     if as_json:
         click.echo(json_text(_run_json(run)))
@@ -247,6 +257,7 @@ def _run(
     interactive: bool,
     as_json: bool,
     verify: Verify | None = None,
+    agent_from: str | None = None,
 ) -> Run:
     from desktop_app.app import make_structured_llm, replay
     from desktop_app.core.replay.intent import bind_values, check_bound, find_workflow
@@ -254,12 +265,19 @@ def _run(
 
     trigger = RunTrigger.CLI
     llm = make_structured_llm(services.settings) if intent and use_llm else None
+    by_agent = False
     if ref is None:
         assert intent is not None
-        choice = asyncio.run(find_workflow(services.workflows, intent, llm))
-        ref = choice.workflow.id
         trigger = RunTrigger.INTENT
-        click.echo(f"Found '{choice.workflow.name}' (by {choice.reason})", err=True)
+        try:
+            choice = asyncio.run(find_workflow(services.workflows, intent, llm))
+        except NotFoundError as exc:
+            if agent_from is None:
+                raise NotFoundError(f"{exc}; or {_NO_MATCH_HINT}") from None
+            ref, by_agent, allow_draft = _agent_tries(services, intent, agent_from), True, True
+        else:
+            ref = choice.workflow.id
+            click.echo(f"Found '{choice.workflow.name}' (by {choice.reason})", err=True)
     if verify is not None:
         trigger = RunTrigger.VERIFY
         version = version_to_run(services.workflows, ref, version=verify.version, allow_draft=True)
@@ -353,7 +371,46 @@ def _run(
         if not latest or latest[0].started_at < began:
             raise ProceduraError("stopped before the run began; nothing was done")
         finished = latest[0]
+    if by_agent and intent:
+        finished = _propose_from_agent(services, version, finished, intent)
     return finished
+
+
+_NO_MATCH_HINT: Final = (
+    "show it once: procedura record --intent SENTENCE --url URL; "
+    "or let the agent try: --agent-from URL"
+)
+
+
+def _agent_tries(services: Services, intent: str, start_url: str) -> str:
+    """Save the agent doing *intent* from *start_url* as a draft; its id."""
+    from desktop_app.ops.changes import Origin
+    from desktop_app.ops.online import agent_workflow
+
+    version, _ = agent_workflow(
+        services.workflows, intent, start_url, actor=services.settings.actor, origin=Origin.CLI
+    )
+    click.echo(
+        f"No workflow does this: the agent tries it from {start_url} "
+        f"(draft '{version.workflow.name}', {version.workflow_id[:8]})",
+        err=True,
+    )
+    return version.workflow_id
+
+
+def _propose_from_agent(services: Services, version: WorkflowVersion, run: Run, intent: str) -> Run:
+    """The run, with the workflow its agent's actions propose (saved for review), if any."""
+    from desktop_app.ops.changes import Origin
+    from desktop_app.ops.online import propose_from_agent
+
+    proposed = propose_from_agent(services.workflows, version, run, intent, origin=Origin.CLI)
+    if proposed.version is None:
+        if run.status in (RunStatus.SUCCEEDED, RunStatus.UNVERIFIED):
+            click.echo("The agent's actions could not all be recorded: nothing proposed", err=True)
+        return run
+    run = run.model_copy(update={"proposed_version": proposed.version.version})
+    services.runs.save_run(run)
+    return run
 
 
 def _print_summary(run: Run) -> None:
@@ -370,7 +427,7 @@ def _print_summary(run: Run) -> None:
         click.echo(f"  {reason}")
     if run.proposed_version is not None:
         click.echo(
-            f"  repairs proposed as version {run.proposed_version} (in review): "
+            f"  proposed as version {run.proposed_version} (in review): "
             f"procedura workflows show {run.workflow_id[:8]} --version {run.proposed_version}"
         )
     click.echo(f"  details: procedura runs show {run.id[:8]}")
@@ -534,4 +591,4 @@ def runs_show(ctx: click.Context, ref: str, as_json: bool) -> None:
     elif run.error:
         click.echo(f"error: {run.error}")
     if run.proposed_version is not None:
-        click.echo(f"proposed repair: version {run.proposed_version} (in review)")
+        click.echo(f"proposed: version {run.proposed_version} (in review)")

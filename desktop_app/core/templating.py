@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["escape", "pieces", "placeholders", "render"]
+__all__ = ["escape", "pieces", "placeholders", "render", "templated"]
 
 _TOKEN = re.compile(r"\{\{|\}\}|\{([a-z_][a-z0-9_]*)\}")
 
@@ -64,3 +64,14 @@ def render(template: str, values: Mapping[str, str]) -> str:
 def escape(text: str) -> str:
     """*text* as a template that renders to itself (braces doubled where they could mislead)."""
     return _TOKEN.sub(lambda m: m.group(0).replace("{", "{{").replace("}", "}}"), text)
+
+
+def templated(text: str, values: Mapping[str, str]) -> str:
+    """*text* as a template with each of *values* (name → value) put back as its
+    ``{name}``, longest value first; values shorter than 2 characters are left as text (they
+    would match by chance)."""
+    text = escape(text)
+    for name, value in sorted(values.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if len(value) >= 2:
+            text = text.replace(escape(value), "{" + name + "}")
+    return text

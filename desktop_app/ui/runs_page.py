@@ -280,7 +280,7 @@ class _RunDetails(QWidget):
         self.editor_button.setObjectName("runs-open-editor")
         self.editor_button.setToolTip("Open the version that ran in the step editor")
         self.editor_button.clicked.connect(self._on_editor_button_clicked)
-        self.review_button = QPushButton("Review &repair")
+        self.review_button = QPushButton("Review &proposal")
         self.review_button.setObjectName("runs-review-repair")
         self.review_button.setToolTip("The version this run proposed with the repairs it made")
         self.review_button.clicked.connect(self._on_review_button_clicked)
@@ -401,7 +401,7 @@ class _RunDetails(QWidget):
         self.error.setStyleSheet(f"color: {color.name() if color else _ERROR_COLOR};")
         self.review_button.setVisible(run.proposed_version is not None)
         if run.proposed_version is not None:
-            self.review_button.setText(f"Review &repair (version {run.proposed_version})")
+            self.review_button.setText(f"Review &proposal (version {run.proposed_version})")
 
         self.parameters.setRowCount(len(run.parameters))
         for row, (param, value) in enumerate(run.parameters.items()):

@@ -16,7 +16,7 @@ from desktop_app.core.models.common import (
     new_id,
     utcnow,
 )
-from desktop_app.core.models.target import Locator
+from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import ParameterType, Workflow
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "RunStep",
     "RunTrigger",
     "StepStatus",
+    "TakenAction",
     "mask_parameters",
 ]
 
@@ -122,6 +123,24 @@ class Resolution(StrEnum):
         return self not in (Resolution.DIRECT, Resolution.NOT_NEEDED)
 
 
+class TakenAction(FrozenModel):
+    """One action an agent step took, as a recorded step would do it again.
+
+    ``value`` is a template: the run's values (secrets included) are put back as their
+    ``{placeholders}``, so no secret is stored and the next run types its own values.
+    ``target`` is the element as the page described it just before the action (None for a key
+    pressed on the page); its locators never pin one record or position.
+    """
+
+    action: Literal["click", "fill", "select", "check", "uncheck", "press"]
+    target: Target | None = None
+    value: str = ""
+    key: str = ""
+    label: str = ""
+    commits: bool = False
+    """The action set off something that commits (it was confirmed by a person or ``--yes``)."""
+
+
 class RunStep(FrozenModel):
     """The outcome of one step of a run."""
 
@@ -151,6 +170,8 @@ class RunStep(FrozenModel):
     nearest: tuple[str, ...] = ()
     """When the element was not found or not told apart: the page's elements most like the
     recorded one, best first, each with how alike it is (0–1)."""
+    actions: tuple[TakenAction, ...] = ()
+    """An agent step's actions, in order (online induction turns them into recorded steps)."""
 
 
 class Run(FrozenModel):

@@ -13,15 +13,19 @@ spent.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop_app.core.items import pins_record
 from desktop_app.core.llm import LLMError, StructuredLLM, assert_no_secrets
+from desktop_app.core.models.run import MASK, TakenAction
+from desktop_app.core.models.target import Target
 from desktop_app.core.models.workflow import AgentStep, Workflow
-from desktop_app.core.redaction import redact_snapshot
+from desktop_app.core.redaction import mask_secrets, redact_snapshot
 from desktop_app.core.replay.browser import BrowserPort, PageAction
 from desktop_app.core.replay.heal_llm import known_refs, prune_snapshot
 from desktop_app.core.replay.ladder import (
@@ -31,6 +35,7 @@ from desktop_app.core.replay.ladder import (
     StepFailed,
     Tracker,
 )
+from desktop_app.core.replay.learning import swapped, templated_locator
 from desktop_app.core.replay.person import Person, Question
 from desktop_app.core.replay.safety import (
     ACTIVATING_KEYS,
@@ -39,6 +44,7 @@ from desktop_app.core.replay.safety import (
     label_of,
     sets_off,
 )
+from desktop_app.core.templating import templated
 
 __all__ = ["AgentAction", "AgentContext", "run_agent_step"]
 
@@ -65,6 +71,9 @@ class AgentContext:
     workflow: Workflow
     step: AgentStep
     secrets: tuple[str, ...]
+    values: Mapping[str, str] = field(default_factory=dict)
+    """The run's values by name, secrets included: what the agent types is recorded with them
+    put back as placeholders."""
 
 
 def _system() -> str:
@@ -105,7 +114,6 @@ async def run_agent_step(
     if llm is None or not options.use_llm:
         raise StepFailed("an agent step needs an LLM (none is configured, or --no-llm)")
     done: list[str] = []
-    domains = context.workflow.domains
     for _ in range(context.step.max_actions):
         snapshot = prune_snapshot(redact_snapshot(await browser.snapshot(), context.secrets))
         user = _user(context, done, await browser.url(), snapshot)
@@ -124,7 +132,7 @@ async def run_agent_step(
         if answer.action == "fail":
             raise StepFailed(f"the agent could not do it: {answer.reason[:200]}")
         done.append(
-            await _act(answer, snapshot, context, browser, ladder, person, options, domains)
+            await _act(answer, snapshot, context, browser, ladder, person, options, tracker)
         )
     raise StepFailed(
         f"the agent did not finish in {context.step.max_actions} actions ({'; '.join(done)})"
@@ -139,9 +147,9 @@ async def _act(
     ladder: Ladder,
     person: Person | None,
     options: ReplayOptions,
-    domains: tuple[str, ...],
+    tracker: Tracker,
 ) -> str:
-    """Check and do one action; a short description of it.
+    """Check and do one action (noted in *tracker*); a short description of it.
 
     Every activation is checked, whatever the verb: a click, Enter or Space on an element or
     on the page (then on the element that has the focus), or choosing an option, that would
@@ -154,6 +162,9 @@ async def _act(
         if focused is not None:
             await _confirm(context, f"press {answer.key} on {focused}", person, options)
         await browser.perform(None, PageAction(kind="press", key=answer.key), timeout_s=5)
+        tracker.actions.append(
+            TakenAction(action="press", key=answer.key, commits=focused is not None)
+        )
         return f"pressed {answer.key}"
     if answer.ref is None or answer.ref not in known_refs(snapshot):
         raise StepFailed(f"the agent named {answer.ref!r}, which the page does not have")
@@ -161,7 +172,7 @@ async def _act(
     described = await browser.describe(handle)
     fp = described.fingerprint if described is not None else None
     label = label_of(fp) if fp is not None else answer.ref
-    away = await ladder.leads_away(handle, domains)
+    away = await ladder.leads_away(handle, context.workflow.domains)
     if away is not None:
         raise StepFailed(f"the agent chose a link outside the workflow's domains ({away})")
     if answer.action == "select":
@@ -174,8 +185,43 @@ async def _act(
         await _confirm(context, f"{verb[answer.action]} {shown}", person, options)
     action = _page_action(answer)
     await browser.perform(handle, action, timeout_s=context.step.timeout_s)
+    tracker.actions.append(_taken(answer, context, described, label, commits=commit))
     shown = f" {answer.value!r}" if answer.action in ("fill", "select") else ""
     return f"{answer.action}{shown} on {label}"
+
+
+def _taken(
+    answer: AgentAction,
+    context: AgentContext,
+    described: Target | None,
+    label: str,
+    *,
+    commits: bool,
+) -> TakenAction:
+    """*answer*, done, as a recorded step would do it again: the run's values put back as
+    placeholders, only locators that find the element without pinning this record."""
+    target = None
+    if described is not None:
+        kept = tuple(
+            templated_locator(loc, dict(context.values))
+            for loc in described.locators
+            if not pins_record(loc)
+        )
+        fingerprint = described.fingerprint
+        if fingerprint is not None and context.secrets:
+            fingerprint = swapped(fingerprint, dict.fromkeys(context.secrets, MASK))
+        if kept:
+            target = Target(locators=kept, fingerprint=fingerprint)
+    return TakenAction.model_validate(
+        {
+            "action": answer.action,
+            "target": target,
+            "value": templated(answer.value, context.values),
+            "key": answer.key,
+            "label": mask_secrets(label, context.secrets),
+            "commits": commits,
+        }
+    )
 
 
 def _activates(answer: AgentAction) -> bool:

@@ -445,6 +445,7 @@ class Replayer:
             failure=why.kind,
             page_messages=why.page_messages,
             nearest=why.nearest,
+            actions=tuple(tracker.actions),
         )
         return record, aborted
 
@@ -565,7 +566,7 @@ class Replayer:
 
     async def _agent(self, bound: AgentStep, context: _Context, tracker: Tracker) -> None:
         output = await run_agent_step(
-            AgentContext(context.version.workflow, bound, self._secrets),
+            AgentContext(context.version.workflow, bound, self._secrets, context.params.values),
             browser=self._browser,
             ladder=self._ladder,
             llm=self._llm,

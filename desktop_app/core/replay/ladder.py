@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM
 from desktop_app.core.models.experience import Experience
-from desktop_app.core.models.run import FailureKind, Resolution, RunTrigger
+from desktop_app.core.models.run import FailureKind, Resolution, RunTrigger, TakenAction
 from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import (
     CheckStep,
@@ -171,6 +171,7 @@ class Tracker:
     found: Found | None = None
     llm_calls_here: int = 0
     waited_s: float = 0.0
+    actions: list[TakenAction] = field(default_factory=list)
 
     def note(self, text: str) -> None:
         if text not in self.notes:

@@ -27,9 +27,17 @@ from desktop_app.core.replay.evidence import ranked as by_evidence
 from desktop_app.core.replay.lessons import Lessons, StepRepair
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.parameters import BoundParameters
-from desktop_app.core.templating import escape, placeholders
+from desktop_app.core.templating import placeholders, templated
 
-__all__ = ["REPLAY_ACTOR", "Learned", "learn", "repaired_workflow", "templated_locator"]
+__all__ = [
+    "REPLAY_ACTOR",
+    "Learned",
+    "as_recorded",
+    "learn",
+    "repaired_workflow",
+    "swapped",
+    "templated_locator",
+]
 
 #: Who proposes the versions replay learns (the review queue marks them as repairs).
 REPLAY_ACTOR: Final = "procedura-replay"
@@ -40,21 +48,21 @@ _REMEMBERED: Final = frozenset({Resolution.FINGERPRINT, Resolution.LLM, Resoluti
 
 @dataclass(frozen=True, slots=True)
 class Learned:
-    """What a run taught: the proposed version (if any) and how many experiences were stored."""
+    """What a run taught: the proposed version (if any) and how many experiences were stored.
+
+    ``induced``: the proposal comes from online induction (:mod:`.online`), not a repair.
+    """
 
     proposed: WorkflowVersion | None
     experiences: int
+    induced: bool = False
 
 
 def templated_locator(locator: Locator, values: dict[str, str]) -> Locator:
     """*locator* with each of *values* (name → value) put back as its ``{name}`` placeholder."""
 
     def template(text: str) -> str:
-        text = escape(text)
-        for name, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
-            if len(value) >= 2:
-                text = text.replace(escape(value), "{" + name + "}")
-        return text
+        return templated(text, values)
 
     update: dict[str, object] = {"value": template(locator.value)}
     if locator.name is not None:
@@ -106,14 +114,14 @@ def _new_target(
             ranked.append(locator)
     # The locator that found it now first; the others by how they did across runs.
     ranked = ranked[:1] + by_evidence(ranked[1:], evidence)
-    fingerprint = _as_recorded(workflow, repair.target.fingerprint, values)
+    fingerprint = as_recorded(workflow, repair.target.fingerprint, values)
     return Target(
         locators=tuple(ranked[:_MAX_LOCATORS]),
         fingerprint=fingerprint or old.fingerprint,
     )
 
 
-def _as_recorded(
+def as_recorded(
     workflow: Workflow, fingerprint: Fingerprint | None, values: dict[str, str]
 ) -> Fingerprint | None:
     """*fingerprint*, seen with this run's *values*, as if seen with the recorded ones (the
@@ -123,7 +131,7 @@ def _as_recorded(
         return fingerprint
     defaults = {n: _default(workflow, n) for n in values}
     recorded = {v: d for n, v in values.items() if (d := defaults[n]) is not None}
-    return _swapped(fingerprint, recorded)
+    return swapped(fingerprint, recorded)
 
 
 def _default(workflow: Workflow, name: str) -> str | None:
@@ -133,7 +141,7 @@ def _default(workflow: Workflow, name: str) -> str | None:
     return str(param.default)
 
 
-def _swapped(fp: Fingerprint, swaps: dict[str, str]) -> Fingerprint:
+def swapped(fp: Fingerprint, swaps: dict[str, str]) -> Fingerprint:
     def swap(text: str | None) -> str | None:
         if text is None:
             return None
@@ -272,7 +280,7 @@ def learn(
                     page_url=repair.page_url,
                     failed_locators=repair.failed,
                     repaired_locator=locator,
-                    fingerprint=_as_recorded(version.workflow, repair.target.fingerprint, values),
+                    fingerprint=as_recorded(version.workflow, repair.target.fingerprint, values),
                     resolution=repair.resolution,
                     reason=repair.reason,
                     proven=False if repair.resolution is Resolution.LLM else None,

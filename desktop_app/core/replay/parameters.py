@@ -40,6 +40,7 @@ __all__ = [
     "bind_parameters",
     "missing_secrets",
     "parse_assignments",
+    "renders_as_typed",
 ]
 
 _NO_SECRETS: Final[Mapping[str, str]] = MappingProxyType({})
@@ -248,6 +249,15 @@ def _bind_one(param: Parameter, raw: str | None) -> tuple[str, JsonScalar]:
             name=param.name,
         )
     return "", ("" if param.type is ParameterType.TEXT else None)
+
+
+def renders_as_typed(kind: ParameterType, raw: str) -> bool:
+    """Whether *raw*, given to a parameter of type *kind*, is accepted and typed as written."""
+    try:
+        rendered, _ = _CONVERTERS[kind](Parameter(name="value", type=kind, choices=()), raw)
+    except _Invalid:
+        return False
+    return rendered == raw
 
 
 def _about(param: Parameter) -> str:

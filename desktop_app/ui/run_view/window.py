@@ -202,7 +202,7 @@ class RunWindow(QMainWindow):
         summary_layout.addWidget(self.outcome)
         summary_layout.addWidget(self.summary_text)
         actions = QHBoxLayout()
-        self.review_button = QPushButton("Review &repair")
+        self.review_button = QPushButton("Review &proposal")
         self.review_button.setObjectName("review-repair-button")
         self.review_button.setToolTip(
             "The healed steps were saved as a new version with the locators that worked; "
@@ -470,7 +470,7 @@ class RunWindow(QMainWindow):
             self.status_label.setText(RUN_STATUS_LABELS[status])
             self.review_button.setVisible(run.proposed_version is not None)
             if run.proposed_version is not None:
-                self.review_button.setText(f"Review &repair (version {run.proposed_version})")
+                self.review_button.setText(f"Review &proposal (version {run.proposed_version})")
             self.record_button.setVisible(True)
         else:
             self.outcome.setText("✗ Not run" if error else "Stopped")

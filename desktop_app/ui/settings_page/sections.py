@@ -396,6 +396,13 @@ class SettingsSections(QWidget):
             "A workflow version nobody ran for this many days is flagged stale in the Library "
             "(never archived or deleted for it); 0 never flags one for that.",
         )
+        self._add(
+            form,
+            "&Propose after:",
+            self._number("propose_after_runs", suffix=" runs"),
+            "An agent step that did the same actions in this many runs in a row is proposed, "
+            "for review, as recorded steps (no LLM needed then); 0 proposes nothing.",
+        )
         return box
 
     def _data_section(self) -> QGroupBox:

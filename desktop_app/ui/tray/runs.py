@@ -188,7 +188,7 @@ class TrayRuns(TrayBase):
         if reason:
             lines.append(reason)
         if run.proposed_version is not None:
-            lines.append(f"A repair waits for review as version {run.proposed_version}.")
+            lines.append(f"Version {run.proposed_version} is proposed, waiting for review.")
         lines.append("Click to open the run record.")
         unverified = run.status is RunStatus.UNVERIFIED
         self.notify(
