@@ -34,6 +34,7 @@ BENCHMARKS = (
     "agent_baseline",
     "retrieval",
     "learning",
+    "online",
     "induction",
     "recording",
     "gui",

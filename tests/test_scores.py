@@ -118,6 +118,14 @@ def test_the_library_and_review_show_the_record_and_flag_a_stale_version(gui: Gu
     workflow_id = gui.call(seed)
     page = gui.window.library
     gui.run(page.reload())
+    from PySide6.QtCore import Qt
+
+    assert len(page.visible_rows()) == 1  # the list marks it too, saying why when pointed at
+    status = page.model.index(0, page.model.HEADERS.index("Status"))
+    assert page.model.data(status) == "Approved · stale"
+    assert page.model.data(status, Qt.ItemDataRole.ToolTipRole) == (
+        f"Stale: its last {FAILING_RUNS} runs failed"
+    )
     page.select(workflow_id)
     gui.run(until(lambda: "How version 1's runs went" in page.details.toPlainText()))
     text = page.details.toPlainText()
@@ -128,3 +136,29 @@ def test_the_library_and_review_show_the_record_and_flag_a_stale_version(gui: Gu
     review.show_version(workflow_id, 1)
     gui.run(until(lambda: "How its runs went" in review.diff_view.toPlainText()))
     assert f"Stale: its last {FAILING_RUNS} runs failed" in review.diff_view.toPlainText()
+
+
+def test_the_library_list_marks_stale_only_what_the_details_call_stale() -> None:
+    from desktop_app.ui.library_page import LibraryRow
+
+    with services() as sv:
+        flaky = approve(sv, _workflow())
+        for status in (RunStatus.FAILED, RunStatus.FAILED, RunStatus.SUCCEEDED, RunStatus.FAILED):
+            sv.runs.save_run(_run(flaky.workflow_id, status))
+        failing_before = approve(sv, _workflow())
+        for _ in range(FAILING_RUNS):
+            sv.runs.save_run(_run(failing_before.workflow_id, RunStatus.FAILED, days_ago=1))
+        fixed = sv.workflows.save(
+            failing_before.workflow.model_copy(update={"description": "fixed"}), actor="analyst"
+        )
+        sv.workflows.approve(fixed.version.workflow_id, actor="analyst", version=2)
+        idle = approve(sv, _workflow())
+        sv.runs.save_run(_run(idle.workflow_id, RunStatus.SUCCEEDED, days_ago=90))
+        stats = sv.runs.run_stats()
+        rows = {
+            s.id: LibraryRow(s, stats.get(s.id)).with_stale(stale_after_days=60, now=utcnow())
+            for s in sv.workflows.list()
+        }
+    assert rows[flaky.workflow_id].stale is None  # 2 failures in a row, not 3
+    assert rows[failing_before.workflow_id].stale is None  # version 1 failed, 2 is approved
+    assert rows[idle.workflow_id].stale == "nobody ran it for 90 days"

@@ -377,7 +377,7 @@ def _run(
 
 
 _NO_MATCH_HINT: Final = (
-    "show it once: procedura record --intent SENTENCE --url URL; "
+    "show it once: procedura record web --url URL --intent SENTENCE; "
     "or let the agent try: --agent-from URL"
 )
 

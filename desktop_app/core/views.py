@@ -62,6 +62,8 @@ class RunStats(FrozenModel):
     succeeded: int
     unverified: int = 0
     last_run_at: AwareDatetime | None = None
+    failing_version: int | None = None
+    """The version whose newest finished runs (the last 3 of the workflow) all failed, if any."""
 
     @property
     def success_rate(self) -> float | None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.exports.bundle import Resolution
+from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.scores import FAILING_RUNS
 from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.library import (
@@ -76,6 +79,29 @@ class LibraryRow:
     summary: WorkflowSummary
     stats: RunStats | None = None
     score: float | None = None
+    stale: str | None = None
+    """Why its approved version is stale (its last runs failed, or nobody ran it for long)."""
+
+    def with_stale(self, *, stale_after_days: int, now: datetime) -> LibraryRow:
+        """This row with its approved version's staleness, as the details say it
+        (:func:`~desktop_app.core.scores.stale_reason`)."""
+        s, stats = self.summary, self.stats
+        if s.status is not WorkflowStatus.APPROVED or s.approved_version is None:
+            return self
+        reason = None
+        if stats is not None and stats.failing_version == s.approved_version:
+            reason = f"its last {FAILING_RUNS} runs failed"
+        else:
+            last = stats.last_run_at if stats is not None else None
+            since = last or s.updated_at
+            if stale_after_days and now - since >= timedelta(days=stale_after_days):
+                days = (now - since).days
+                reason = (
+                    f"nobody ran it for {days} days"
+                    if last
+                    else f"never run in the {days} days since it was approved"
+                )
+        return replace(self, stale=reason)
 
     @property
     def version_text(self) -> str:
@@ -140,7 +166,7 @@ class LibraryModel(RowsModel[LibraryRow]):
         if role == Qt.ItemDataRole.DisplayRole:
             return (
                 ("★ " if s.pinned else "") + s.name,
-                _STATUS_LABELS[s.status],
+                _STATUS_LABELS[s.status] + (" · stale" if row.stale else ""),
                 row.version_text,
                 ", ".join(s.parameters) or "—",
                 ", ".join(s.domains) or "—",
@@ -164,6 +190,8 @@ class LibraryModel(RowsModel[LibraryRow]):
             return (s.description or s.name) + score
         if role == Qt.ItemDataRole.ToolTipRole and column == self.HEADERS.index("Success"):
             return row.success_help
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.HEADERS.index("Status"):
+            return f"Stale: {row.stale}" if row.stale else None
         return None
 
 
@@ -382,7 +410,11 @@ class LibraryPage(QWidget):
             return summaries, backend.runs.run_stats()
 
         summaries, self._stats = await self._host.tasks.call(load)
-        self._all = [LibraryRow(s, self._stats.get(s.id)) for s in summaries]
+        days, now = backend.settings.stale_after_days, utcnow()
+        self._all = [
+            LibraryRow(s, self._stats.get(s.id)).with_stale(stale_after_days=days, now=now)
+            for s in summaries
+        ]
         self._fill_domains()
         if self.search.text().strip():
             await self._search(self.search.text())
@@ -402,8 +434,12 @@ class LibraryPage(QWidget):
         )
         if generation != self._search_generation:
             return  # the user typed on; a newer search will show its results
+        stale = {row.summary.id: row.stale for row in self._all}
         self._show(
-            [LibraryRow(m.workflow, self._stats.get(m.workflow.id), m.score) for m in matches],
+            [
+                LibraryRow(m.workflow, self._stats.get(w := m.workflow.id), m.score, stale.get(w))
+                for m in matches
+            ],
             ranked=True,
         )
 

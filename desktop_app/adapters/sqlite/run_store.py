@@ -14,6 +14,7 @@ from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience, site_of
 from desktop_app.core.models.run import Run, RunStatus, RunStep
+from desktop_app.core.scores import FAILING_RUNS
 from desktop_app.core.views import RunStats
 
 __all__ = ["SqlExperienceStore", "SqlRunStore"]
@@ -126,6 +127,7 @@ class SqlRunStore:
             counts.setdefault(workflow_id, {})[status] = count
             if last is not None and (workflow_id not in latest or last > latest[workflow_id]):
                 latest[workflow_id] = last
+        failing = self._failing()
         stats = {}
         for workflow_id, by_status in counts.items():
             newest = latest.get(workflow_id)
@@ -138,8 +140,43 @@ class SqlRunStore:
                 last_run_at=(
                     newest.replace(tzinfo=UTC) if newest and newest.tzinfo is None else newest
                 ),
+                failing_version=failing.get(workflow_id),
             )
         return stats
+
+    def _failing(self) -> dict[str, int]:
+        """Workflow id → the version whose last :data:`FAILING_RUNS` finished runs of the
+        workflow all failed (one query, newest runs first per workflow)."""
+        newest = (
+            select(
+                RunRow.workflow_id,
+                RunRow.workflow_version,
+                RunRow.status,
+                func.row_number()
+                .over(
+                    partition_by=col(RunRow.workflow_id),
+                    order_by=col(RunRow.started_at).desc(),
+                )
+                .label("rank"),
+            )
+            .where(col(RunRow.status) != RunStatus.RUNNING.value)
+            .subquery()
+        )
+        query = select(newest.c.workflow_id, newest.c.workflow_version, newest.c.status).where(
+            newest.c.rank <= FAILING_RUNS
+        )
+        with Session(self._engine) as session:
+            rows = session.exec(query).all()
+        recent: dict[str, list[tuple[int, str]]] = {}
+        for workflow_id, version, status in rows:
+            recent.setdefault(workflow_id, []).append((version, status))
+        return {
+            workflow_id: runs[0][0]
+            for workflow_id, runs in recent.items()
+            if len(runs) == FAILING_RUNS
+            and len({v for v, _ in runs}) == 1
+            and all(s == RunStatus.FAILED.value for _, s in runs)
+        }
 
     def _run(self, session: Session, row: RunRow) -> Run:
         steps = session.exec(
