@@ -10,16 +10,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from conftest import Cli
 from fakes.openai_server import FakeOpenAIServer
+from gui_support import Gui, until
 from replay_support import approve, run, services
 from test_experience_memory import ITEMS, items_site
 
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.run import Run, RunStatus, RunStep, StepStatus
+from desktop_app.core.models.run import Run, RunStatus, RunStep, StepStatus, TakenAction
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     AgentStep,
     ClickStep,
@@ -32,7 +35,7 @@ from desktop_app.core.models.workflow import (
     WorkflowStatus,
     WorkflowVersion,
 )
-from desktop_app.core.replay.online import ONLINE_ACTOR, proposal
+from desktop_app.core.replay.online import ONLINE_ACTOR, proposal, propose
 
 pytestmark = pytest.mark.slow
 
@@ -254,3 +257,60 @@ def test_a_request_no_workflow_does_is_done_by_the_agent_and_proposed_as_a_workf
     assert again.exit_code == 3, again.stderr
     assert ITEMS.names == ["Mango", "Papaya"]
     assert len(llm.requests_to("/v1/chat/completions")) == calls
+
+
+# ── what Review shows of a proposal ──────────────────────────────────────────────────────────
+
+
+def _agent_runs(version: WorkflowVersion, items: tuple[str, ...]) -> list[Run]:
+    agent = version.workflow.steps[1]
+    field = Target(locators=(Locator(strategy=LocatorStrategy.LABEL, value="Item name"),))
+    add = Target(locators=(Locator(strategy=LocatorStrategy.ROLE, value="button", name="Add"),))
+    actions = (
+        TakenAction(action="fill", target=field, value="{item}", label="textbox 'Item name'"),
+        TakenAction(action="click", target=add, label="button 'Add'"),
+    )
+    now = utcnow()
+    return [
+        Run(
+            workflow_id=version.workflow_id,
+            workflow_version=version.version,
+            status=RunStatus.SUCCEEDED,
+            parameters={"item": item},
+            started_at=now - timedelta(minutes=n),
+            steps=(
+                RunStep(
+                    index=1,
+                    step_id=agent.id,
+                    title=agent.title,
+                    status=StepStatus.SUCCEEDED,
+                    started_at=now,
+                    duration_ms=900,
+                    detail="agent: fill 'x' on textbox 'Item name'; click on button 'Add'",
+                    actions=actions,
+                ),
+            ),
+        )
+        for n, item in enumerate(items)
+    ]
+
+
+def test_review_shows_what_a_proposal_was_learned_from(gui: Gui) -> None:
+    def seed() -> tuple[str, int]:
+        version = approve(gui.services, agent_workflow("http://127.0.0.1:9"))
+        runs = _agent_runs(version, ("Apple", "Pear", "Plum"))
+        for r in runs:
+            gui.services.runs.save_run(r)
+        proposed = propose(gui.services.workflows, version, runs, 3)
+        assert proposed is not None
+        gui.services.runs.save_run(runs[0].model_copy(update={"proposed_version": 2}))
+        return version.workflow_id, proposed.version
+
+    workflow_id, number = gui.call(seed)
+    review = gui.window.review
+    review.show_version(workflow_id, number)
+    gui.run(until(lambda: "What the runs did" in review.diff_view.toPlainText()))
+    text = review.diff_view.toPlainText()
+    assert "the agent step 'Add it' did the same 2 action(s) in runs" in text  # the note
+    assert "Add it: agent: fill 'x' on textbox 'Item name'" in text
+    assert "learned from runs" in review.title.text()

@@ -12,6 +12,7 @@ from desktop_app.core.models.run import Resolution, Run, StepStatus
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.outcomes import failure_lines, outcome_words, verification_words, verified
 from desktop_app.core.replay.learning import REPLAY_ACTOR
+from desktop_app.core.replay.online import ONLINE_ACTOR
 from desktop_app.core.scores import VersionRecord
 from desktop_app.ui.scores_html import record_html
 
@@ -239,6 +240,27 @@ def _image_url(ref: str) -> str:
     return f"media:{ref}"
 
 
+def _induced_html(runs: Sequence[Run]) -> str:
+    """What the run that proposed a version of online induction did (its agent steps' actions);
+    the change note names the runs that did the same before it."""
+    parts = [
+        "<h2>What the runs did</h2>",
+        "<p>Proposed by online induction (the change note above says from which runs and "
+        "why). Check each new step against what the agent did:</p>",
+    ]
+    for run in runs:
+        parts.append(
+            f"<p>Run <span class='code'>{escape(run.id[:8])}</span> of version "
+            f"{run.workflow_version} on {when(run.started_at)} "
+            f"({escape(outcome_words(run.status))}):</p><ul>"
+        )
+        for step in run.steps:
+            if step.actions:
+                parts.append(f"<li>{escape(step.title)}: {escape(step.detail or '')}</li>")
+        parts.append("</ul>")
+    return "".join(parts)
+
+
 def healed_html(version: WorkflowVersion, runs: Sequence[Run], images: Sequence[str] = ()) -> str:
     """What healed in the run(s) that proposed *version*, and why.
 
@@ -247,6 +269,8 @@ def healed_html(version: WorkflowVersion, runs: Sequence[Run], images: Sequence[
         runs: the runs whose ``proposed_version`` is this version.
         images: media refs of screenshots available as ``media:<ref>`` document resources.
     """
+    if version.created_by == ONLINE_ACTOR:
+        return _induced_html(runs)
     parts = ["<h2>What healed and why</h2>"]
     if not runs:
         parts.append(
@@ -333,7 +357,7 @@ def version_html(
             "done.</p>"
         )
     # A repair's note lists what healed; the table below says it better, when its run is known.
-    if compared.change_note and not runs:
+    if compared.change_note and (not runs or compared.created_by == ONLINE_ACTOR):
         parts.append(f"<h2>Change note</h2><p>{escape(compared.change_note)}</p>")
     if compared.created_by == REPLAY_ACTOR or runs:
         parts.append(healed_html(compared, runs, images))

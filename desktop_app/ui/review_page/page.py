@@ -31,6 +31,7 @@ from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.replay.learning import REPLAY_ACTOR
+from desktop_app.core.replay.online import ONLINE_ACTOR
 from desktop_app.core.scores import VersionRecord, stale_reason
 from desktop_app.core.views import WorkflowSummary
 from desktop_app.ops.changes import MANY, Changes, Origin
@@ -60,6 +61,9 @@ EMPTY_QUEUE: Final = (
     "that drifted.<br><br>"
     "You can still compare any two versions of any workflow below."
 )
+
+#: How the version list names the proposers that are not people.
+_WHO = {REPLAY_ACTOR: "replay repair", ONLINE_ACTOR: "online induction"}
 
 
 @dataclass(slots=True)
@@ -390,11 +394,10 @@ class ReviewPage(QWidget):
 
     def _show_header(self, compared: WorkflowVersion, base: WorkflowVersion | None) -> None:
         colour = STATUS_COLOURS[compared.status]
-        repair = (
-            " &nbsp;<span style='color: #b45309;'>⚕ repair</span>"
-            if (compared.created_by == REPLAY_ACTOR)
-            else ""
-        )
+        repair = {
+            REPLAY_ACTOR: " &nbsp;<span style='color: #b45309;'>⚕ repair</span>",
+            ONLINE_ACTOR: " &nbsp;<span style='color: #b45309;'>⟳ learned from runs</span>",
+        }.get(compared.created_by, "")
         self.title.setText(
             f"<span style='font-size: x-large; font-weight: 600;'>"
             f"{escape(compared.workflow.name)} — version {compared.version}</span> &nbsp;"
@@ -497,7 +500,7 @@ class ReviewPage(QWidget):
                 if none_text is not None:
                     combo.addItem(none_text, None)
                 for v in reversed(shown.versions):
-                    who = "replay repair" if v.created_by == REPLAY_ACTOR else v.created_by
+                    who = _WHO.get(v.created_by, v.created_by)
                     combo.addItem(f"v{v.version} · {status_words(v.status)} · {who}", v.version)
                     if v.change_note:
                         combo.setItemData(

@@ -466,6 +466,11 @@ class RunWindow(QMainWindow):
                 )
             elif healed:
                 lines.append(f"{healed} step(s) healed: the page had drifted.")
+            elif run.proposed_version is not None:
+                lines.append(
+                    f"What this run and the ones before it did is proposed as version "
+                    f"{run.proposed_version}, waiting for review."
+                )
             self.summary_text.setText("\n".join(lines))
             self.status_label.setText(RUN_STATUS_LABELS[status])
             self.review_button.setVisible(run.proposed_version is not None)
