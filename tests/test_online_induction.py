@@ -11,12 +11,13 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from conftest import Cli
 from fakes.openai_server import FakeOpenAIServer
 from gui_support import Gui, until
+from realapps.corpus import APPS
 from replay_support import approve, run, services
 from test_experience_memory import ITEMS, items_site
 
@@ -314,3 +315,59 @@ def test_review_shows_what_a_proposal_was_learned_from(gui: Gui) -> None:
     assert "the agent step 'Add it' did the same 2 action(s) in runs" in text  # the note
     assert "Add it: agent: fill 'x' on textbox 'Item name'" in text
     assert "learned from runs" in review.title.text()
+
+
+# ── on an app nobody here wrote ──────────────────────────────────────────────────────────────
+
+
+def types_the_todo(body: dict[str, Any]) -> str:
+    """A careful agent on TodoMVC: types the to-do into the new-to-do box, presses Enter."""
+    user = _user(body)
+    title = re.search(r"Instruction: Add the to-do (.+?) to the list", user)
+    taken = user.split("Actions taken so far:", 1)[1].split("Current page", 1)[0]
+    box = _ref(user.split("<page>", 1)[-1], 'textbox "What needs to be done?"')
+    if "(none yet)" in taken and title is not None:
+        answer = {"action": "fill", "ref": box, "value": title.group(1)}
+    elif "  2." not in taken:
+        answer = {"action": "press", "ref": box, "key": "Enter"}
+    else:
+        answer = {"action": "done"}
+    return json.dumps({**answer, "reason": "as asked"})
+
+
+@pytest.mark.parametrize("implementation", ["react", "vanillajs"])
+def test_on_todomvc_what_the_agent_did_three_times_runs_without_it(
+    implementation: str, llm: FakeOpenAIServer
+) -> None:
+    todomvc = next(a for a in APPS if a.name == "todomvc")
+    variant = next(v for v in todomvc.variants if v.name.endswith(f" {implementation}"))
+    llm.default_chat = types_the_todo
+    with variant.start() as app, services() as sv:
+        workflow = Workflow(
+            name="Add a to-do",
+            domains=("127.0.0.1",),
+            parameters=(Parameter(name="title", default="Water the plants"),),
+            steps=(
+                GotoStep(title="Open the list", url=f"{app.url}/"),
+                AgentStep(
+                    title="Add it", instruction="Add the to-do {title} to the list", max_actions=4
+                ),
+            ),
+            success=(TextPresent(text="{title}"),),
+        )
+        version = approve(sv, workflow)
+        for title in ("Buy milk", "Call Ann", "Pay rent"):
+            result = run(sv, version, app.url, values={"title": title}, use_llm=True)
+            assert result.run.status is RunStatus.SUCCEEDED, result.run.error
+        new = result.learned.proposed
+        assert new is not None, "three runs did the same: a proposal"
+        assert [s.kind for s in new.workflow.steps] == ["goto", "fill", "press"]
+        approved = sv.workflows.approve(new.workflow_id, actor="analyst", version=new.version)
+        calls = len(llm.requests_to("/v1/chat/completions"))
+        # Every run's browser starts afresh, from what the app is seeded with.
+        cast(Any, app).seed([{"title": "Water the plants", "completed": False}])
+        again = run(sv, approved, app.url, values={"title": "Feed the cat"})
+        assert again.run.status is RunStatus.SUCCEEDED, again.run.error
+        assert len(llm.requests_to("/v1/chat/completions")) == calls
+        todos = app.state()["todos"]
+        assert [t["title"] for t in todos] == ["Water the plants", "Feed the cat"]
