@@ -25,7 +25,8 @@ import difflib
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,12 +39,15 @@ from desktop_app.adapters.browser.launch import BrowserSession, open_browser
 from desktop_app.adapters.browser.locators import to_playwright
 from desktop_app.adapters.browser.replay_page import PlaywrightPage
 from desktop_app.app import Services
+from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.run import Resolution, Run, RunStatus
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.outcomes import outcome_reason, outcome_words
 from desktop_app.core.replay.browser import Handle, PageAction
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions
-from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.core.replay.lessons import Lessons
+from desktop_app.core.replay.memory import ExperienceMemory
+from desktop_app.core.replay.parameters import BoundParameters, bind_parameters
 from desktop_app.core.replay.render import rebase
 from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 from desktop_app.resources import resource_path
@@ -138,6 +142,10 @@ class Observed:
     log: list[dict[str, Any]]
     touches: list[Touch]
     reports: list[dict[str, Any]]
+    lessons: Lessons = field(default_factory=Lessons)
+    """What the run taught (for a caller that learns from it: bench/mutation_memory.py)."""
+    params: BoundParameters | None = None
+    """The values the run was given."""
 
 
 class WatchedPage(PlaywrightPage):
@@ -179,10 +187,15 @@ async def replay(
     version: WorkflowVersion,
     spec: dict[str, Any] | None,
     expected: int | None = None,
+    *,
+    options: ReplayOptions = OPTIONS,
+    memory: ExperienceMemory | None = None,
+    llm: StructuredLLM | None = None,
 ) -> Observed:
     """Run *version* once in a fresh context, the element in *spec* mutated (None: no change).
 
     *expected*: how many actions the reference logged (None: this is the reference).
+    *options*, *memory* and *llm* go to the engine (this suite: the LLM and memory off).
     """
     site.reset()
     # Pages of an earlier case still report as they close (a field left mid-edit reports its
@@ -201,16 +214,19 @@ async def replay(
             browser=port,
             runs=sv.runs,
             media=sv.media,
-            options=OPTIONS,
+            memory=memory,
+            llm=llm,
+            options=options,
             on_event=port.on_event,
         )
-        outcome = await replayer.run(version, bind_parameters(workflow, {}, secrets=secrets))
+        params = bind_parameters(workflow, {}, secrets=secrets)
+        outcome = await replayer.run(version, params)
         log = await _settled_log(site, expected, began_ms)
         with contextlib.suppress(Error):  # closing mid-load leaves the app a broken pipe
             await port.page.wait_for_load_state("load", timeout=2000)
     finally:
         await context.close()
-    return Observed(outcome.run, log, port.touches, reports)
+    return Observed(outcome.run, log, port.touches, reports, outcome.lessons, params)
 
 
 async def _install(
@@ -325,7 +341,7 @@ def spec_for(target: Target, kind: str) -> tuple[dict[str, Any] | None, str]:
 
 def _entries(log: list[dict[str, Any]], renamed: dict[str, str]) -> list[tuple[str, ...]]:
     """(kind, element key, page, value) of each record, a mutated element's key mapped back."""
-    entries = []
+    entries: list[tuple[str, ...]] = []
     for record in log:
         element = renamed.get(record["element"], record["element"])
         value = record["value"]
@@ -402,14 +418,22 @@ class Case:
     spec: dict[str, Any]
 
 
-async def run_suite(smoke: bool, workers: int = WORKERS) -> list[Result]:
-    """Every case of the suite (the smoke run: one task, two kinds, one element).
+@dataclass(frozen=True, slots=True)
+class Bench:
+    """What the cases run on: a demo app per worker, the library, one browser, each task's
+    approved version and its reference run (on the first demo app)."""
 
-    The references run first, one after the other; then *workers* demo apps take the cases in
-    turn, each its own, all in one browser.
-    """
-    tasks = (SMOKE_TASK,) if smoke else TASKS
-    workers = 1 if smoke else workers  # two cases: one demo app is enough
+    sites: list[DemoSite]
+    sv: Services
+    browser: BrowserSession
+    versions: dict[str, WorkflowVersion]
+    references: dict[str, Observed]
+
+
+@contextlib.asynccontextmanager
+async def prepared(tasks: tuple[str, ...], workers: int) -> AsyncIterator[Bench]:
+    """*workers* demo apps, one headless Chromium, *tasks* approved and their references run
+    one after the other (raises if one fails on the unchanged app)."""
     with contextlib.ExitStack() as stack:
         sites = [stack.enter_context(DemoSite()) for _ in range(workers)]
         sv = stack.enter_context(services())
@@ -422,7 +446,8 @@ async def run_suite(smoke: bool, workers: int = WORKERS) -> list[Result]:
         try:
             references: dict[str, Observed] = {}
             for task in tasks:
-                reference = await replay(browser, sites[0], sv, _on(versions[task], sites[0]), None)
+                version = on_site(versions[task], sites[0])
+                reference = await replay(browser, sites[0], sv, version, None)
                 if reference.run.status is not RunStatus.SUCCEEDED:
                     ended = outcome_words(reference.run.status)
                     raise RuntimeError(
@@ -430,23 +455,35 @@ async def run_suite(smoke: bool, workers: int = WORKERS) -> list[Result]:
                         f"{outcome_reason(reference.run)}"
                     )
                 references[task] = reference
-            results, cases = plan(references, smoke)
-            done: dict[int, Result] = {}
-            pending = list(reversed(cases))
-
-            async def work(site: DemoSite) -> None:
-                while pending:
-                    case = pending.pop()
-                    reference = references[case.target.task]
-                    version = _on(versions[case.target.task], site)
-                    observed = await replay(
-                        browser, site, sv, version, case.spec, len(reference.log)
-                    )
-                    done[case.number] = judge(case.target, case.kind, reference, observed)
-
-            await asyncio.gather(*(work(site) for site in sites))
+            yield Bench(sites, sv, browser, versions, references)
         finally:
             await browser.close()
+
+
+async def run_suite(smoke: bool, workers: int = WORKERS) -> list[Result]:
+    """Every case of the suite (the smoke run: one task, two kinds, one element).
+
+    The references run first, one after the other; then *workers* demo apps take the cases in
+    turn, each its own, all in one browser.
+    """
+    tasks = (SMOKE_TASK,) if smoke else TASKS
+    workers = 1 if smoke else workers  # two cases: one demo app is enough
+    async with prepared(tasks, workers) as b:
+        results, cases = plan(b.references, smoke)
+        done: dict[int, Result] = {}
+        pending = list(reversed(cases))
+
+        async def work(site: DemoSite) -> None:
+            while pending:
+                case = pending.pop()
+                reference = b.references[case.target.task]
+                version = on_site(b.versions[case.target.task], site)
+                observed = await replay(
+                    b.browser, site, b.sv, version, case.spec, len(reference.log)
+                )
+                done[case.number] = judge(case.target, case.kind, reference, observed)
+
+        await asyncio.gather(*(work(site) for site in b.sites))
     return results + [done[case.number] for case in cases]
 
 
@@ -472,7 +509,7 @@ def plan(references: dict[str, Observed], smoke: bool) -> tuple[list[Result], li
     return not_applicable, cases
 
 
-def _on(version: WorkflowVersion, site: DemoSite) -> WorkflowVersion:
+def on_site(version: WorkflowVersion, site: DemoSite) -> WorkflowVersion:
     """*version* moved to *site*'s address."""
     return version.model_copy(update={"workflow": rebase(version.workflow, site.url)})
 
@@ -516,13 +553,13 @@ def section_of(results: list[Result], smoke: bool) -> Section:
     section.notes += _method_notes(results, smoke) + _rung_notes(healed)
     section.notes += [
         f"{r.verdict.upper()}: {r.target.task} step {r.target.steps[0] + 1} "
-        f"'{r.target.title}' [{r.kind}]: {_shortened(r.why)}"
+        f"'{r.target.title}' [{r.kind}]: {shortened(r.why)}"
         for r in wrong + failed
     ]
     return section
 
 
-def _shortened(text: str, head: int = 90, tail: int = 150) -> str:
+def shortened(text: str, head: int = 90, tail: int = 150) -> str:
     """*text*, its middle cut out when long (an engine's error ends with what each rung saw)."""
     return text if len(text) <= head + tail else f"{text[:head]} … {text[-tail:]}"
 
