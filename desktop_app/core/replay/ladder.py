@@ -536,7 +536,12 @@ class Ladder:
                 )
                 continue
             handle = Handle(locator=_rendered(experience.repaired_locator, attempt.params))
-            if not (await self._browser.probe(handle)).usable:
+            probe = await self._browser.probe(handle)
+            if not probe.usable:
+                if probe.count > 1:
+                    attempt.tracker.note(
+                        f"a remembered repair's locator finds {probe.count} elements; not used"
+                    )
                 continue
             if await self._same_drift(attempt, experience):
                 assert experience.fingerprint is not None
