@@ -25,8 +25,15 @@ embeddings:
   labeled query, in rounds, until there are >= 200 samples; p50 and p95 (goal p95 <= 50 ms).
   The first query after a worker start is reported apart (not in a smoke run, to keep it short);
 - recall@1 and recall@3: share of labeled queries whose target is first / in the first 3
-  results (goal recall@3 >= 80%); for comparison, the same of the embedding ranking alone
-  (``index.semantic.search_workflows``, one round).
+  results (goal recall@3 >= 80%), also apart for the first and the second half of the labeled
+  queries (in the file's order: a change that helps one half only is fitted to it); for
+  comparison, the same of the embedding ranking alone (``index.semantic.search_workflows``,
+  one round);
+- the LLM reranker (``procedura workflows search --rerank``: the search's best 20 reordered by
+  the LLM), only when a real OpenAI-compatible endpoint is given by ``PROCEDURA_BENCH_LLM_URL``
+  (with ``PROCEDURA_BENCH_LLM_MODEL``, default gpt-4o-mini, and ``PROCEDURA_BENCH_LLM_KEY`` if it
+  needs one): its recall@1 and recall@3 (both halves), how often it fell back to the search's
+  order, and its latency, one call per labeled query. Without one: "not measured".
 
     .venv/bin/python bench/retrieval.py [--smoke]
 """
@@ -46,11 +53,13 @@ from typing import Any, cast
 from common import ROOT, Section, isolated_home, median, percentile
 from common import main as cli_main
 
+from desktop_app.adapters.llm import make_llm
 from desktop_app.adapters.search.embeddings import make_embedding_function
 from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
 from desktop_app.app import Services, open_services
 from desktop_app.core.induction.naming import snake_case
+from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     ClickStep,
@@ -63,6 +72,7 @@ from desktop_app.core.models.workflow import (
     WorkflowStatus,
     WorkflowVersion,
 )
+from desktop_app.ops.library import search as search_op
 from desktop_app.settings import load_settings
 
 DATA = ROOT / "bench" / "data"
@@ -91,6 +101,17 @@ class Labeled:
 
     workflow: Workflow
     queries: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reranking:
+    """The LLM reranker over the labeled queries: where each target came, how many answers
+    fell back to the search's order, and each call's wall time."""
+
+    answers: list[Answer]
+    fallbacks: int
+    seconds: list[float]
+    model: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +294,34 @@ def search(services: Services, query: str, target_id: str) -> tuple[float, Answe
     return elapsed, Answer(query, rank, matches[0].workflow.name if matches else "")
 
 
+def bench_llm() -> tuple[StructuredLLM, str] | None:
+    """The real LLM the environment names for measuring the reranker, or None."""
+    url = os.environ.get("PROCEDURA_BENCH_LLM_URL")
+    if not url:
+        return None
+    model = os.environ.get("PROCEDURA_BENCH_LLM_MODEL") or "gpt-4o-mini"
+    llm = make_llm(url, model, os.environ.get("PROCEDURA_BENCH_LLM_KEY"), 60.0)
+    return (llm, model) if llm is not None else None
+
+
+def rerank_all(
+    services: Services, llm: StructuredLLM, model: str, queries: Sequence[tuple[str, str]]
+) -> Reranking:
+    """Each labeled query searched and reranked by *llm*, as ``search --rerank`` does."""
+    answers: list[Answer] = []
+    seconds: list[float] = []
+    fallbacks = 0
+    for query, target_id in queries:
+        began = time.perf_counter()
+        found = search_op(services.workflows, query, limit=LIMIT, llm=llm)
+        seconds.append(time.perf_counter() - began)
+        fallbacks += found.reranked is not None and not found.reranked.reranked
+        ids = [m.workflow.id for m in found.matches]
+        rank = ids.index(target_id) if target_id in ids else None
+        answers.append(Answer(query, rank, found.matches[0].workflow.name if ids else ""))
+    return Reranking(answers, fallbacks, seconds, model)
+
+
 def search_by_meaning(
     index: HybridSearchIndex, query: str, target_id: str
 ) -> tuple[float, int | None]:
@@ -328,6 +377,8 @@ def measure(smoke: bool = False) -> Section:
                 if r == 0:
                     answers.append(answer)
         meaning = [search_by_meaning(index, query, target_id) for query, target_id in queries]
+        configured = bench_llm()
+        reranking = rerank_all(services, *configured, queries) if configured else None
 
         saves: list[float] = []
         for workflow in later:
@@ -347,6 +398,7 @@ def measure(smoke: bool = False) -> Section:
         latencies=latencies,
         answers=answers,
         meaning=meaning,
+        reranking=reranking,
         saves=saves,
         load=load,
     )
@@ -363,6 +415,7 @@ def _section(
     latencies: Sequence[float],
     answers: Sequence[Answer],
     meaning: Sequence[tuple[float, int | None]],
+    reranking: Reranking | None,
     saves: Sequence[float],
     load: float,
 ) -> Section:
@@ -397,6 +450,15 @@ def _section(
         "recall@3", 100 * top3 / len(answers), "%", note=f"{top3}/{len(answers)} labeled queries"
     )
     section.add("recall@1", 100 * top1 / len(answers), "%", note=f"{top1}/{len(answers)}")
+    for part, (label, halved) in enumerate(_halves(answers)):
+        found = sum(1 for a in halved if a.rank is not None and a.rank < 3)
+        section.add(
+            f"recall@3, {label} half of the queries",
+            100 * found / len(halved),
+            "%",
+            note=f"{found}/{len(halved)}, in the file's order"
+            + ("; a change that helps only one half is fitted to it" if part else ""),
+        )
     alone = [rank for _, rank in meaning]
     alone3 = sum(1 for rank in alone if rank is not None and rank < 3)
     alone1 = sum(1 for rank in alone if rank == 0)
@@ -413,6 +475,7 @@ def _section(
         "ms",
         note=f"p50 {median(alone_ms):.1f} ms; the index call only, no summaries",
     )
+    _add_reranking(section, reranking)
     distractor_count = corpus - len(labeled)
     section.notes += [
         f"corpus: {len(labeled)} labeled targets (bench/data/paraphrases.json) + "
@@ -446,6 +509,47 @@ def _section(
             "figures are not comparable with the full run"
         )
     return section
+
+
+def _add_reranking(section: Section, reranking: Reranking | None) -> None:
+    if reranking is None:
+        section.add(
+            "reranker: recall@3",
+            None,
+            "%",
+            note="not measured (no LLM configured: set PROCEDURA_BENCH_LLM_URL)",
+        )
+        section.notes.append("reranker: not measured (no LLM configured)")
+        return
+    answers = reranking.answers
+    top3 = sum(1 for a in answers if a.rank is not None and a.rank < 3)
+    top1 = sum(1 for a in answers if a.rank == 0)
+    halves = "; ".join(
+        f"{label} half {100 * sum(1 for a in h if a.rank is not None and a.rank < 3) / len(h):.0f}%"
+        for label, h in _halves(answers)
+    )
+    section.add(
+        "reranker: recall@3",
+        100 * top3 / len(answers),
+        "%",
+        ">= 80",
+        note=f"{top3}/{len(answers)}; {halves}; {reranking.model}",
+    )
+    section.add("reranker: recall@1", 100 * top1 / len(answers), "%", note=f"{top1}")
+    ms = [s * 1000 for s in reranking.seconds]
+    section.add(
+        "reranker: search + LLM p95",
+        percentile(ms, 95),
+        "ms",
+        note=f"p50 {median(ms):.0f} ms; {reranking.fallbacks} fell back to the search's order",
+    )
+
+
+def _halves(answers: Sequence[Answer]) -> list[tuple[str, Sequence[Answer]]]:
+    """The labeled queries' answers split in two, in the order of the file: an improvement
+    that holds on both halves is not one fitted to a few queries."""
+    middle = len(answers) // 2
+    return [("first", answers[:middle]), ("second", answers[middle:])]
 
 
 def main() -> None:

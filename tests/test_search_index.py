@@ -31,7 +31,7 @@ from desktop_app.adapters.search.embeddings import (
     OpenAIEmbeddingFunction,
     make_embedding_function,
 )
-from desktop_app.adapters.search.worker import IndexWorker, child_environment
+from desktop_app.adapters.search.worker import EF_SEARCH, IndexWorker, child_environment
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution
@@ -720,6 +720,7 @@ def test_collections_record_the_embeddings_and_no_function(
         }
         assert collection["embedding_function"] in (None, {"type": "legacy"})
         assert collection["space"] == "cosine"
+        assert collection["ef_search"] == EF_SEARCH  # the nearest 50 found exactly, not nearly
 
 
 # The index as versions before the worker built it: chroma in-process, with Procedura's
@@ -745,6 +746,26 @@ LEGACY = textwrap.dedent(
     """
 )
 
+# The index as the worker made it before it raised the graph search's reach (chroma's default).
+EARLIER = textwrap.dedent(
+    """
+    import json, sys
+    import chromadb
+    from chromadb.config import Settings
+
+    client = chromadb.PersistentClient(
+        path=sys.argv[1], settings=Settings(anonymized_telemetry=False, allow_reset=False)
+    )
+    for name in ("workflows", "experiences"):
+        client.create_collection(
+            name,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata=json.loads(sys.argv[2]),
+            embedding_function=None,
+        )
+    """
+)
+
 READ = textwrap.dedent(
     """
     import json, sys
@@ -759,6 +780,7 @@ READ = textwrap.dedent(
             "metadata": c.metadata,
             "embedding_function": c.configuration_json.get("embedding_function"),
             "space": c.configuration_json["hnsw"]["space"],
+            "ef_search": c.configuration_json["hnsw"]["ef_search"],
         }
         for c in client.list_collections()
     }))
@@ -782,6 +804,20 @@ def run_python(script: str, *args: str, stdin: str = "") -> str:
 def read_collections(path: Path) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(run_python(READ, str(path)).strip().splitlines()[-1])
     return result
+
+
+def test_an_earlier_index_gets_the_wider_graph_search_when_opened(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction
+) -> None:
+    path = tmp_path / "chroma"
+    identity = {EMBEDDING_KEY: minilm.name(), EMBEDDING_MODEL_KEY: minilm.get_config()["model"]}
+    run_python(EARLIER, str(path), json.dumps(identity))
+    assert {c["ef_search"] for c in read_collections(path).values()} == {100}
+    with ChromaSearchIndex(path, minilm) as idx:
+        idx.upsert_workflows(ALL)
+        assert top_ids(idx.search_workflows("reserve airline tickets"), 1) == ["flight"]
+        assert idx.count() == (5, 0)  # both opened
+    assert {c["ef_search"] for c in read_collections(path).values()} == {EF_SEARCH}
 
 
 @pytest.mark.slow
@@ -809,4 +845,6 @@ def test_an_index_built_before_the_worker_is_still_used(
             idx.count()
         idx.clear()  # reindex: the collections are made again, the new way
         idx.upsert_workflows(ALL)
-    assert read_collections(path)["workflows"]["metadata"][EMBEDDING_KEY] == openai.name()
+    collections = read_collections(path)
+    assert collections["workflows"]["metadata"][EMBEDDING_KEY] == openai.name()
+    assert collections["workflows"]["ef_search"] == EF_SEARCH

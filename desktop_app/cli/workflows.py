@@ -19,15 +19,18 @@ from desktop_app.cli.common import (
     write_output,
 )
 from desktop_app.core.describe import describe_expectation
+from desktop_app.core.llm import LLMUnavailable
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.views import WorkflowSummary
 from desktop_app.ops.changes import Origin
+from desktop_app.ops.induce import NEEDS_AN_LLM
 from desktop_app.ops.library import (
     check_size,
     delete,
     import_incoming,
     incoming_bytes,
     pin,
+    search,
     unresolved,
 )
 from desktop_app.ops.review import Decision, archive, decide
@@ -187,6 +190,12 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
 @click.option("--status", type=_STATUS, help="Only workflows with this status.")
 @click.option("--domain", help="Only workflows for this domain.")
 @click.option("-n", "--limit", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option(
+    "--rerank",
+    is_flag=True,
+    help="Let the configured LLM reorder the best 20 matches (it is sent the query and their "
+    "names and descriptions, nothing else).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def workflows_search(
@@ -195,13 +204,27 @@ def workflows_search(
     status: str | None,
     domain: str | None,
     limit: int,
+    rerank: bool,
     as_json: bool,
 ) -> None:
     """Find workflows by meaning: QUERY says what you want to do."""
+    from desktop_app.app import make_structured_llm
+
     with open_stores(ctx, write=True) as services:
-        matches = services.workflows.search(
-            query, limit=limit, status=WorkflowStatus(status) if status else None, domain=domain
+        llm = make_structured_llm(services.settings) if rerank else None
+        if rerank and llm is None:
+            raise LLMUnavailable(f"--rerank needs an LLM: {NEEDS_AN_LLM}")
+        found = search(
+            services.workflows,
+            query,
+            limit=limit,
+            status=WorkflowStatus(status) if status else None,
+            domain=domain,
+            llm=llm,
         )
+    matches = found.matches
+    if found.note:
+        click.echo(found.note, err=True)
     if as_json:
         emit_json([{"score": m.score, **_summary_json(m.workflow)} for m in matches])
     elif not matches:

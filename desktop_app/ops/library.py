@@ -24,17 +24,21 @@ from desktop_app.core.exports.bundle import (
     plan_import,
     read_bundle,
 )
+from desktop_app.core.rerank import RERANK_DEPTH, Reranked, rerank
 from desktop_app.ops.changes import MANY, Changes, Origin
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from desktop_app.core.library import WorkflowLibrary
+    from desktop_app.core.llm import StructuredLLM
+    from desktop_app.core.models.workflow import WorkflowStatus
     from desktop_app.core.ports import MediaStore
-    from desktop_app.core.views import WorkflowSummary
+    from desktop_app.core.views import WorkflowMatch, WorkflowSummary
 
 __all__ = [
     "Changed",
+    "Found",
     "Imported",
     "Incoming",
     "Reindexed",
@@ -45,6 +49,7 @@ __all__ = [
     "incoming_file",
     "pin",
     "reindex",
+    "search",
     "unresolved",
 ]
 
@@ -91,6 +96,44 @@ def reindex(workflows: WorkflowLibrary, *, origin: Origin) -> Reindexed:
     """Rebuild the semantic search index from the database (blocking)."""
     workflows_n, experiences_n = workflows.reindex()
     return Reindexed(workflows_n, experiences_n, Changes.of(origin, workflows=[MANY]))
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a search found, best first, and how the LLM reordered it when it was asked to."""
+
+    matches: list[WorkflowMatch]
+    reranked: Reranked | None = None  # None: not asked
+
+    @property
+    def note(self) -> str:
+        """One line on the order, when the LLM was asked ("" when not)."""
+        if self.reranked is None:
+            return ""
+        if self.reranked.reranked:
+            return "reordered by the LLM"
+        return f"not reordered by the LLM ({self.reranked.problem}): the search's own order"
+
+
+def search(
+    workflows: WorkflowLibrary,
+    query: str,
+    *,
+    limit: int,
+    status: WorkflowStatus | None = None,
+    domain: str | None = None,
+    llm: StructuredLLM | None = None,
+) -> Found:
+    """The workflows that do what *query* asks, best first (:meth:`WorkflowLibrary.search`);
+    with *llm*, the search's best :data:`RERANK_DEPTH` reordered by it
+    (:func:`~desktop_app.core.rerank.rerank`: it sees the query and their names and
+    descriptions only; on an error or a malformed answer the search's order stands)."""
+    depth = max(limit, RERANK_DEPTH) if llm is not None else limit
+    matches = workflows.search(query, limit=depth, status=status, domain=domain)
+    if llm is None:
+        return Found(matches)
+    reranked = rerank(llm, query, matches)
+    return Found(reranked.matches[:limit], reranked)
 
 
 # ── import ──────────────────────────────────────────────────────────────────────────────────
