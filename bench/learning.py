@@ -39,7 +39,7 @@ from fakes.openai_server import FakeOpenAIServer
 from mutation_memory import add_figures
 from mutation_memory import second_runs as mutation_second_runs
 from replay_support import approve, run
-from similar_lookup import similar_lookup
+from similar_lookup import saved_workflows, similar_lookup, store_experiences
 from test_experience_memory import (
     CREATE_RECORD,
     ITEMS,
@@ -52,14 +52,12 @@ from test_experience_memory import (
     todo_workflow,
 )
 
-from desktop_app.adapters.sqlite.tables import ExperienceRow
 from desktop_app.app import open_services
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution, Run, RunStatus
 from desktop_app.core.models.target import Fingerprint, Locator, LocatorStrategy
 from desktop_app.core.models.workflow import (
-    GotoStep,
     Workflow,
 )
 from desktop_app.core.replay.memory import ExperienceMemory
@@ -153,29 +151,12 @@ def _experience(workflow_id: str, step: int, k: int) -> Experience:
 def lookup(count: int) -> tuple[float, float, float]:
     """Fill the store with *count* experiences; (fill seconds, p50 ms, p95 ms) of look-ups."""
     with isolated_home(), open_services(load_settings(), write=True, index_now=False) as sv:
-        ids = []
-        for w in range(_WORKFLOWS):
-            workflow = Workflow(
-                name=f"Workflow {w}", steps=(GotoStep(title="Go", url="https://a.test/"),)
-            )
-            sv.workflows.save(workflow, actor="bench")
-            ids.append(workflow.id)
+        ids = saved_workflows(sv, _WORKFLOWS)
         started = time.perf_counter()
-        from sqlmodel import Session
-
-        with Session(sv.engine) as session:
-            for k in range(count):
-                experience = _experience(ids[k % _WORKFLOWS], (k // _WORKFLOWS) % _STEPS, k)
-                session.add(
-                    ExperienceRow(
-                        id=experience.id,
-                        workflow_id=experience.workflow_id,
-                        step_id=experience.step_id,
-                        created_at=experience.created_at,
-                        document=experience.model_dump_json(),
-                    )
-                )
-            session.commit()
+        store_experiences(
+            sv,
+            (_experience(ids[k % _WORKFLOWS], (k // _WORKFLOWS) % _STEPS, k) for k in range(count)),
+        )
         filled = time.perf_counter() - started
         memory = ExperienceMemory(sv.experiences, None)
         rng = random.Random(7)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterable
 
 from common import isolated_home, median, percentile
 from sqlmodel import Session
 
 from desktop_app.adapters.sqlite.tables import ExperienceRow
-from desktop_app.app import open_services
+from desktop_app.app import Services, open_services
 from desktop_app.core.models.experience import Experience, site_of
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Fingerprint, Locator, LocatorStrategy
@@ -25,7 +26,7 @@ from desktop_app.core.models.workflow import GotoStep, Workflow
 from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.settings import load_settings
 
-__all__ = ["similar_lookup"]
+__all__ = ["saved_workflows", "similar_lookup", "store_experiences"]
 
 _VERBS = ("Click", "Fill", "Select", "Tick", "Open", "Press")
 _THINGS = (
@@ -61,6 +62,35 @@ def _experience(rng: random.Random, k: int, workflows: list[str]) -> Experience:
     )
 
 
+def saved_workflows(sv: Services, count: int) -> list[str]:
+    """*count* one-step workflows saved (what experiences belong to); their ids."""
+    ids = []
+    for w in range(count):
+        workflow = Workflow(
+            name=f"Workflow {w}", steps=(GotoStep(title="Go", url="https://a.test/"),)
+        )
+        sv.workflows.save(workflow, actor="bench")
+        ids.append(workflow.id)
+    return ids
+
+
+def store_experiences(sv: Services, experiences: Iterable[Experience]) -> None:
+    """*experiences* written to the store in one transaction (the index is not told)."""
+    with Session(sv.engine) as session:
+        session.add_all(
+            ExperienceRow(
+                id=e.id,
+                workflow_id=e.workflow_id,
+                step_id=e.step_id,
+                site=site_of(e.page_url),
+                created_at=e.created_at,
+                document=e.model_dump_json(),
+            )
+            for e in experiences
+        )
+        session.commit()
+
+
 def similar_lookup(count: int) -> tuple[float, float, float]:
     """Fill the store and the index with *count* experiences; (fill seconds, p50 ms, p95 ms)
     of recalling similar steps' repairs for steps with none of their own."""
@@ -69,30 +99,12 @@ def similar_lookup(count: int) -> tuple[float, float, float]:
     with isolated_home(), open_services(settings, write=True, index_now=False) as sv:
         memory = ExperienceMemory(sv.experiences, lambda: sv.workflows.index, None)
         index = sv.workflows.index
-        workflows = []
-        for w in range(_WORKFLOWS):
-            workflow = Workflow(
-                name=f"Workflow {w}", steps=(GotoStep(title="Go", url="https://a.test/"),)
-            )
-            sv.workflows.save(workflow, actor="bench")
-            workflows.append(workflow.id)
+        workflows = saved_workflows(sv, _WORKFLOWS)
         started = time.perf_counter()
         for start in range(0, count, _BATCH):
             ks = range(start, min(count, start + _BATCH))
             batch = [_experience(rng, k, workflows) for k in ks]
-            with Session(sv.engine) as session:
-                session.add_all(
-                    ExperienceRow(
-                        id=e.id,
-                        workflow_id=e.workflow_id,
-                        step_id=e.step_id,
-                        site=site_of(e.page_url),
-                        created_at=e.created_at,
-                        document=e.model_dump_json(),
-                    )
-                    for e in batch
-                )
-                session.commit()
+            store_experiences(sv, batch)
             index.upsert_experiences(batch)
         filled = time.perf_counter() - started
         page = "https://app7.example.test/orders/3/edit"
