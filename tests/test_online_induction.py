@@ -371,3 +371,16 @@ def test_on_todomvc_what_the_agent_did_three_times_runs_without_it(
         assert len(llm.requests_to("/v1/chat/completions")) == calls
         todos = app.state()["todos"]
         assert [t["title"] for t in todos] == ["Water the plants", "Feed the cat"]
+
+
+def test_a_request_that_finds_a_workflow_with_no_template_never_runs_on_its_recorded_values(
+    site: str, procedura: Cli
+) -> None:
+    with services() as sv:
+        approve(sv, agent_workflow(site))  # "Add an item", no intent template
+    quietly = ("--yes", "--non-interactive", "--headless", "--no-llm")
+    refused = procedura("run", "--intent", "Add the item Kiwi to the list", *quietly)
+    assert refused.exit_code == 2, refused.stderr
+    assert "the sentence gives no value for item" in refused.stderr
+    assert json.loads(procedura("runs", "list", "--json").stdout) == []  # nothing ran
+    assert ITEMS.names == []

@@ -72,13 +72,23 @@ class UnboundIntentError(ParameterError):
 def check_bound(workflow: Workflow, values: Mapping[str, str]) -> None:
     """Refuse to run *workflow* by intent unless every parameter of its intent template has a
     value in *values* (from the sentence, or given outright). Parameters not in the template
-    keep their defaults.
+    keep their defaults. A workflow with no template runs by intent only when the sentence (read
+    by the LLM) or ``-p`` gave a value for one of its parameters at least: never on its
+    recorded values alone.
 
     Raises:
         UnboundIntentError: naming the parameters without a value and showing the template.
     """
     template = workflow.intent_template
     if not template:
+        named = [p.name for p in workflow.parameters if p.type is not ParameterType.SECRET]
+        if named and not any(n in values for n in named):
+            raise ParameterError(
+                f"the sentence gives no value for {', '.join(named)} and the workflow has no "
+                "intent template to read them by: give them with -p NAME=VALUE (or configure "
+                "an LLM to read them)",
+                name=named[0],
+            )
         return
     missing = tuple(n for n in dict.fromkeys(placeholders(template)) if n not in values)
     if missing:
