@@ -263,12 +263,14 @@ def test_a_request_no_workflow_does_is_done_by_the_agent_and_proposed_as_a_workf
 # ── what Review shows of a proposal ──────────────────────────────────────────────────────────
 
 
-def _agent_runs(version: WorkflowVersion, items: tuple[str, ...]) -> list[Run]:
+def _agent_runs(
+    version: WorkflowVersion, items: tuple[str, ...], *, typed: str = "{item}"
+) -> list[Run]:
     agent = version.workflow.steps[1]
     field = Target(locators=(Locator(strategy=LocatorStrategy.LABEL, value="Item name"),))
     add = Target(locators=(Locator(strategy=LocatorStrategy.ROLE, value="button", name="Add"),))
     actions = (
-        TakenAction(action="fill", target=field, value="{item}", label="textbox 'Item name'"),
+        TakenAction(action="fill", target=field, value=typed, label="textbox 'Item name'"),
         TakenAction(action="click", target=add, label="button 'Add'"),
     )
     now = utcnow()
@@ -294,6 +296,18 @@ def _agent_runs(version: WorkflowVersion, items: tuple[str, ...]) -> list[Run]:
         )
         for n, item in enumerate(items)
     ]
+
+
+def test_actions_that_would_not_make_a_valid_workflow_propose_nothing() -> None:
+    version = WorkflowVersion(
+        workflow=agent_workflow("http://127.0.0.1:9"),
+        status=WorkflowStatus.APPROVED,
+        created_by="analyst",
+    )
+    fruits = ("Apple", "Pear", "Plum")
+    assert proposal(version, _agent_runs(version, fruits), 3) is not None
+    # "{ghost}": a placeholder nothing in the workflow defines (the run ends as it did).
+    assert proposal(version, _agent_runs(version, fruits, typed="{ghost}"), 3) is None
 
 
 def test_review_shows_what_a_proposal_was_learned_from(gui: Gui) -> None:

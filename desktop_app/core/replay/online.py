@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from pydantic import ValidationError
+
 from desktop_app.core.induction.intent import make_intent_template
 from desktop_app.core.induction.naming import label_of, snake_case, unique_name
 from desktop_app.core.library import WorkflowLibrary
@@ -304,13 +306,21 @@ def proposal(version: WorkflowVersion, history: Sequence[Run], k: int) -> Propos
     steps: list[Step] = []
     for step in workflow.steps:
         steps.extend(replaced.get(step.id, [step]))
-    proposed = Workflow.model_validate(
-        workflow.model_copy(update={"steps": tuple(steps), "parameters": parameters}).model_dump(
-            mode="json"
-        )
-    )
+    proposed = _valid(workflow, {"steps": tuple(steps), "parameters": parameters})
+    if proposed is None:
+        return None
     note = "Online induction: " + "; ".join([*said, *about_values])
     return Proposal(proposed, note)
+
+
+def _valid(workflow: Workflow, update: dict[str, object]) -> Workflow | None:
+    """*workflow* changed by *update*, checked whole; None when that is not a valid workflow
+    (a value the agent typed read as a placeholder nothing defines there, say): nothing is
+    proposed then, and the run that taught it is not spoiled."""
+    try:
+        return Workflow.model_validate(workflow.model_copy(update=update).model_dump(mode="json"))
+    except ValidationError:
+        return None
 
 
 def _same_content(a: Workflow, b: Workflow) -> bool:
@@ -389,15 +399,12 @@ def agent_draft(workflow: Workflow, run: Run, intent: str) -> Proposal | None:
         steps[n] = step.model_copy(update={"value": "{" + name + "}"})
     steps = [_with_slots(s, values) for s in steps]
     template = make_intent_template(intent, values)
-    draft = Workflow.model_validate(
-        workflow.model_copy(
-            update={
-                "steps": tuple(steps),
-                "parameters": tuple(parameters),
-                "intent_template": template,
-            }
-        ).model_dump(mode="json")
+    draft = _valid(
+        workflow,
+        {"steps": tuple(steps), "parameters": tuple(parameters), "intent_template": template},
     )
+    if draft is None:
+        return None
     note = (
         f"Online induction: the agent did '{intent}' in run {run.id[:8]} with "
         f"{len(steps) - 1} action(s), proposed as recorded steps"
