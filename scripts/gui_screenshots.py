@@ -178,6 +178,42 @@ async def shot_review(stage: Stage) -> None:
     _save(stage, window, "review")
 
 
+async def shot_review_online(stage: Stage) -> None:
+    """The review screen on what online induction proposed: an agent step that did the same in
+    three runs on a page of its own (the fake LLM answering as a careful agent)."""
+    from dataclasses import replace as replaced
+
+    from fakes.openai_server import FakeOpenAIServer
+    from test_experience_memory import items_site
+    from test_online_induction import adds_the_item, agent_workflow
+
+    from desktop_app.app import replay
+    from desktop_app.core.replay.engine import ReplayOptions
+    from desktop_app.core.replay.parameters import bind_parameters
+
+    window = stage.window
+    services = window.backend.services
+    with items_site() as site, FakeOpenAIServer() as llm:
+        llm.default_chat = adds_the_item()
+        settings = services.settings.model_copy(
+            update={"llm_base_url": llm.base_url, "llm_model": "fake-model"}
+        )
+        asking = replaced(services, settings=settings)
+        saved = services.workflows.save(agent_workflow(site), actor="ana")
+        version = services.workflows.approve(saved.version.workflow_id, actor="ben")
+        result = None
+        for item in ("Apples", "Pears", "Plums"):
+            params = bind_parameters(version.workflow, {"item": item})
+            result = await replay(
+                asking, version, params, options=ReplayOptions(use_llm=True), headless=True
+            )
+    assert result is not None and result.learned.proposed is not None
+    await window.reload_all()
+    window.show_review(version.workflow_id, result.learned.proposed.version)
+    await _settle(stage, 0.8)
+    _save(stage, window, "review-online")
+
+
 async def shot_runs(stage: Stage) -> None:
     """The run history with the healed run selected."""
     window = stage.window
@@ -361,6 +397,7 @@ SHOTS: dict[str, Shot] = {
     "record": shot_record,
     "recordings": shot_recordings,
     "review": shot_review,
+    "review-online": shot_review_online,
     "runs": shot_runs,
     "settings": shot_settings,
 }
