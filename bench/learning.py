@@ -19,7 +19,7 @@ repairs are looked up in a big memory.
 3. Look-up: the experience store filled with N experiences (N = 100,000; 10,000 in a smoke run)
    spread over 200 workflows of 10 steps each, then ``ExperienceMemory.own`` (what rung 3 asks
    first, for one step) for random steps; p50 and p95 (goal p95 <= 20 ms at 100k).
-4. Similar steps' look-up: 100,000 experiences (2,000 in a smoke run) in the store and the
+4. Similar steps' look-up: 100,000 experiences (1,000 in a smoke run) in the store and the
    semantic index, then ``ExperienceMemory.recall`` for steps with none of their own (the query
    embedded, the nearest found, their records read): p50 and p95 (bench/similar_lookup.py).
 
@@ -192,7 +192,7 @@ def measure(smoke: bool = False) -> Section:
     section.add("experience look-up p50", p50, "ms", note=note)
     section.add("experience look-up p95", p95, "ms", "<= 20" if not smoke else "", note=note)
     section.notes.append(f"filling the store took {filled:.0f} s (not timed per look-up)")
-    count = 2_000 if smoke else 100_000
+    count = 1_000 if smoke else 100_000
     filled, p50, p95 = similar_lookup(count)
     note = f"{count:,} experiences in the semantic index, steps with none of their own"
     section.add("similar-step look-up p50", p50, "ms", note=note)

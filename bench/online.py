@@ -362,9 +362,9 @@ def _expected(workflow: Workflow, values: dict[str, str]) -> dict[str, list[str]
 
 
 def measure(smoke: bool = False) -> Section:
-    """A day of runs (12 in a smoke run, 48 otherwise) and its proposals, replayed."""
+    """A day of runs (8 in a smoke run, 48 otherwise) and its proposals, replayed."""
     section = Section("online", "Online induction: a simulated day" + (" — smoke" if smoke else ""))
-    runs = 12 if smoke else 48
+    runs = 8 if smoke else 48
     rng = random.Random(SEED)
     with shop() as site, FakeOpenAIServer() as llm, isolated_home():
         env = {"PROCEDURA_LLM_BASE_URL": llm.base_url, "PROCEDURA_LLM_MODEL": "fake-model"}
@@ -394,4 +394,4 @@ def measure(smoke: bool = False) -> Section:
 
 
 if __name__ == "__main__":
-    main(__doc__, measure, smoke_help="12 runs (about a minute)")
+    main(__doc__, measure, smoke_help="8 runs (about 40 s)")
