@@ -539,6 +539,7 @@ async def replay(
             await browser.close()
         if desktop is not None:
             await desktop.close()
+    history = services.runs.runs(original.workflow_id, limit=RECENT)  # this run's included
     learned = learn(
         library=services.workflows,
         memory=memory,
@@ -548,15 +549,10 @@ async def replay(
         params=params,
         actor=REPLAY_ACTOR,
         status=outcome.run.status,
-        history=services.runs.runs(original.workflow_id, limit=RECENT),
+        history=history,
     )
     if learned.proposed is None and settings.propose_after_runs:  # one proposal a run
-        induced = propose(
-            services.workflows,
-            original,
-            services.runs.runs(original.workflow_id, limit=RECENT),
-            settings.propose_after_runs,
-        )
+        induced = propose(services.workflows, original, history, settings.propose_after_runs)
         learned = replace(learned, proposed=induced, induced=induced is not None)
     if learned.proposed is not None:
         outcome.run = outcome.run.model_copy(update={"proposed_version": learned.proposed.version})

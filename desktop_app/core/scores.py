@@ -19,7 +19,7 @@ from pydantic import AwareDatetime, Field
 from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.run import Run, RunStatus
 
-__all__ = ["FAILING_RUNS", "VersionRecord", "stale_reason", "version_record"]
+__all__ = ["FAILING_RUNS", "VersionRecord", "stale_reason", "stale_why", "version_record"]
 
 #: A version whose last this many finished runs all failed is stale.
 FAILING_RUNS: Final = 3
@@ -140,14 +140,33 @@ def stale_reason(
     """Why the version is stale, or None: its last :data:`FAILING_RUNS` runs failed, or nobody
     ran it for *stale_after_days* (counted from its last run, else from *since*, when it was
     approved or made; 0 turns that check off)."""
-    if record.recent_failures >= FAILING_RUNS:
-        return f"its last {record.recent_failures} runs failed"
-    last = record.last_run_at or since
+    return stale_why(
+        record.recent_failures,
+        record.last_run_at,
+        since=since,
+        now=now,
+        stale_after_days=stale_after_days,
+    )
+
+
+def stale_why(
+    failures_in_row: int,
+    last_run_at: datetime | None,
+    *,
+    since: datetime,
+    now: datetime,
+    stale_after_days: int,
+) -> str | None:
+    """:func:`stale_reason` from what it looks at: how many of the newest runs failed in a
+    row, and when the version last ran (None: never)."""
+    if failures_in_row >= FAILING_RUNS:
+        return f"its last {failures_in_row} runs failed"
+    last = last_run_at or since
     if stale_after_days and now - last >= timedelta(days=stale_after_days):
         days = (now - last).days
         return (
             f"nobody ran it for {days} days"
-            if record.last_run_at
+            if last_run_at
             else (f"never run in the {days} days since it was approved")
         )
     return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.exports.bundle import Resolution
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
-from desktop_app.core.scores import FAILING_RUNS
+from desktop_app.core.scores import FAILING_RUNS, stale_why
 from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.library import (
@@ -88,19 +88,14 @@ class LibraryRow:
         s, stats = self.summary, self.stats
         if s.status is not WorkflowStatus.APPROVED or s.approved_version is None:
             return self
-        reason = None
-        if stats is not None and stats.failing_version == s.approved_version:
-            reason = f"its last {FAILING_RUNS} runs failed"
-        else:
-            last = stats.last_run_at if stats is not None else None
-            since = last or s.updated_at
-            if stale_after_days and now - since >= timedelta(days=stale_after_days):
-                days = (now - since).days
-                reason = (
-                    f"nobody ran it for {days} days"
-                    if last
-                    else f"never run in the {days} days since it was approved"
-                )
+        failing = stats is not None and stats.failing_version == s.approved_version
+        reason = stale_why(
+            FAILING_RUNS if failing else 0,
+            stats.last_run_at if stats is not None else None,
+            since=s.updated_at,
+            now=now,
+            stale_after_days=stale_after_days,
+        )
         return replace(self, stale=reason)
 
     @property
