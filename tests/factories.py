@@ -15,15 +15,20 @@ from desktop_app.core.models import (
     DesktopClickStep,
     DesktopTypeStep,
     ElementHidden,
+    ElementPresent,
     ElementVisible,
     Event,
     Experience,
     ExtractStep,
     FillStep,
     Fingerprint,
+    ForEachStep,
     GotoStep,
     HotkeyStep,
+    IfStep,
     ImageVisible,
+    ItemScope,
+    ListItems,
     Locator,
     LocatorStrategy,
     Modifier,
@@ -31,7 +36,9 @@ from desktop_app.core.models import (
     Parameter,
     ParameterType,
     Point,
+    PageItems,
     PressStep,
+    RepeatUntilStep,
     Resolution,
     Run,
     RunStatus,
@@ -46,7 +53,9 @@ from desktop_app.core.models import (
     TitleMatches,
     Trajectory,
     TrajectoryKind,
+    TryStep,
     UrlMatches,
+    ValueCompare,
     WaitForStep,
     WindowTitleMatches,
     Workflow,
@@ -101,6 +110,7 @@ def full_workflow(name: str = "Everything", description: str = "Uses every step 
             Parameter(name="start", type=ParameterType.DATE, required=False),
             Parameter(name="agree", type=ParameterType.BOOL, default=True),
             Parameter(name="note", type=ParameterType.TEXT, default=""),
+            Parameter(name="teammates", type=ParameterType.LIST, required=False),
         ),
         intent_template="Sign {user} up for the {plan} plan",
         steps=(
@@ -168,6 +178,62 @@ def full_workflow(name: str = "Everything", description: str = "Uses every step 
             ),
             DesktopTypeStep(title="Type the note", window_title="Notes", text="{note} {addon}"),
             HotkeyStep(title="Save", keys=("ctrl", "s"), optional=True),
+            IfStep(
+                title="If the coupon field is there",
+                condition=ElementPresent(target=target("Coupon")),
+                steps=(FillStep(title="Fill 'Coupon'", target=target("Coupon"), value="WELCOME"),),
+                otherwise=(
+                    AssertStep(
+                        title="The plan is free",
+                        condition=ValueCompare(value="{plan}", op="equals", to="free"),
+                    ),
+                ),
+            ),
+            ForEachStep(
+                title="Invite each teammate",
+                over=ListItems(value="{teammates}"),
+                item="mate",
+                steps=(
+                    FillStep(
+                        title="Fill 'Invite' with {mate}", target=target("Invite"), value="{mate}"
+                    ),
+                ),
+            ),
+            ForEachStep(
+                title="Remind each unpaid invoice",
+                over=PageItems(
+                    css="tr", contains="Unpaid", key="td.number", fields={"amount": "td.amount"}
+                ),
+                item="invoice",
+                confirm="once",
+                steps=(
+                    ClickStep(
+                        title="Remind {invoice} of {amount}",
+                        target=Target(
+                            locators=(
+                                Locator(
+                                    strategy=LocatorStrategy.ROLE,
+                                    value="button",
+                                    name="Remind",
+                                    within=ItemScope(css="tr", text="{invoice}"),
+                                ),
+                            )
+                        ),
+                        irreversible=True,
+                    ),
+                ),
+            ),
+            RepeatUntilStep(
+                title="Load every page",
+                condition=TextPresent(text="No more results"),
+                max_rounds=5,
+                steps=(ClickStep(title="Click 'Load more'", target=button("Load more")),),
+            ),
+            TryStep(
+                title="Try the express checkout",
+                steps=(ClickStep(title="Click 'Express'", target=button("Express")),),
+                otherwise=(ClickStep(title="Click 'Checkout'", target=button("Checkout")),),
+            ),
         ),
     )
 

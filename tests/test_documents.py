@@ -64,8 +64,8 @@ def test_missing_and_newer_schema_version() -> None:
     data = _example()
     del data["schema_version"]
     assert _error(data).startswith("wf.json at schema_version: missing schema_version")
-    data["schema_version"] = 2
-    assert "newer than this Procedura understands (1); upgrade Procedura" in _error(data)
+    data["schema_version"] = 3
+    assert "newer than this Procedura understands (2); upgrade Procedura" in _error(data)
     data["schema_version"] = "1"
     assert "whole number" in _error(data)
 

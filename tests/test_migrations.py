@@ -22,6 +22,7 @@ from desktop_app.adapters.sqlite.tables import is_text_index_table, metadata
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore, content_hash
 from desktop_app.core.documents import load_workflow
 from desktop_app.core.errors import StoreError
+from desktop_app.core.models.workflow import Workflow
 
 
 def test_a_database_made_by_the_first_schema_migrates_with_its_data(tmp_path: Path) -> None:
@@ -52,7 +53,7 @@ def test_a_database_made_by_the_first_schema_migrates_with_its_data(tmp_path: Pa
                 "created_by, parent_version, change_note, content_hash, document) VALUES "
                 "(:id, 1, 'approved', '2026-11-01 10:00:00.000000', 'ann', NULL, '', :h, :doc)"
             ),
-            {"id": wf.id, "h": content_hash(wf), "doc": wf.model_dump_json()},
+            {"id": wf.id, "h": "as-the-first-release-hashed-it", "doc": _as_version_1(wf)},
         )
 
     migrate(engine)
@@ -63,8 +64,19 @@ def test_a_database_made_by_the_first_schema_migrates_with_its_data(tmp_path: Pa
     assert summary.approved_version == 1
     assert summary.pinned is False
     assert store.get_version(wf.id).workflow == wf
+    with engine.connect() as conn:
+        stored, digest = conn.execute(
+            text("SELECT document, content_hash FROM workflow_versions")
+        ).one()
+    assert json.loads(stored)["schema_version"] == 2, "the stored document is version 2 now"
+    assert digest == content_hash(wf)
     store.set_pinned(wf.id, True)
     assert store.summary(wf.id).pinned
+
+
+def _as_version_1(wf: Workflow) -> str:
+    """*wf* as a release before blocks wrote it."""
+    return json.dumps({**wf.model_dump(mode="json"), "schema_version": 1})
 
 
 def test_migrations_match_the_tables(tmp_path: Path) -> None:

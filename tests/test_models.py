@@ -25,7 +25,7 @@ from desktop_app.core.models import (
     Workflow,
     WorkflowVersion,
 )
-from desktop_app.core.models.workflow import Expectation, StepKind
+from desktop_app.core.models.workflow import Condition, Expectation, StepKind, walk
 from desktop_app.core.templating import escape, pieces, placeholders, render
 
 
@@ -37,9 +37,10 @@ def _union_kinds(annotated: object) -> set[str]:
 def test_full_workflow_covers_every_step_and_expectation_kind() -> None:
     wf = full_workflow()
     assert {s.kind for s in wf.steps} == set(typing.get_args(StepKind)) == _union_kinds(Step)
-    used = {e.kind for s in wf.steps for e in s.expectations}
-    used |= {s.condition.kind for s in wf.steps if hasattr(s, "condition")}
-    assert used == _union_kinds(Expectation)
+    used = {e.kind for s in walk(wf.steps) for e in s.expectations}
+    conditions = {s.condition.kind for s in walk(wf.steps) if hasattr(s, "condition")}
+    assert used | conditions == _union_kinds(Condition)
+    assert _union_kinds(Expectation) == _union_kinds(Condition) - {"value"}
 
 
 def test_full_trajectory_covers_every_action() -> None:
@@ -56,7 +57,8 @@ def test_documents_round_trip_through_json(model: Workflow | Trajectory | Run | 
     again = type(model).model_validate_json(text)
     assert again == model
     assert again.model_dump_json() == text
-    assert '"schema_version":1' in text
+    version = 2 if isinstance(model, Workflow) else 1
+    assert f'"schema_version":{version}' in text
 
 
 def test_version_round_trips_with_its_history() -> None:

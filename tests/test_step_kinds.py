@@ -18,7 +18,7 @@ from desktop_app.core.diff import diff_workflows
 from desktop_app.core.editing import EditError, blank_step, insert_step, validate
 from desktop_app.core.exports.guide import describe_step as guide_sentence
 from desktop_app.core.exports.playwright_script import render_playwright
-from desktop_app.core.models.workflow import GotoStep, StepKind, Workflow
+from desktop_app.core.models.workflow import BLOCK_KINDS, GotoStep, StepKind, Workflow
 from desktop_app.core.replay.desktop_steps import is_desktop_step
 from desktop_app.core.step_kinds import (
     INSERTABLE_KINDS,
@@ -109,7 +109,7 @@ def test_a_blank_step_of_each_insertable_kind_asks_for_what_it_still_needs(kind:
     errors = [i for i in validate(draft) if i.step == 1 and i.severity == "error"]
     if kind in TARGETED_KINDS:
         assert any("locator" in i.message for i in errors), errors
-    elif kind in ("goto", "wait_for", "assert", "agent"):
+    elif kind in ("goto", "wait_for", "assert", "agent", *BLOCK_KINDS):
         assert errors, f"a blank {kind} step has nothing to fill in"
     else:
         assert not errors, errors

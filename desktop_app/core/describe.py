@@ -13,24 +13,39 @@ from typing import Final, Literal
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.trajectory import Effects
 from desktop_app.core.models.workflow import (
+    COMPARISONS,
+    Condition,
+    CsvRows,
     ElementHidden,
+    ElementPresent,
     ElementVisible,
     Expectation,
     ImageVisible,
+    ItemSource,
+    ListItems,
     TextPresent,
     TitleMatches,
     UrlMatches,
+    ValueCompare,
     WindowTitleMatches,
 )
 
-__all__ = ["describe_effects", "describe_expectation", "describe_locator", "item_noun"]
+__all__ = [
+    "describe_condition",
+    "describe_effects",
+    "describe_expectation",
+    "describe_locator",
+    "describe_source",
+    "item_noun",
+]
 
 #: The most characters of quoted text a description carries.
 _QUOTE_LIMIT: Final = 120
 
 
-def describe_expectation(expectation: Expectation) -> str:
-    """*expectation* in one line, e.g. ``URL matches https://example.test/*``."""
+def describe_expectation(expectation: Expectation | Condition) -> str:
+    """*expectation* (or a block's condition) in one line, e.g. ``URL matches
+    https://example.test/*``, ``{status} is "Unpaid"``."""
     match expectation:
         case UrlMatches(pattern=pattern, match=how):
             return f"URL {_matches(how, pattern)}"
@@ -42,10 +57,30 @@ def describe_expectation(expectation: Expectation) -> str:
             return f"{_first_locator(target)} is visible"
         case ElementHidden(target=target):
             return f"{_first_locator(target)} is hidden"
+        case ElementPresent(target=target):
+            return f"{_first_locator(target)} is on the page"
+        case ValueCompare(value=value, op=op, to=to):
+            words = COMPARISONS[op]
+            return f"{value} {words}" + ("" if op in ("empty", "not_empty") else f" {_quote(to)}")
         case WindowTitleMatches(pattern=pattern, match=how):
             return f"window title {_matches(how, pattern)}"
         case ImageVisible(anchor=anchor):
             return f"recorded image {anchor[:8]}… is on screen"
+
+
+describe_condition = describe_expectation
+
+
+def describe_source(source: ItemSource) -> str:
+    """What a loop goes over, in a few words: ``the lines of {names}``, ``the rows of
+    {orders} (column "Order")``, ``the rows on the page holding "Unpaid"``."""
+    if isinstance(source, ListItems):
+        return f"the lines of {source.value}"
+    if isinstance(source, CsvRows):
+        return f"the rows of {source.path} (column {_quote(source.column)})"
+    noun = item_noun(source.css)
+    holding = f" holding {_quote(source.contains)}" if source.contains else ""
+    return f"the {noun}s on the page{holding}"
 
 
 #: What a person calls a repeated item, by the tag or role its selector starts with.

@@ -22,7 +22,12 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from desktop_app.core.errors import DocumentError
-from desktop_app.core.models.common import ID_PATTERN, SCHEMA_VERSION, DocumentPathError
+from desktop_app.core.models.common import (
+    ID_PATTERN,
+    SCHEMA_VERSION,
+    WORKFLOW_SCHEMA_VERSION,
+    DocumentPathError,
+)
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.models.workflow import Workflow
 
@@ -132,9 +137,10 @@ def _check_kind_and_version(raw: dict[str, Any], document: str, source: str) -> 
         raise DocumentError(
             f"this is a {kind} document, not a {document}", path="document", source=source
         )
+    newest = WORKFLOW_SCHEMA_VERSION if document == "workflow" else SCHEMA_VERSION
     if "schema_version" not in raw:
         raise DocumentError(
-            f"missing schema_version (this Procedura reads version {SCHEMA_VERSION})",
+            f"missing schema_version (this Procedura reads version {newest})",
             path="schema_version",
             source=source,
         )
@@ -145,10 +151,10 @@ def _check_kind_and_version(raw: dict[str, Any], document: str, source: str) -> 
             path="schema_version",
             source=source,
         )
-    if version > SCHEMA_VERSION:
+    if version > newest:
         raise DocumentError(
             f"schema_version {version} is newer than this Procedura understands "
-            f"({SCHEMA_VERSION}); "
+            f"({newest}); "
             "upgrade Procedura to read it",
             path="schema_version",
             source=source,

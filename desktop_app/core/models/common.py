@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 __all__ = [
     "MEDIA_REF_PATTERN",
     "SCHEMA_VERSION",
+    "WORKFLOW_SCHEMA_VERSION",
     "BoundingBox",
     "DocumentPathError",
     "FrozenModel",
@@ -22,8 +23,13 @@ __all__ = [
     "utcnow",
 ]
 
-#: The version of every persisted document this release writes and reads.
+#: The version of the persisted documents this release writes and reads (trajectories, runs,
+#: experiences), workflows excepted.
 SCHEMA_VERSION: Final = 1
+#: The version of workflow documents: 2 added blocks (``if``, ``for_each``, ``repeat_until``,
+#: ``try``), conditions, ``list`` parameters. A version 1 workflow is read as version 2 (it
+#: is one: version 2 only added).
+WORKFLOW_SCHEMA_VERSION: Final = 2
 
 #: A content-addressed media file: the sha256 of its bytes and its extension.
 MEDIA_REF_PATTERN: Final = r"^[0-9a-f]{64}\.(png|jpg|webp)$"

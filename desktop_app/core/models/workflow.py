@@ -8,42 +8,84 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
+from desktop_app.core.models.blocks import (
+    BLOCK_KINDS,
+    MAX_DEPTH,
+    CsvRows,
+    ForEachStep,
+    IfStep,
+    ItemSource,
+    ListItems,
+    PageItems,
+    RepeatUntilStep,
+    TryStep,
+    branches,
+    item_variables,
+    walk,
+)
 from desktop_app.core.models.common import (
     ID_PATTERN,
-    SCHEMA_VERSION,
+    WORKFLOW_SCHEMA_VERSION,
     DocumentPathError,
     FrozenModel,
     Identifier,
     JsonScalar,
-    MediaRef,
     Point,
     new_id,
     utcnow,
 )
+from desktop_app.core.models.conditions import (
+    COMPARISONS,
+    Condition,
+    ElementHidden,
+    ElementPresent,
+    ElementVisible,
+    Expectation,
+    ImageVisible,
+    TextPresent,
+    TitleMatches,
+    UrlMatches,
+    ValueCompare,
+    WindowTitleMatches,
+)
+from desktop_app.core.models.step_base import DEFAULT_TIMEOUT_S, StepBase
 from desktop_app.core.models.target import Target
 from desktop_app.core.templating import placeholders
 
 __all__ = [
     "ALLOWED_TRANSITIONS",
+    "BLOCK_KINDS",
+    "COMPARISONS",
+    "DEFAULT_TIMEOUT_S",
+    "MAX_DEPTH",
     "NON_TEMPLATE_FIELDS",
     "AgentStep",
     "AssertStep",
     "CallStep",
     "CheckStep",
     "ClickStep",
+    "Condition",
+    "CsvRows",
     "DesktopClickStep",
     "DesktopTypeStep",
     "ElementHidden",
+    "ElementPresent",
     "ElementVisible",
     "Expectation",
     "ExtractStep",
     "FillStep",
+    "ForEachStep",
     "GotoStep",
     "HotkeyStep",
+    "IfStep",
     "ImageVisible",
+    "ItemSource",
+    "ListItems",
+    "PageItems",
     "Parameter",
     "ParameterType",
     "PressStep",
+    "RepeatUntilStep",
     "ScrollStep",
     "SelectStep",
     "StatusTransition",
@@ -51,12 +93,18 @@ __all__ = [
     "StepKind",
     "TextPresent",
     "TitleMatches",
+    "TryStep",
     "UrlMatches",
+    "ValueCompare",
     "WaitForStep",
     "WindowTitleMatches",
     "Workflow",
     "WorkflowStatus",
     "WorkflowVersion",
+    "branches",
+    "item_variables",
+    "upgraded",
+    "walk",
 ]
 
 
@@ -73,6 +121,8 @@ class ParameterType(StrEnum):
     CHOICE = "choice"
     BOOL = "bool"
     SECRET = "secret"
+    LIST = "list"
+    """Several values, one per line (what a ``for_each`` goes over)."""
 
 
 class Parameter(FrozenModel):
@@ -109,72 +159,6 @@ class Parameter(FrozenModel):
         return self
 
 
-# ── expectations (postconditions) ───────────────────────────────────────────────────────────
-
-
-class UrlMatches(FrozenModel):
-    """The page URL matches a pattern (``*`` matches anything; ``regex`` for a regular one)."""
-
-    kind: Literal["url"] = "url"
-    pattern: str = Field(min_length=1)
-    match: Literal["glob", "regex", "exact"] = "glob"
-
-
-class TitleMatches(FrozenModel):
-    """The page title contains this text."""
-
-    kind: Literal["title"] = "title"
-    text: str = Field(min_length=1)
-
-
-class ElementVisible(FrozenModel):
-    """An element is visible."""
-
-    kind: Literal["visible"] = "visible"
-    target: Target
-
-
-class ElementHidden(FrozenModel):
-    """An element is hidden or gone."""
-
-    kind: Literal["hidden"] = "hidden"
-    target: Target
-
-
-class TextPresent(FrozenModel):
-    """Some text is on the page."""
-
-    kind: Literal["text"] = "text"
-    text: str = Field(min_length=1)
-
-
-class WindowTitleMatches(FrozenModel):
-    """The active desktop window's title matches a pattern."""
-
-    kind: Literal["window_title"] = "window_title"
-    pattern: str = Field(min_length=1)
-    match: Literal["glob", "regex", "exact"] = "glob"
-
-
-class ImageVisible(FrozenModel):
-    """A recorded image anchor is visible on screen."""
-
-    kind: Literal["image"] = "image"
-    anchor: MediaRef
-
-
-Expectation = Annotated[
-    UrlMatches
-    | TitleMatches
-    | ElementVisible
-    | ElementHidden
-    | TextPresent
-    | WindowTitleMatches
-    | ImageVisible,
-    Field(discriminator="kind"),
-]
-
-
 # ── steps ───────────────────────────────────────────────────────────────────────────────────
 
 StepKind = Literal[
@@ -193,50 +177,21 @@ StepKind = Literal[
     "desktop_click",
     "desktop_type",
     "hotkey",
+    "if",
+    "for_each",
+    "repeat_until",
+    "try",
 ]
 
-DEFAULT_TIMEOUT_S: Final = 10.0
 
-
-def _new_step_id() -> str:
-    return new_id()[:12]
-
-
-class _StepBase(FrozenModel):
-    id: str = Field(default_factory=_new_step_id, min_length=1, max_length=64)
-    title: str = Field(min_length=1, max_length=500)
-    expectations: tuple[Expectation, ...] = ()
-    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, le=3600)
-    irreversible: bool = False
-    optional: bool = False
-    dialog: Literal["accept", "dismiss"] | None = None
-    """How to answer a question the browser itself asks while the step acts (a ``confirm``, a
-    ``prompt``): OK or Cancel, as the person did when recording. None: the step expects no
-    question; one that comes anyway is cancelled and the step fails (an ``alert``, which asks
-    nothing, is always acknowledged)."""
-    screenshot: MediaRef | None = None
-    source_events: tuple[int, ...] = ()
-    reacts: bool = False
-    """The page reacted to this step's action when it was recorded (its document changed, it
-    sent a request, it went to another page). A replay the page does not react to is done once
-    more when the page has caught up, and fails when it still gets no reaction: a click that
-    did nothing has not happened."""
-
-    @property
-    def target_or_none(self) -> Target | None:
-        """The element the step acts on, if it has one."""
-        target = getattr(self, "target", None)
-        return target if isinstance(target, Target) else None
-
-
-class GotoStep(_StepBase):
+class GotoStep(StepBase):
     """Open a URL."""
 
     kind: Literal["goto"] = "goto"
     url: str = Field(min_length=1)
 
 
-class ClickStep(_StepBase):
+class ClickStep(StepBase):
     """Click an element."""
 
     kind: Literal["click"] = "click"
@@ -246,7 +201,7 @@ class ClickStep(_StepBase):
     modifiers: tuple[Literal["Alt", "Control", "Meta", "Shift"], ...] = ()
 
 
-class FillStep(_StepBase):
+class FillStep(StepBase):
     """Type a value into a field, replacing what is there."""
 
     kind: Literal["fill"] = "fill"
@@ -254,7 +209,7 @@ class FillStep(_StepBase):
     value: str
 
 
-class SelectStep(_StepBase):
+class SelectStep(StepBase):
     """Choose an option (by label or value) in a select."""
 
     kind: Literal["select"] = "select"
@@ -262,7 +217,7 @@ class SelectStep(_StepBase):
     value: str
 
 
-class CheckStep(_StepBase):
+class CheckStep(StepBase):
     """Check or uncheck a checkbox or radio button.
 
     ``checked`` is true or false, or a ``{placeholder}`` of a bool parameter.
@@ -284,7 +239,7 @@ class CheckStep(_StepBase):
         return value
 
 
-class PressStep(_StepBase):
+class PressStep(StepBase):
     """Press a key or chord (``Enter``, ``Control+S``), on an element or the page."""
 
     kind: Literal["press"] = "press"
@@ -292,7 +247,7 @@ class PressStep(_StepBase):
     key: str = Field(min_length=1)
 
 
-class ScrollStep(_StepBase):
+class ScrollStep(StepBase):
     """Scroll the page or an element."""
 
     kind: Literal["scroll"] = "scroll"
@@ -301,21 +256,21 @@ class ScrollStep(_StepBase):
     dy: float = 0
 
 
-class WaitForStep(_StepBase):
+class WaitForStep(StepBase):
     """Wait until a condition holds."""
 
     kind: Literal["wait_for"] = "wait_for"
-    condition: Expectation
+    condition: Condition
 
 
-class AssertStep(_StepBase):
+class AssertStep(StepBase):
     """Fail the run unless a condition holds."""
 
     kind: Literal["assert"] = "assert"
-    condition: Expectation
+    condition: Condition
 
 
-class ExtractStep(_StepBase):
+class ExtractStep(StepBase):
     """Read a value from the page into a variable later steps use as ``{variable}``."""
 
     kind: Literal["extract"] = "extract"
@@ -325,7 +280,7 @@ class ExtractStep(_StepBase):
     pattern: str | None = None
 
 
-class CallStep(_StepBase):
+class CallStep(StepBase):
     """Run another workflow with mapped arguments."""
 
     kind: Literal["call"] = "call"
@@ -334,7 +289,7 @@ class CallStep(_StepBase):
     arguments: dict[str, str] = Field(default_factory=dict)
 
 
-class AgentStep(_StepBase):
+class AgentStep(StepBase):
     """An open-ended step an LLM performs, e.g. "pick the cheapest result"."""
 
     kind: Literal["agent"] = "agent"
@@ -343,7 +298,7 @@ class AgentStep(_StepBase):
     output_variable: Identifier | None = None
 
 
-class DesktopClickStep(_StepBase):
+class DesktopClickStep(StepBase):
     """Click in a desktop window, found by title; the point is relative to the window."""
 
     kind: Literal["desktop_click"] = "desktop_click"
@@ -355,7 +310,7 @@ class DesktopClickStep(_StepBase):
     click_count: int = Field(default=1, ge=1, le=3)
 
 
-class DesktopTypeStep(_StepBase):
+class DesktopTypeStep(StepBase):
     """Type text into the focused desktop window."""
 
     kind: Literal["desktop_type"] = "desktop_type"
@@ -363,7 +318,7 @@ class DesktopTypeStep(_StepBase):
     text: str
 
 
-class HotkeyStep(_StepBase):
+class HotkeyStep(StepBase):
     """Press a key combination on the desktop, e.g. ``["ctrl", "s"]``."""
 
     kind: Literal["hotkey"] = "hotkey"
@@ -386,12 +341,27 @@ Step = Annotated[
     | AgentStep
     | DesktopClickStep
     | DesktopTypeStep
-    | HotkeyStep,
+    | HotkeyStep
+    | IfStep
+    | ForEachStep
+    | RepeatUntilStep
+    | TryStep,
     Field(discriminator="kind"),
 ]
 
+for _block in (IfStep, ForEachStep, RepeatUntilStep, TryStep):
+    _block.model_rebuild(_types_namespace={"Step": Step})
+
 
 # ── the workflow document ───────────────────────────────────────────────────────────────────
+
+
+def upgraded(data: Any) -> Any:
+    """A version 1 workflow document (or saved version) as version 2: the same document, since
+    version 2 only added (blocks, conditions, list parameters)."""
+    if isinstance(data, dict) and data.get("schema_version") == 1:
+        return {**data, "schema_version": WORKFLOW_SCHEMA_VERSION}
+    return data
 
 
 #: Fields of a dumped step whose strings are data about the recording, not rendered templates.
@@ -405,8 +375,14 @@ NON_TEMPLATE_FIELDS: Final = frozenset(
         "workflow_id",
         "variable",
         "output_variable",
+        "item",
+        "fields",
+        "column",
+        "confirm",
     }
 )
+#: Fields of a dumped block that hold its steps (checked, and rendered, one step at a time).
+BODY_FIELDS: Final = frozenset({"steps", "otherwise"})
 
 
 def _template_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -415,7 +391,7 @@ def _template_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
         yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            if key not in NON_TEMPLATE_FIELDS:
+            if key not in NON_TEMPLATE_FIELDS and key not in BODY_FIELDS:
                 yield from _template_strings(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
@@ -425,7 +401,7 @@ def _template_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
 class Workflow(FrozenModel):
     """One version of a workflow's content. Immutable once saved: a change is a new version."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = WORKFLOW_SCHEMA_VERSION
     document: Literal["workflow"] = "workflow"
     # The pattern is checked where documents come in (core.documents), not here: a library
     # written before it was checked still opens.
@@ -447,6 +423,11 @@ class Workflow(FrozenModel):
     settled. A run succeeds only when this holds; without it a run that did every step ends
     "done, unverified"."""
     source_trajectories: tuple[str, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        return upgraded(data)
 
     def parameter(self, name: str) -> Parameter | None:
         """The parameter called *name*, if any."""
@@ -474,14 +455,9 @@ class Workflow(FrozenModel):
                         "intent_template", f"secret parameter {{{name}}} cannot be in the intent"
                     )
 
-        known = set(seen_params)
-        step_ids: set[str] = set()
         variables = set(seen_params)
-        for step in self.steps:
-            if isinstance(step, ExtractStep):
-                variables.add(step.variable)
-            if isinstance(step, AgentStep) and step.output_variable is not None:
-                variables.add(step.output_variable)
+        for step in walk(self.steps):
+            variables.update(_sets(step))
         for i, check in enumerate(self.success):
             for path, text in _template_strings(check.model_dump(mode="json"), f"success[{i}]"):
                 for name in placeholders(text):
@@ -491,44 +467,89 @@ class Workflow(FrozenModel):
                             f"{{{name}}} is not a parameter of this workflow "
                             "nor a variable a step extracts",
                         )
-        for i, step in enumerate(self.steps):
-            if step.id in step_ids:
-                raise DocumentPathError(f"steps[{i}].id", f"step id {step.id!r} is used twice")
-            step_ids.add(step.id)
-            dumped = step.model_dump(mode="json")
-            for path, text in _template_strings(dumped, f"steps[{i}]"):
-                for name in placeholders(text):
-                    if name not in known:
-                        raise DocumentPathError(
-                            path,
-                            f"{{{name}}} is not a parameter of this workflow "
-                            "nor a variable an earlier step extracts",
-                        )
-            if (
-                isinstance(step, FillStep)
-                and step.target.is_sensitive
-                and step.value != ""
-                and not (
-                    len(names := placeholders(step.value)) == 1
-                    and step.value == f"{{{names[0]}}}"
-                    and names[0] in secrets
-                )
-            ):
-                raise DocumentPathError(
-                    f"steps[{i}].value",
-                    "a password field is filled with a constant; use a secret parameter",
-                )
-            if isinstance(step, CheckStep) and isinstance(step.checked, str):
-                flag = self.parameter(placeholders(step.checked)[0])
-                if flag is not None and flag.type is not ParameterType.BOOL:
-                    raise DocumentPathError(
-                        f"steps[{i}].checked", f"{step.checked} is not a bool parameter"
-                    )
-            if isinstance(step, ExtractStep):
-                known.add(step.variable)
-            if isinstance(step, AgentStep) and step.output_variable is not None:
-                known.add(step.output_variable)
+        _Checker(self, secrets).steps(self.steps, "steps", set(seen_params), 0)
         return self
+
+
+def _sets(step: Step) -> tuple[str, ...]:
+    """The variables *step* itself sets for the steps after it."""
+    if isinstance(step, ExtractStep):
+        return (step.variable,)
+    if isinstance(step, AgentStep) and step.output_variable is not None:
+        return (step.output_variable,)
+    return ()
+
+
+class _Checker:
+    """The rules a workflow's steps keep, checked through every block: ids used once, every
+    placeholder a parameter or a variable set before it (a loop's item inside the loop), no
+    password typed as a constant."""
+
+    def __init__(self, workflow: Workflow, secrets: set[str]) -> None:
+        self._workflow = workflow
+        self._secrets = secrets
+        self._ids: set[str] = set()
+
+    def steps(self, steps: tuple[Step, ...], where: str, known: set[str], depth: int) -> None:
+        """Check *steps* (at *where*, e.g. ``steps[2].otherwise``) with the names *known*
+        before them; the names they set are added to *known*."""
+        if depth > MAX_DEPTH:
+            raise DocumentPathError(where, f"blocks nest more than {MAX_DEPTH} deep")
+        for i, step in enumerate(steps):
+            self.step(step, f"{where}[{i}]", known, depth)
+
+    def step(self, step: Step, at: str, known: set[str], depth: int) -> None:
+        if step.id in self._ids:
+            raise DocumentPathError(f"{at}.id", f"step id {step.id!r} is used twice")
+        self._ids.add(step.id)
+        for path, text in _template_strings(step.model_dump(mode="json"), at):
+            for name in placeholders(text):
+                if name not in known:
+                    raise DocumentPathError(
+                        path,
+                        f"{{{name}}} is not a parameter of this workflow "
+                        "nor a variable an earlier step extracts",
+                    )
+        if (
+            isinstance(step, FillStep)
+            and step.target.is_sensitive
+            and step.value != ""
+            and not (
+                len(names := placeholders(step.value)) == 1
+                and step.value == f"{{{names[0]}}}"
+                and names[0] in self._secrets
+            )
+        ):
+            raise DocumentPathError(
+                f"{at}.value", "a password field is filled with a constant; use a secret parameter"
+            )
+        if isinstance(step, CheckStep) and isinstance(step.checked, str):
+            flag = self._workflow.parameter(placeholders(step.checked)[0])
+            if flag is not None and flag.type is not ParameterType.BOOL:
+                raise DocumentPathError(f"{at}.checked", f"{step.checked} is not a bool parameter")
+        known.update(_sets(step))
+        self.block(step, at, known, depth)
+
+    def block(self, step: Step, at: str, known: set[str], depth: int) -> None:
+        if isinstance(step, IfStep) and not step.steps and not step.otherwise:
+            raise DocumentPathError(f"{at}.steps", "an if does something when it holds or not")
+        inner = set(known)
+        if isinstance(step, ForEachStep):
+            names = item_variables(step)
+            clash = next((n for n in names if n in known), None)
+            if clash is not None:
+                raise DocumentPathError(
+                    f"{at}.item", f"{{{clash}}} is already a parameter or a variable"
+                )
+            if len(set(names)) != len(names):
+                raise DocumentPathError(f"{at}.over.fields", "a field has the item's name")
+            inner.update(names)
+        for name, body in branches(step):
+            scope = set(inner)
+            self.steps(body, f"{at}.{name}", scope, depth + 1)
+            # What a branch extracts is known after the block (it is empty when the branch
+            # was not taken; a step using it then fails, saying which variable has no value).
+            known.update(scope - inner)
 
 
 # ── versions and review ─────────────────────────────────────────────────────────────────────
@@ -569,8 +590,14 @@ class StatusTransition(FrozenModel):
 class WorkflowVersion(FrozenModel):
     """A saved version: the immutable content plus its review state and history."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = WORKFLOW_SCHEMA_VERSION
     workflow: Workflow
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        return upgraded(data)
+
     status: WorkflowStatus = WorkflowStatus.DRAFT
     created_at: AwareDatetime = Field(default_factory=utcnow)
     created_by: str = Field(min_length=1)

@@ -17,7 +17,8 @@ Playwright script) are per kind in their own modules; ``tests/test_step_kinds.py
 one of them, or this registry, misses a kind.
 
 One module per group: :mod:`.web` (open, click, fill, choose, tick, press, scroll, read),
-:mod:`.flow` (wait, check, call, agent) and :mod:`.desktop`; :mod:`.spec` defines the entry.
+:mod:`.flow` (wait, check, call, agent), :mod:`.desktop` and :mod:`.blocks` (if, for each,
+repeat until, try); :mod:`.spec` defines the entry.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any, Final, get_args
 
 from desktop_app.core.describe import describe_locator
 from desktop_app.core.models.workflow import Step, StepKind
+from desktop_app.core.step_kinds.blocks import BLOCK_SPECS
 from desktop_app.core.step_kinds.desktop import DESKTOP_KINDS
 from desktop_app.core.step_kinds.flow import FLOW_KINDS
 from desktop_app.core.step_kinds.spec import (
@@ -57,7 +59,7 @@ __all__ = [
 
 
 def _registry() -> Mapping[str, KindSpec[Any]]:
-    specs = {spec.kind: spec for spec in (*WEB_KINDS, *FLOW_KINDS, *DESKTOP_KINDS)}
+    specs = {spec.kind: spec for spec in (*WEB_KINDS, *FLOW_KINDS, *DESKTOP_KINDS, *BLOCK_SPECS)}
     declared: tuple[str, ...] = get_args(StepKind)
     if set(specs) != set(declared):
         missing = sorted(set(declared) - set(specs))

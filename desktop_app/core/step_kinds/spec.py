@@ -26,8 +26,9 @@ __all__ = [
 Performer = Literal["browser", "desktop", "procedura"]
 
 #: What a step is for, as the editor colours its card: open a page, act on the page, put data
-#: into it, read from it, check it, hand work to something else, act on a desktop window.
-Family = Literal["navigate", "act", "input", "read", "check", "delegate", "desktop"]
+#: into it, read from it, check it, hand work to something else, act on a desktop window, or
+#: hold other steps (a condition, a loop).
+Family = Literal["navigate", "act", "input", "read", "check", "delegate", "desktop", "control"]
 
 #: Whether a step's element is required (it cannot run without a locator), optional (without
 #: one it acts on the page or the window), or not part of the kind at all.
@@ -35,7 +36,8 @@ TargetUse = Literal["required", "optional", "none"]
 
 #: How the step form edits a field: a text that may hold ``{placeholders}``, plain text, text
 #: that may be empty (None), a whole or decimal number, one of a few choices, ticked/unticked
-#: or a parameter, a key chord, a condition, the called workflow's arguments, or shown only.
+#: or a parameter, a key chord, a condition, what a loop goes over, the called workflow's
+#: arguments, or shown only.
 FieldInput = Literal[
     "template",
     "text",
@@ -46,6 +48,7 @@ FieldInput = Literal[
     "checked",
     "keys",
     "condition",
+    "source",
     "arguments",
     "readonly",
 ]

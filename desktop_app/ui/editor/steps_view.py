@@ -56,6 +56,7 @@ _FAMILY_COLORS: dict[Family, str] = {
     "check": "#5a6b7b",
     "delegate": "#b3306f",
     "desktop": "#5a6b7b",
+    "control": "#8a6d1f",
 }
 
 #: The largest size a screenshot is kept at (the form shows it; cards scale it down).
