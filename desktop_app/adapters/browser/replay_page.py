@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from desktop_app.adapters.browser.locators import to_playwright
 from desktop_app.adapters.browser.page_gone import GoneWatch, stops_when_gone
+from desktop_app.adapters.browser.page_items import read_items
 from desktop_app.adapters.browser.page_messages import page_messages
 from desktop_app.adapters.browser.page_watch import (
     BUSY_JS,
@@ -28,6 +29,7 @@ from desktop_app.adapters.browser.targets import fingerprint_from_payload, targe
 from desktop_app.core.models.target import Target
 from desktop_app.core.models.workflow import (
     ElementHidden,
+    ElementPresent,
     ElementVisible,
     Expectation,
     TextPresent,
@@ -43,6 +45,7 @@ from desktop_app.core.replay.browser import (
     Overlay,
     PageAction,
     PageDialog,
+    PageItem,
     PageMark,
     Probe,
 )
@@ -538,6 +541,11 @@ class PlaywrightPage:
         except Error as exc:
             raise ActionFailed(f"could not read {handle.describe()}: {_first_line(exc)}") from None
 
+    async def items(
+        self, css: str, *, contains: str | None, key: str | None, fields: dict[str, str]
+    ) -> list[PageItem]:
+        return await read_items(self._page, css, contains=contains, key=key, fields=fields)
+
     async def field_state(self, handle: Handle) -> FieldState:
         from playwright.async_api import Error
 
@@ -574,8 +582,12 @@ class PlaywrightPage:
                 # Shown anywhere: the first match may be hidden (an option, a closed menu).
                 locator = self._page.get_by_text(text).filter(visible=True).first
                 return await self._wait(locator, "visible", timeout_s)
-            case ElementVisible(target=target) | ElementHidden(target=target):
-                state = "visible" if isinstance(expectation, ElementVisible) else "hidden"
+            case (
+                ElementVisible(target=target)
+                | ElementHidden(target=target)
+                | ElementPresent(target=target)
+            ):
+                state = {"visible": "visible", "hidden": "hidden"}.get(expectation.kind, "attached")
                 try:
                     locator = to_playwright(self._page, target.locators[0])
                 except (ValueError, Error):

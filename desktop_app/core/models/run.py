@@ -172,6 +172,14 @@ class RunStep(FrozenModel):
     recorded one, best first, each with how alike it is (0–1)."""
     actions: tuple[TakenAction, ...] = ()
     """An agent step's actions, in order (online induction turns them into recorded steps)."""
+    depth: int = Field(default=0, ge=0)
+    """How deep in blocks the step is (0: a step of the workflow itself; 1: inside a loop, an
+    ``if`` or a ``try``…)."""
+    iteration: int | None = Field(default=None, ge=1)
+    """The round of the innermost loop the step was done in (1 for the first item)."""
+    branch: Literal["steps", "otherwise"] | None = None
+    """Which way the innermost ``if`` or ``try`` went: its steps, or ``otherwise``; on the
+    block's own record, the way it took."""
 
 
 class Run(FrozenModel):

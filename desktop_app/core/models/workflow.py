@@ -11,6 +11,7 @@ from pydantic import AwareDatetime, Field, field_validator, model_validator
 from desktop_app.core.models.blocks import (
     BLOCK_KINDS,
     MAX_DEPTH,
+    Block,
     CsvRows,
     ForEachStep,
     IfStep,
@@ -61,6 +62,7 @@ __all__ = [
     "NON_TEMPLATE_FIELDS",
     "AgentStep",
     "AssertStep",
+    "Block",
     "CallStep",
     "CheckStep",
     "ClickStep",

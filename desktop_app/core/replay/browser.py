@@ -27,6 +27,7 @@ __all__ = [
     "Overlay",
     "PageAction",
     "PageDialog",
+    "PageItem",
     "PageMark",
     "Probe",
 ]
@@ -159,6 +160,14 @@ class PageMark:
     dialogs: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class PageItem:
+    """One item of a list or table on the page: the text that names it, and its fields."""
+
+    key: str
+    fields: dict[str, str]
+
+
 class BrowserPort(Protocol):
     """One browser page, seen and driven by replay."""
 
@@ -267,6 +276,15 @@ class BrowserPort(Protocol):
         it is gone)."""
         ...
 
+    async def items(
+        self, css: str, *, contains: str | None, key: str | None, fields: dict[str, str]
+    ) -> list[PageItem]:
+        """The shown elements *css* matches, in page order, whose text holds *contains*
+        (ignoring case; every one when None): each one's key (the whole text of the element
+        *key* finds inside it, or its own; spaces collapsed) and the text of each field's
+        element inside it ("" when it has none)."""
+        ...
+
     async def screenshot(self) -> bytes:
         """A PNG of the viewport with every password field masked, and every element a
         secret was typed into during the run (a ``fill`` with :attr:`PageAction.secret`),
@@ -355,6 +373,11 @@ class NoBrowser:
         raise ActionFailed(self._WHY)
 
     async def field_state(self, handle: Handle) -> FieldState:
+        raise ActionFailed(self._WHY)
+
+    async def items(
+        self, css: str, *, contains: str | None, key: str | None, fields: dict[str, str]
+    ) -> list[PageItem]:
         raise ActionFailed(self._WHY)
 
     async def screenshot(self) -> bytes:

@@ -53,23 +53,23 @@ async def confirm_irreversible(
     person: Person | None,
     assume_yes: bool,
     title: str,
-) -> None:
+) -> bool:
     """Go on with an irreversible *bound* only when ``--yes`` was given, or in a run a person
     attends when its element was found by its first recorded locator or the person says so (a
     fallback locator, the fingerprint, a remembered repair, the LLM: each is a judgement, and a
     wrong one here cannot be undone). An unattended run without ``--yes`` does no irreversible
-    step at all.
+    step at all. True when a person was asked and confirmed.
 
     Raises:
         StepFailed: an unattended run without ``--yes``, or the person said no.
         RunAborted: the person stopped the run.
     """
     if not bound.irreversible:
-        return
+        return False
     if assume_yes:
         if found.resolution is not Resolution.DIRECT:
             tracker.note("irreversible step confirmed in advance (--yes)")
-        return
+        return False
     element = found.handle.describe()
     if person is None:
         how = (
@@ -77,7 +77,7 @@ async def confirm_irreversible(
         )
         raise StepFailed(unattended_refusal(f"{element}{how}"), kind=FailureKind.REFUSED)
     if found.resolution is Resolution.DIRECT:
-        return
+        return False
     answer = await person.ask(
         Question(
             kind="confirm",
@@ -94,6 +94,7 @@ async def confirm_irreversible(
     if answer.action != "confirm":
         raise StepFailed("the irreversible step was not confirmed", kind=FailureKind.REFUSED)
     tracker.note("irreversible step confirmed by a person")
+    return True
 
 
 def unattended_refusal(what: str) -> str:

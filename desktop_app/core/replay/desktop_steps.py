@@ -41,6 +41,7 @@ from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     AssertStep,
+    Condition,
     DesktopClickStep,
     DesktopTypeStep,
     Expectation,
@@ -50,6 +51,7 @@ from desktop_app.core.models.workflow import (
     WaitForStep,
     WindowTitleMatches,
     Workflow,
+    walk,
 )
 from desktop_app.core.ports import MediaStore
 from desktop_app.core.replay.browser import Handle
@@ -100,7 +102,7 @@ def is_desktop_step(step: Step) -> bool:
     return kind_spec(step.kind).performer == "desktop"
 
 
-def is_desktop_expectation(expectation: Expectation) -> bool:
+def is_desktop_expectation(expectation: Expectation | Condition) -> bool:
     """Whether *expectation* is checked on the desktop (a window title, an image anchor)."""
     return isinstance(expectation, WindowTitleMatches | ImageVisible)
 
@@ -117,7 +119,7 @@ def needs_desktop(workflow: Workflow) -> bool:
     """Whether a run of *workflow* drives the desktop (a desktop step or check)."""
     return any(
         _on_desktop(step) or any(is_desktop_expectation(e) for e in step.expectations)
-        for step in workflow.steps
+        for step in walk(workflow.steps)
     )
 
 

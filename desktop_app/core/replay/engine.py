@@ -21,8 +21,6 @@ import contextlib
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Final
 
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.llm import StructuredLLM
@@ -35,20 +33,25 @@ from desktop_app.core.models.run import (
     RunStep,
     StepStatus,
 )
+from desktop_app.core.models.target import Locator
 from desktop_app.core.models.workflow import (
     AgentStep,
     AssertStep,
     CallStep,
+    Condition,
     DesktopClickStep,
     DesktopTypeStep,
-    ElementHidden,
     Expectation,
     ExtractStep,
+    ForEachStep,
     GotoStep,
     HotkeyStep,
+    IfStep,
     PressStep,
+    RepeatUntilStep,
     ScrollStep,
     Step,
+    TryStep,
     WaitForStep,
     WorkflowVersion,
 )
@@ -56,6 +59,7 @@ from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.redaction import mask_secrets
 from desktop_app.core.replay.actions import already_holds, mismatch, page_action
 from desktop_app.core.replay.agent import AgentContext, run_agent_step
+from desktop_app.core.replay.blocks import Blocks
 from desktop_app.core.replay.browser import (
     ActionFailed,
     BrowserGone,
@@ -66,6 +70,7 @@ from desktop_app.core.replay.browser import (
     PageMark,
 )
 from desktop_app.core.replay.calls import MAX_CALL_DEPTH
+from desktop_app.core.replay.conditions import condition_holds
 from desktop_app.core.replay.confirming import (
     STOPPED_BEFORE,
     StoppedBefore,
@@ -73,6 +78,7 @@ from desktop_app.core.replay.confirming import (
     confirm_irreversible,
     unattended_refusal,
 )
+from desktop_app.core.replay.context import Context, ReplayEvent, ReplayOutcome
 from desktop_app.core.replay.desktop import DesktopPort
 from desktop_app.core.replay.desktop_steps import (
     DesktopSteps,
@@ -99,10 +105,16 @@ from desktop_app.core.replay.person import Person
 from desktop_app.core.replay.render import (
     domain_allowed,
     fingerprint_for_run,
-    render_expectation,
     render_step,
 )
+from desktop_app.core.replay.rounds import learned_locator, with_learned
 from desktop_app.core.replay.safety import focused_commits, step_commits
+from desktop_app.core.replay.success import (
+    NO_SUCCESS_CHECK,
+    SETTLE_AFTER_FAILURE_S,
+    SUCCESS_TITLE,
+    SuccessChecks,
+)
 from desktop_app.core.replay.waiting import AppWaits
 
 __all__ = [
@@ -114,54 +126,8 @@ __all__ = [
     "Replayer",
 ]
 
-#: The most a success check waits for the page to settle before it looks.
-_SETTLE_S: Final = 5.0
-#: The most a run that failed or was aborted waits for the app to finish what its steps began.
-_SETTLE_AFTER_FAILURE_S: Final = 2.0
-#: How long a page must be quiet before a success check of things shown only (no "hidden"
-#: check) looks. Such a check is fooled only by something shown and then taken back (an
-#: optimistic update undone when the server says no): that follows an answer, and no request
-#: may be pending, so the page's reaction to the last answer is all that is waited for.
-#: Something that must be gone waits for the page's full quiet instead.
-_SHOWN_QUIET_S: Final = 0.2
-#: How long the success check may take to hold, once the page settled.
-_SUCCESS_TIMEOUT_S: Final = 10.0
-#: How long the success check's parts may take to hold on the page loaded again.
-_KEPT_TIMEOUT_S: Final = 5.0
-#: The title of the run record's last step, the workflow's success check.
-SUCCESS_TITLE: Final = "Check that the task was done"
-#: Why a run whose steps all went, of a workflow without a success check, is "done, unverified".
-NO_SUCCESS_CHECK: Final = "the workflow has no success check to show the task was done"
 
-
-@dataclass(frozen=True, slots=True)
-class ReplayEvent:
-    """Progress for a front end: a step started (``step`` None) or finished."""
-
-    index: int
-    title: str
-    step: RunStep | None = None
-    note: str = ""
-
-
-@dataclass
-class ReplayOutcome:
-    """A finished run and what it taught."""
-
-    run: Run
-    lessons: Lessons = field(default_factory=Lessons)
-
-
-@dataclass(slots=True)
-class _Context:
-    version: WorkflowVersion
-    params: BoundParameters
-    prefix: str
-    depth: int
-    history: list[str] = field(default_factory=list)
-
-
-class Replayer:
+class Replayer(SuccessChecks):
     """Runs workflow versions in one browser page.
 
     Args:
@@ -213,6 +179,7 @@ class Replayer:
         self._lessons = Lessons()
         self._run: Run | None = None
         self._secrets: tuple[str, ...] = ()
+        self._blocks = Blocks(self)
 
     # ── the run ─────────────────────────────────────────────────────────────────────────────
 
@@ -232,10 +199,10 @@ class Replayer:
             secret_parameters=tuple(sorted(params.secrets)),
         )
         self._runs.save_run(self._run)
-        context = _Context(version=version, params=params, prefix="", depth=0)
+        context = Context(version=version, params=params, prefix="", depth=0)
         status, error = RunStatus.SUCCEEDED, None
         try:
-            await self._run_steps(context)
+            await self.run_steps(workflow.steps, context)
             status, error = await self._verify(context)
         except RunAborted as exc:
             status, error = RunStatus.ABORTED, str(exc)
@@ -255,7 +222,7 @@ class Replayer:
             # What the steps done started (a debounced save) is let finish before the browser
             # closes: a run that stopped half-way leaves the app as those steps left it.
             with contextlib.suppress(BrowserGone):  # nothing to let finish there
-                self._closing_s = await self._waits.saved(within_s=_SETTLE_AFTER_FAILURE_S)
+                self._closing_s = await self._waits.saved(within_s=SETTLE_AFTER_FAILURE_S)
         run = self._finish(status, error)
         return ReplayOutcome(run=run, lessons=self._lessons)
 
@@ -287,9 +254,41 @@ class Replayer:
         if self._on_event is not None:
             self._on_event(event)
 
-    async def _run_steps(self, context: _Context) -> None:
-        steps = context.version.workflow.steps
+    # ── what blocks need (BlockHost) ───────────────────────────────────────────────────────
+
+    @property
+    def browser(self) -> BrowserPort:
+        return self._browser
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return self._secrets
+
+    def next_index(self) -> int:
+        return len(self._steps)
+
+    def record(self, step: RunStep) -> RunStep:
+        return self._record(step)
+
+    def emit(self, event: ReplayEvent) -> None:
+        self._emit(event)
+
+    async def ready(self, *, timeout_s: float) -> None:
+        await self._waits.ready(timeout_s=timeout_s)
+
+    async def holds(self, condition: Condition, context: Context, *, timeout_s: float) -> bool:
+        return await condition_holds(
+            condition,
+            context.params.values,
+            timeout_s=timeout_s,
+            on_page=lambda e, t: self._holds(e, timeout_s=t),
+        )
+
+    async def run_steps(self, steps: tuple[Step, ...], context: Context) -> None:
         for step in steps:
+            if isinstance(step, IfStep | ForEachStep | RepeatUntilStep | TryStep):
+                await self._blocks.run(step, context)
+                continue
             index = len(self._steps)
             title = public_title(step, context.params)
             if step.irreversible and self._options.stop_before_irreversible:
@@ -302,93 +301,14 @@ class Replayer:
                 raise aborted
             context.history.append(f"{title} ({record.status.value})")
             if record.status is StepStatus.FAILED and not step.optional:
-                raise StepFailed(f"step {index + 1} '{title}' failed: {record.error}")
-
-    # ── did the task happen ────────────────────────────────────────────────────────────────
-
-    async def _verify(self, context: _Context) -> tuple[RunStatus, str | None]:
-        """How a run whose steps all went ends: succeeded only when the workflow's success
-        check holds and no step was skipped (raises :class:`StepFailed` when it does not hold)."""
-        skipped = sum(1 for s in self._steps if s.status is StepStatus.SKIPPED)
-        workflow = context.version.workflow
-        # Nothing is looked at, and the browser is not closed, while the app is still saving.
-        self._closing_s = await self._waits.saved(within_s=_SETTLE_S)
-        reasons = []
-        if workflow.success:
-            await self._check_success(context)
-            values = context.params.values
-            lost = await self._waits.kept(
-                [
-                    rendered
-                    for e in workflow.success
-                    if (rendered := render_expectation(e, values)) != e
-                    and not is_desktop_expectation(e)
-                ],
-                lambda e: self._holds(e, timeout_s=_KEPT_TIMEOUT_S),
-            )
-            if lost is not None:
-                reasons.append(mask_secrets(lost, self._secrets))
-        if skipped:
-            reasons.append(f"{skipped} step(s) skipped")
-        if not workflow.success:
-            reasons.append(NO_SUCCESS_CHECK)
-        if reasons:
-            return RunStatus.UNVERIFIED, "; ".join(reasons)
-        return RunStatus.SUCCEEDED, None
-
-    async def _check_success(self, context: _Context) -> None:
-        """Check the workflow's success check once the page has settled, as a last step of the
-        run record (raises :class:`StepFailed` when it does not hold)."""
-        workflow = context.version.workflow
-        index = len(self._steps)
-        self._emit(ReplayEvent(index=index, title=SUCCESS_TITLE))
-        started, clock = utcnow(), time.monotonic()
-        settle_until = clock + _SETTLE_S
-        shown_only = not any(isinstance(e, ElementHidden) for e in workflow.success)
-        quiet_s = _SHOWN_QUIET_S if shown_only else None
-        while not await self._browser.settled(quiet_s=quiet_s) and time.monotonic() < settle_until:
-            await asyncio.sleep(0.05)
-        failed = None
-        deadline = time.monotonic() + _SUCCESS_TIMEOUT_S
-        for expectation in workflow.success:
-            rendered = render_expectation(expectation, context.params.values)
-            left = max(deadline - time.monotonic(), 0.0)
-            if not await self._holds(rendered, timeout_s=left):
-                failed = describe_expectation(rendered)
-                break
-        shown = "; ".join(
-            describe_expectation(render_expectation(e, context.params.values))
-            for e in workflow.success
-        )
-        why = Diagnosis(kind=None)
-        if failed:
-            why = await diagnose(self._browser, FailureKind.NOT_AS_EXPECTED, None, self._secrets)
-        screenshot = None
-        if self._options.screenshots and (failed or self._options.screenshot_every_step):
-            desktop = all(is_desktop_expectation(e) for e in workflow.success)
-            screenshot = await self._screenshot(desktop=desktop)
-        record = self._record(
-            RunStep(
-                index=index,
-                step_id=context.prefix + "success",
-                title=SUCCESS_TITLE,
-                status=StepStatus.FAILED if failed else StepStatus.SUCCEEDED,
-                resolution=Resolution.NOT_NEEDED,
-                started_at=started,
-                duration_ms=(time.monotonic() - clock) * 1000,
-                screenshot=screenshot,
-                error=f"expected {failed}; it did not" if failed else None,
-                detail=mask_secrets(f"checked: {shown}", self._secrets),
-                failure=why.kind,
-                page_messages=why.page_messages,
-            )
-        )
-        self._emit(ReplayEvent(index=record.index, title=SUCCESS_TITLE, step=record))
-        if failed:
-            raise StepFailed(f"the task's success check did not hold: expected {failed}")
+                raise StepFailed(
+                    f"step {index + 1} '{title}' failed: {record.error}", kind=record.failure
+                )
+            if record.status is StepStatus.SUCCEEDED and step.irreversible:
+                context.shared.irreversible_done += 1
 
     async def _run_one(
-        self, index: int, step: Step, context: _Context, title: str
+        self, index: int, step: Step, context: Context, title: str
     ) -> tuple[RunStep, RunAborted | BrowserGone | None]:
         """Do one step; its record, and what ends the run, to raise once it is recorded."""
         started, clock = utcnow(), time.monotonic()
@@ -446,6 +366,9 @@ class Replayer:
             page_messages=why.page_messages,
             nearest=why.nearest,
             actions=tuple(tracker.actions),
+            depth=context.level,
+            iteration=context.iteration,
+            branch=context.branch,
         )
         return record, aborted
 
@@ -461,7 +384,7 @@ class Replayer:
     # ── step kinds ─────────────────────────────────────────────────────────────────────────
 
     async def _dispatch(
-        self, bound: Step, original: Step, context: _Context, tracker: Tracker
+        self, bound: Step, original: Step, context: Context, tracker: Tracker
     ) -> None:
         domains = context.version.workflow.domains
         match bound:
@@ -475,7 +398,8 @@ class Replayer:
                 await self._browser.goto(url, timeout_s=bound.timeout_s)
                 await self._expect(bound, tracker)
             case WaitForStep(condition=condition) | AssertStep(condition=condition):
-                if not await self._holds(condition, timeout_s=bound.timeout_s):
+                assert isinstance(original, WaitForStep | AssertStep)
+                if not await self.holds(original.condition, context, timeout_s=bound.timeout_s):
                     raise StepFailed(
                         f"expected {describe_expectation(condition)}; it did not",
                         kind=FailureKind.NOT_AS_EXPECTED,
@@ -551,7 +475,7 @@ class Replayer:
         return await self._browser.expectation_holds(expectation, timeout_s=timeout_s)
 
     async def _extract(
-        self, bound: ExtractStep, original: Step, context: _Context, tracker: Tracker
+        self, bound: ExtractStep, original: Step, context: Context, tracker: Tracker
     ) -> None:
         found = await self._ladder.resolve(self._attempt(bound, original, context, tracker))
         tracker.found = found
@@ -564,7 +488,7 @@ class Replayer:
         context.params = context.params.with_variable(bound.variable, text.strip())
         tracker.note(f"{bound.variable} = {text.strip()[:80]!r}")
 
-    async def _agent(self, bound: AgentStep, context: _Context, tracker: Tracker) -> None:
+    async def _agent(self, bound: AgentStep, context: Context, tracker: Tracker) -> None:
         output = await run_agent_step(
             AgentContext(context.version.workflow, bound, self._secrets, context.params.values),
             browser=self._browser,
@@ -578,7 +502,7 @@ class Replayer:
             context.params = context.params.with_variable(bound.output_variable, output)
         await self._expect(bound, tracker)
 
-    async def _call(self, bound: CallStep, context: _Context) -> None:
+    async def _call(self, bound: CallStep, context: Context) -> None:
         if self._load is None:
             raise StepFailed("this run cannot load other workflows")
         if context.depth >= MAX_CALL_DEPTH:
@@ -588,22 +512,25 @@ class Replayer:
         given = {k: v for k, v in bound.arguments.items() if k not in secret_names}
         secrets = {k: v for k, v in bound.arguments.items() if k in secret_names}
         params = bind_parameters(callee.workflow, given, secrets=secrets)
-        inner = _Context(
+        inner = Context(
             version=callee,
             params=params,
             prefix=f"{context.prefix}{bound.id}/",
             depth=context.depth + 1,
             history=context.history,
+            shared=context.shared,
+            level=context.level + 1,
+            iteration=context.iteration,
         )
         self._secrets = tuple(dict.fromkeys((*self._secrets, *params.secret_values())))
-        await self._run_steps(inner)
+        await self.run_steps(callee.workflow.steps, inner)
         if callee.workflow.success:
             await self._check_success(inner)
 
     # ── acting on an element ───────────────────────────────────────────────────────────────
 
     async def _act_with_healing(
-        self, bound: Step, original: Step, context: _Context, tracker: Tracker
+        self, bound: Step, original: Step, context: Context, tracker: Tracker
     ) -> None:
         excluded: set[str] = set()
         problem = ""
@@ -623,14 +550,20 @@ class Replayer:
             )
             found = await self._ladder.resolve(attempt)
             tracker.found = found
-            await confirm_irreversible(
-                bound,
-                found,
-                tracker,
-                person=self._person,
-                assume_yes=self._options.assume_yes,
-                title=public_title(bound, context.params),
-            )
+            if context.confirmed is not None and original.id in context.confirmed:
+                tracker.note("irreversible step: confirmed once for every round")
+            elif (
+                await confirm_irreversible(
+                    bound,
+                    found,
+                    tracker,
+                    person=self._person,
+                    assume_yes=self._options.assume_yes,
+                    title=public_title(bound, context.params),
+                )
+                and context.confirmed is not None
+            ):
+                context.confirmed.add(original.id)
             repair = None
             if found.resolution is not Resolution.DIRECT:
                 # Described before acting: the element may go.
@@ -675,6 +608,8 @@ class Replayer:
             failed = await self._first_failed_expectation(bound)
             self._lessons.acted(found, where, held=failed is None, repair=repair)
             if failed is None:
+                if repair is not None and context.loop_values:
+                    self._learn_for_rounds(original, repair.used, context)
                 return
             what = describe_expectation(failed)
             if bound.irreversible:
@@ -767,11 +702,19 @@ class Replayer:
                     raise
         raise StepFailed("something keeps covering the page after clearing it three times")
 
+    def _learn_for_rounds(self, original: Step, used: Locator, context: Context) -> None:
+        recorded = original.target_or_none
+        if recorded is None:
+            return
+        learned = learned_locator(used, recorded, context.params.values, context.loop_values)
+        if learned is not None:
+            context.shared.learned[original.id] = learned
+
     def _attempt(
         self,
         bound: Step,
         original: Step,
-        context: _Context,
+        context: Context,
         tracker: Tracker,
         *,
         excluded: set[str] | None = None,
@@ -784,7 +727,11 @@ class Replayer:
         fingerprint = fingerprint_for_run(recorded, workflow, context.params.values)
         return Attempt(
             bound=bound,
-            target=target.model_copy(update={"fingerprint": fingerprint}),
+            target=with_learned(
+                target.model_copy(update={"fingerprint": fingerprint}),
+                context.shared.learned.get(original.id) if context.loop_values else None,
+                context.params.values,
+            ),
             tracker=tracker,
             workflow=context.version.workflow,
             params=context.params,

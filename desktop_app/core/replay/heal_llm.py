@@ -16,16 +16,20 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop_app.core.describe import describe_condition as core_describe
 from desktop_app.core.llm import LLMUsage, StructuredLLM, assert_no_secrets
 from desktop_app.core.models.target import Fingerprint
 from desktop_app.core.models.workflow import (
+    Condition,
     ElementHidden,
+    ElementPresent,
     ElementVisible,
     Expectation,
     ImageVisible,
     TextPresent,
     TitleMatches,
     UrlMatches,
+    ValueCompare,
     WindowTitleMatches,
 )
 from desktop_app.core.redaction import redact_snapshot
@@ -71,8 +75,8 @@ class HealRequest:
     problem: str = ""
 
 
-def describe_expectation(expectation: Expectation) -> str:
-    """An expectation in words, for prompts and reports."""
+def describe_expectation(expectation: Expectation | Condition) -> str:
+    """An expectation (or a condition) in words, for prompts and reports."""
     match expectation:
         case UrlMatches(pattern=pattern):
             return f"the page address matches {pattern}"
@@ -88,6 +92,10 @@ def describe_expectation(expectation: Expectation) -> str:
             return f"the window title matches {pattern}"
         case ImageVisible():
             return "a recorded image is visible"
+        case ElementPresent(target=target):
+            return f"{target.locators[0].describe()} is on the page"
+        case ValueCompare():
+            return core_describe(expectation)
 
 
 def _describe_recorded(fp: Fingerprint | None) -> str:

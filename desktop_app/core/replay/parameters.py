@@ -21,6 +21,7 @@ Decisions a user will notice:
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ _HINTS: Final = {
     ParameterType.NUMBER: "NUMBER",
     ParameterType.DATE: "YYYY-MM-DD",
     ParameterType.BOOL: "true|false",
+    ParameterType.LIST: '\'["first", "second"]\'',
 }
 
 
@@ -107,6 +109,17 @@ class BoundParameters:
         return BoundParameters(
             values=MappingProxyType({**self.values, name: value}),
             typed=MappingProxyType({**self.typed, name: value}),
+            secrets=self.secrets,
+        )
+
+    def without(self, names: Iterable[str]) -> BoundParameters:
+        """These values less the variables *names* (a loop's item, once the round is over)."""
+        gone = set(names)
+        if not gone:
+            return self
+        return BoundParameters(
+            values=MappingProxyType({k: v for k, v in self.values.items() if k not in gone}),
+            typed=MappingProxyType({k: v for k, v in self.typed.items() if k not in gone}),
             secrets=self.secrets,
         )
 
@@ -350,8 +363,29 @@ def _bool(param: Parameter, raw: str) -> tuple[str, JsonScalar]:
     raise _Invalid("is not true or false; use true/false, yes/no, on/off or 1/0")
 
 
+def _list(param: Parameter, raw: str) -> tuple[str, JsonScalar]:
+    """One item per line, or a JSON array of texts (what a command line can give)."""
+    text = raw.strip()
+    items: list[str]
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            raise _Invalid('is not a JSON array; give one item per line or ["a", "b"]') from None
+        if not isinstance(parsed, list) or not all(
+            isinstance(i, str | int | float) for i in parsed
+        ):
+            raise _Invalid("is not a list of texts")
+        items = [str(i) for i in parsed]
+    else:
+        items = text.splitlines()
+    lines = [i.strip() for i in items if i.strip()]
+    return "\n".join(lines), "\n".join(lines)
+
+
 _CONVERTERS: Final[dict[ParameterType, Callable[[Parameter, str], tuple[str, JsonScalar]]]] = {
     ParameterType.TEXT: _text,
+    ParameterType.LIST: _list,
     ParameterType.NUMBER: _number,
     ParameterType.DATE: _date,
     ParameterType.EMAIL: _email,

@@ -12,8 +12,10 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.target import Fingerprint, Target
 from desktop_app.core.models.workflow import (
     NON_TEMPLATE_FIELDS,
+    Condition,
     Expectation,
     GotoStep,
+    ItemSource,
     ParameterType,
     Step,
     Workflow,
@@ -27,13 +29,16 @@ __all__ = [
     "fingerprint_for_run",
     "rebase",
     "recorded_origin",
+    "render_condition",
     "render_expectation",
+    "render_source",
     "render_step",
     "render_text",
 ]
 
 _STEP: TypeAdapter[Step] = TypeAdapter(Step)
 _EXPECTATION: TypeAdapter[Expectation] = TypeAdapter(Expectation)
+_CONDITION: TypeAdapter[Condition] = TypeAdapter(Condition)
 
 
 class RebaseError(ProceduraError):
@@ -71,6 +76,24 @@ def render_step(step: Step, values: Mapping[str, str]) -> Step:
     """
     dumped = step.model_dump(mode="json")
     return _STEP.validate_python(_render_value(dumped, values))
+
+
+def render_condition(condition: Condition, values: Mapping[str, str]) -> Condition:
+    """*condition* with its placeholders filled.
+
+    Raises:
+        KeyError: a placeholder has no value here (a variable a branch not taken extracts).
+    """
+    return _CONDITION.validate_python(_render_value(condition.model_dump(mode="json"), values))
+
+
+_SOURCE: TypeAdapter[ItemSource] = TypeAdapter(ItemSource)
+
+
+def render_source(source: ItemSource, values: Mapping[str, str]) -> ItemSource:
+    """What a loop goes over, its placeholders filled (raises :class:`KeyError` like
+    :func:`render_condition`)."""
+    return _SOURCE.validate_python(_render_value(source.model_dump(mode="json"), values))
 
 
 def render_expectation(expectation: Expectation, values: Mapping[str, str]) -> Expectation:
