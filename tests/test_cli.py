@@ -194,8 +194,8 @@ def _bad_documents(tmp_path: Path) -> list[tuple[Path, str]]:
             "(line 1, column 35)",
         ),
         (
-            variant("v2.json", lambda d: d.update(schema_version=2)),
-            "v2.json at schema_version: schema_version 2 is newer",
+            variant("v3.json", lambda d: d.update(schema_version=3)),
+            "v3.json at schema_version: schema_version 3 is newer",
         ),
         (
             variant("kind.json", lambda d: d["steps"][1].update(kind="type")),

@@ -5,15 +5,13 @@ run is judged by what the page's server holds, never by Procedura's report alone
 from __future__ import annotations
 
 import asyncio
-import html
-import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from replay_support import PageHandler, approve, run, services, serving
+from invoices_site import Invoices, invoices_site
+from replay_support import approve, run, services
 
 from desktop_app.app import replay
 from desktop_app.core.models.run import RunStatus, StepStatus
@@ -40,87 +38,10 @@ from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
 
 
-class Invoices:
-    """The server's data: invoices (number → status, amount), the reminders sent, the cookie
-    choice, how many rows are shown."""
-
-    def __init__(self, count: int = 12, *, unpaid_every: int = 2) -> None:
-        self.rows = [
-            (f"INV-{n:03d}", "Unpaid" if n % unpaid_every == 0 else "Paid", 100 + n)
-            for n in range(1, count + 1)
-        ]
-        self.reminded: list[str] = []
-        self.notes: list[str] = []
-        self.dialog = False
-        self.accepted = False
-        self.shown = count
-        self.lock = threading.Lock()
-
-    def unpaid(self) -> list[str]:
-        return [n for n, status, _ in self.rows if status == "Unpaid"]
-
-
-def _page(data: Invoices) -> str:
-    rows = "".join(
-        f"<tr class='invoice'><td class='number'>{html.escape(n)}</td>"
-        f"<td class='status'>{status}</td><td class='amount'>{amount}.00</td>"
-        f"<td><form method='post' action='/remind'><input type='hidden' name='number' "
-        f"value='{html.escape(n)}'><button>Remind</button></form></td></tr>"
-        for n, status, amount in data.rows[: data.shown]
-    )
-    more = (
-        "<form method='post' action='/more'><button>Load more</button></form>"
-        if data.shown < len(data.rows)
-        else "<p>No more invoices</p>"
-    )
-    dialog = (
-        "<div role='dialog' aria-label='Cookies' id='cookies'><p>We use cookies.</p>"
-        "<form method='post' action='/accept'><button>Accept cookies</button></form></div>"
-        if data.dialog and not data.accepted
-        else ""
-    )
-    return (
-        f"<!doctype html><title>Invoices</title><h1>Invoices</h1>{dialog}"
-        f"<table><tbody>{rows}</tbody></table>{more}"
-        "<form method='post' action='/note'><label>Note <input name='note'></label>"
-        "<button>Add note</button></form>"
-        f"<p id='count'>{len(data.reminded)} reminded</p>"
-    )
-
-
 @pytest.fixture
 def invoices() -> Iterator[tuple[Invoices, str]]:
-    data = Invoices()
-
-    class Handler(PageHandler):
-        store: ClassVar[Invoices] = data
-
-        def do_GET(self) -> None:
-            if self.path.startswith("/data"):
-                body = json.dumps({"reminded": data.reminded}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-                return
-            self.send_page(_page(data))
-
-        def do_POST(self) -> None:
-            form = self.form()
-            with data.lock:
-                if self.path == "/remind":
-                    data.reminded.append(form["number"][0])
-                elif self.path == "/accept":
-                    data.accepted = True
-                elif self.path == "/more":
-                    data.shown = min(data.shown + 5, len(data.rows))
-                elif self.path == "/note":
-                    data.notes.append(form.get("note", [""])[0])
-            self.redirect("/")
-
-    with serving(Handler) as url:
-        yield data, url
+    with invoices_site() as site:
+        yield site
 
 
 def _remind_in_row(text: str = "{invoice}") -> Target:
@@ -175,7 +96,7 @@ def test_a_loop_over_the_matching_rows_acts_on_each_and_on_no_other(
     assert rounds[1].title == "Remind each unpaid invoice: 2 of 6: INV-004"
     clicks = [s for s in run_record.steps if s.title.startswith("Remind INV-")]
     assert [s.title for s in clicks][:2] == ["Remind INV-002 (102.00)", "Remind INV-004 (104.00)"]
-    assert all(s.depth == 1 and s.status is StepStatus.SUCCEEDED for s in clicks)
+    assert all(s.depth == 2 and s.status is StepStatus.SUCCEEDED for s in clicks)
     loop = next(s for s in run_record.steps if s.title == "Remind each unpaid invoice")
     assert loop.detail == "did 6 item(s)" and loop.depth == 0
 

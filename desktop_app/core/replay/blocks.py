@@ -110,7 +110,7 @@ class Blocks:
         """
         host = self._host
         title = public_title(block, context.params)
-        host.emit(ReplayEvent(index=host.next_index(), title=title))
+        host.emit(ReplayEvent(index=host.next_index(), title=title, depth=context.level))
         started, clock = utcnow(), time.monotonic()
         branch: Literal["steps", "otherwise"] | None = None
         try:
@@ -208,7 +208,7 @@ class Blocks:
         shown = mask_secrets(f": {one.label}", host.secrets) if one.label else ""
         marker = f"{title}: {one.number}{of}{shown}"
         index = host.next_index()
-        host.emit(ReplayEvent(index=index, title=marker))
+        host.emit(ReplayEvent(index=index, title=marker, depth=context.level + 1))
         record = host.record(
             RunStep(
                 index=index,
@@ -218,7 +218,7 @@ class Blocks:
                 resolution=Resolution.NOT_NEEDED,
                 started_at=utcnow(),
                 duration_ms=0,
-                depth=context.level,
+                depth=context.level + 1,
                 iteration=one.number,
                 branch=context.branch,
             )
@@ -230,6 +230,7 @@ class Blocks:
         inner = context.inside(
             f"{context.prefix}{block.id}#{one.number}/",
             params=params,
+            level=context.level + 2,
             iteration=one.number,
             branch=None,
             loop_values=context.loop_values | frozenset(one.values),

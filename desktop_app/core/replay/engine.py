@@ -293,7 +293,7 @@ class Replayer(SuccessChecks):
             title = public_title(step, context.params)
             if step.irreversible and self._options.stop_before_irreversible:
                 raise StoppedBefore(f"{STOPPED_BEFORE} {index + 1} '{title}' (irreversible)")
-            self._emit(ReplayEvent(index=index, title=title))
+            self._emit(ReplayEvent(index=index, title=title, depth=context.level))
             record, aborted = await self._run_one(index, step, context, title)
             record = self._record(record)
             self._emit(ReplayEvent(index=record.index, title=title, step=record))
@@ -606,7 +606,10 @@ class Replayer(SuccessChecks):
                 self._lessons.acted(found, where, held=False)
                 raise
             failed = await self._first_failed_expectation(bound)
-            self._lessons.acted(found, where, held=failed is None, repair=repair)
+            # A round's element is that round's: what it taught serves the next rounds of this
+            # run only (rounds.py), never the memory or a proposed version.
+            kept = None if context.loop_values else repair
+            self._lessons.acted(found, where, held=failed is None, repair=kept)
             if failed is None:
                 if repair is not None and context.loop_values:
                     self._learn_for_rounds(original, repair.used, context)
