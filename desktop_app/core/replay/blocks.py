@@ -275,11 +275,20 @@ class Blocks:
                 return await self._page_rounds(block, source)
 
     async def _page_rounds(self, block: ForEachStep, source: PageItems) -> list[Round]:
-        await self._host.ready(timeout_s=block.timeout_s)
+        host = self._host
+        await host.ready(timeout_s=block.timeout_s)
+        deadline = time.monotonic() + block.timeout_s
         try:
-            found = await self._host.browser.items(
+            found = await host.browser.items(
                 source.css, contains=source.contains, key=source.key, fields=dict(source.fields)
             )
+            # None yet on a page still drawing its list (rendered after load): a person waits
+            # for it to come to rest before deciding there is nothing to do.
+            while not found and time.monotonic() < deadline and not await host.browser.settled():
+                await asyncio.sleep(0.1)
+                found = await host.browser.items(
+                    source.css, contains=source.contains, key=source.key, fields=dict(source.fields)
+                )
         except ActionFailed as exc:
             raise StepFailed(str(exc)) from None
         noun = item_noun(source.css)
