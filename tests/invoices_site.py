@@ -30,6 +30,7 @@ class Invoices:
         self.dialog = False
         self.accepted = False
         self.shown = count
+        self.button = "Remind"
         self.lock = threading.Lock()
 
     def unpaid(self) -> list[str]:
@@ -41,7 +42,7 @@ def _page(data: Invoices) -> str:
         f"<tr class='invoice'><td class='number'>{html.escape(n)}</td>"
         f"<td class='status'>{status}</td><td class='amount'>{amount}.00</td>"
         f"<td><form method='post' action='/remind'><input type='hidden' name='number' "
-        f"value='{html.escape(n)}'><button>Remind</button></form></td></tr>"
+        f"value='{html.escape(n)}'><button>{data.button}</button></form></td></tr>"
         for n, status, amount in data.rows[: data.shown]
     )
     more = (

@@ -61,7 +61,9 @@ def _tick_every_invoice(url: str) -> Workflow:
     )
 
 
-@pytest.mark.parametrize("implementation", ["vanillajs", "backbone", "vue", "react", "angularjs", "emberjs"])
+@pytest.mark.parametrize(
+    "implementation", ["vanillajs", "backbone", "vue", "react", "angularjs", "emberjs"]
+)
 def test_a_loop_ticks_each_of_50_matching_to_dos_and_no_other(implementation: str) -> None:
     todomvc = next(a for a in APPS if a.name == "todomvc")
     variant = next(v for v in todomvc.variants if v.name.endswith(f" {implementation}"))

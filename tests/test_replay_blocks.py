@@ -5,16 +5,19 @@ run is judged by what the page's server holds, never by Procedura's report alone
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.openai_server import FakeOpenAIServer
 from invoices_site import Invoices, invoices_site
 from replay_support import approve, run, services
 
 from desktop_app.app import replay
-from desktop_app.core.models.run import RunStatus, StepStatus
+from desktop_app.core.models.run import Resolution, RunStatus, StepStatus
 from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     ClickStep,
@@ -340,3 +343,52 @@ def test_stop_between_rounds_leaves_the_rest_undone(invoices: tuple[Invoices, st
         saved = sv.runs.runs()[0]
     assert saved.status is RunStatus.INTERRUPTED
     assert data.reminded == ["INV-002", "INV-004"]
+
+
+def _nudge_in_the_row(body: dict[str, Any]) -> str:
+    """A model that finds the renamed button in the row the step names."""
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    number = re.search(r"Remind (INV-\d+)", user)
+    page = user.split("<page>", 1)[-1].splitlines()
+    row = next((i for i, line in enumerate(page) if number and number.group(1) in line), None)
+    for line in page[row or 0 :] if row is not None else []:
+        found = re.search(r'button "Nudge" \[ref=([a-z0-9]+)\]', line)
+        if found:
+            return json.dumps({"action": "act", "ref": found.group(1), "reason": "its row"})
+    return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
+
+
+def test_a_heal_in_the_first_round_serves_the_next_rounds_without_the_llm(
+    invoices: tuple[Invoices, str], llm: FakeOpenAIServer
+) -> None:
+    data, url = invoices
+    data.button = "Nudge"  # the page changed since the loop was written
+    llm.default_chat = _nudge_in_the_row
+    with services() as sv:
+        version = approve(sv, _remind_each_unpaid(url))
+        result = run(sv, version, url, use_llm=True, patience_s=0.5)
+    outcome = result.outcome.run
+    assert outcome.status is RunStatus.SUCCEEDED, outcome.error
+    assert data.reminded == data.unpaid()
+    clicks = [s for s in outcome.steps if s.title.startswith("Remind INV-")]
+    assert clicks[0].resolution is Resolution.LLM and clicks[0].llm_calls == 1
+    assert all(s.resolution is Resolution.ALTERNATE and s.llm_calls == 0 for s in clicks[1:])
+    assert len(llm.requests_to("/v1/chat/completions")) == 1
+    assert result.learned.proposed is None, "a round's element is never proposed for all rounds"
+
+
+def test_a_run_past_its_time_limit_stops_before_its_next_round(
+    invoices: tuple[Invoices, str],
+) -> None:
+    data, url = invoices
+    with services() as sv:
+        version = approve(sv, _remind_each_unpaid(url))
+        options = ReplayOptions(use_llm=False, time_limit_s=0.5)
+        result = asyncio.run(
+            replay(sv, version, bind_parameters(version.workflow, {}), options=options,
+                   base_url=url, headless=True)
+        )  # fmt: skip
+    outcome = result.outcome.run
+    assert outcome.status is RunStatus.FAILED
+    assert "took longer than its time limit (0.5 s); stopped before step" in (outcome.error or "")
+    assert len(data.reminded) < len(data.unpaid()), "stopped before the last round"

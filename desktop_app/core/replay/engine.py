@@ -180,6 +180,7 @@ class Replayer(SuccessChecks):
         self._run: Run | None = None
         self._secrets: tuple[str, ...] = ()
         self._blocks = Blocks(self)
+        self._began = time.monotonic()
 
     # ── the run ─────────────────────────────────────────────────────────────────────────────
 
@@ -191,6 +192,7 @@ class Replayer(SuccessChecks):
         """
         workflow = version.workflow
         self._secrets = params.secret_values()
+        self._began = time.monotonic()
         self._run = Run(
             workflow_id=workflow.id,
             workflow_version=workflow.version,
@@ -254,6 +256,16 @@ class Replayer(SuccessChecks):
         if self._on_event is not None:
             self._on_event(event)
 
+    def _check_time(self, index: int, title: str) -> None:
+        limit = self._options.time_limit_s
+        if limit is not None and time.monotonic() - self._began > limit:
+            raise StepFailed(
+                f"the run took longer than its time limit "
+                f"({f'{limit / 60:g} min' if limit >= 60 else f'{limit:g} s'}); "
+                f"stopped before step {index + 1} '{title}'",
+                kind=FailureKind.REFUSED,
+            )
+
     # ── what blocks need (BlockHost) ───────────────────────────────────────────────────────
 
     @property
@@ -287,10 +299,12 @@ class Replayer(SuccessChecks):
     async def run_steps(self, steps: tuple[Step, ...], context: Context) -> None:
         for step in steps:
             if isinstance(step, IfStep | ForEachStep | RepeatUntilStep | TryStep):
+                self._check_time(len(self._steps), step.title)
                 await self._blocks.run(step, context)
                 continue
             index = len(self._steps)
             title = public_title(step, context.params)
+            self._check_time(index, title)
             if step.irreversible and self._options.stop_before_irreversible:
                 raise StoppedBefore(f"{STOPPED_BEFORE} {index + 1} '{title}' (irreversible)")
             self._emit(ReplayEvent(index=index, title=title, depth=context.level))
