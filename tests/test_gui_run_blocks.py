@@ -81,7 +81,7 @@ def test_a_loop_runs_from_the_window_with_its_rounds_under_it(gui: Gui) -> None:
     assert titles[:4] == [
         "Open the invoices",
         "Remind each listed invoice",
-        "    Remind each listed invoice: 1 of 3: INV-003",
+        "    Item 1 of 3: INV-003",
         "        Remind INV-003",
     ], titles
     assert titles[-1] == "Check that the task was done"

@@ -96,7 +96,7 @@ def test_a_loop_over_the_matching_rows_acts_on_each_and_on_no_other(
     assert data.reminded == data.unpaid(), "each unpaid invoice once, in page order, no paid one"
     rounds = [s for s in run_record.steps if "#" in s.step_id and "/" not in s.step_id]
     assert [s.iteration for s in rounds] == list(range(1, len(data.unpaid()) + 1))
-    assert rounds[1].title == "Remind each unpaid invoice: 2 of 6: INV-004"
+    assert rounds[1].title == "Item 2 of 6: INV-004"
     clicks = [s for s in run_record.steps if s.title.startswith("Remind INV-")]
     assert [s.title for s in clicks][:2] == ["Remind INV-002 (102.00)", "Remind INV-004 (104.00)"]
     assert all(s.depth == 2 and s.status is StepStatus.SUCCEEDED for s in clicks)
@@ -328,7 +328,7 @@ def test_stop_between_rounds_leaves_the_rest_undone(invoices: tuple[Invoices, st
             task: asyncio.Task[Any] | None = None
 
             def on_event(event: Any) -> None:
-                if event.step is None and event.title.endswith(": 3 of 6: INV-006"):
+                if event.step is None and event.title == "Item 3 of 6: INV-006":
                     assert task is not None
                     task.cancel()
 

@@ -1,7 +1,7 @@
 """Blocks as they run: an ``if`` takes one way, a loop goes round, a ``try`` falls back.
 
-The run record shows which: a loop's round begins with a record of its own ("Remind each
-invoice: 2 of 7, INV-002") and the steps of that round follow, their ids ``<loop id>#2/<step
+The run record shows which: a loop's round begins with a record of its own ("Item 2 of 7:
+INV-002") and the steps of that round follow, their ids ``<loop id>#2/<step
 id>`` and their ``iteration`` 2; the steps an ``if`` or a ``try`` did carry the way it took
 (``branch``). Each block ends with a record of its own saying what it did, after those of its
 steps, or where it failed.
@@ -206,7 +206,8 @@ class Blocks:
         await asyncio.sleep(0)  # Stop between rounds, however quick they are
         of = f" of {one.count}" if one.count is not None else ""
         shown = mask_secrets(f": {one.label}", host.secrets) if one.label else ""
-        marker = f"{title}: {one.number}{of}{shown}"
+        noun = "Item" if isinstance(block, ForEachStep) else "Round"
+        marker = f"{noun} {one.number}{of}{shown}"
         index = host.next_index()
         host.emit(ReplayEvent(index=index, title=marker, depth=context.level + 1))
         record = host.record(
