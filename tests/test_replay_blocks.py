@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fakes.openai_server import FakeOpenAIServer
 from invoices_site import Invoices, invoices_site
-from replay_support import approve, run, services
+from replay_support import ScriptedPerson, approve, run, services
 
 from desktop_app.app import replay
 from desktop_app.core.models.run import Resolution, RunStatus, StepStatus
@@ -39,6 +39,7 @@ from desktop_app.core.models.workflow import (
 )
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
+from desktop_app.core.replay.person import PersonAnswer
 
 
 @pytest.fixture
@@ -392,3 +393,29 @@ def test_a_run_past_its_time_limit_stops_before_its_next_round(
     assert outcome.status is RunStatus.FAILED
     assert "took longer than its time limit (0.5 s); stopped before step" in (outcome.error or "")
     assert len(data.reminded) < len(data.unpaid()), "stopped before the last round"
+
+
+@pytest.mark.parametrize(("confirm", "asked"), [("each", 6), ("once", 1)])
+def test_an_irreversible_step_in_a_loop_is_confirmed_each_round_or_once_as_chosen(
+    invoices: tuple[Invoices, str], llm: FakeOpenAIServer, confirm: str, asked: int
+) -> None:
+    data, url = invoices
+    data.button = "Nudge"  # found by healing: an irreversible step then asks
+    llm.default_chat = _nudge_in_the_row
+    person = ScriptedPerson(lambda question: PersonAnswer(action="confirm"))
+    loop = _remind_each_unpaid(url)
+    block = loop.steps[1]
+    assert isinstance(block, ForEachStep)
+    click = block.steps[0].model_copy(update={"irreversible": True})
+    loop = loop.model_copy(
+        update={"steps": (loop.steps[0], block.model_copy(update={"steps": (click,),
+                                                                   "confirm": confirm}))}
+    )  # fmt: skip
+    with services() as sv:
+        outcome = run(
+            sv, approve(sv, loop), url, use_llm=True, patience_s=0.5, person=person
+        ).outcome.run
+    assert outcome.status is RunStatus.SUCCEEDED, outcome.error
+    assert data.reminded == data.unpaid()
+    assert len(person.questions) == asked
+    assert all(q.kind == "confirm" for q in person.questions)
