@@ -6,6 +6,7 @@ from __future__ import annotations
 from desktop_app.core.exports.playwright_script.base import _ScriptBase
 from desktop_app.core.exports.playwright_script.fixed_parts import (
     _CONVERTERS,
+    _LIST_ITEMS,
     _RUNNER_CONVERTERS,
     _SECONDS,
 )
@@ -31,6 +32,8 @@ class _CommandLine(_ScriptBase):
             self._need("re")
         if ParameterType.CHOICE in used:
             self._need(collections__abc="Callable")
+        if ParameterType.LIST in used:
+            out.append(_LIST_ITEMS.strip("\n"))
         if self.origin is not None:
             self._need(urllib__parse="urlsplit")
             out.append(_RUNNER_CONVERTERS.strip("\n"))
@@ -119,6 +122,11 @@ class _CommandLine(_ScriptBase):
             extras.append(f"one of: {', '.join(param.choices)}")
         if converter is not None:
             args.append(converter if isinstance(converter, _Nested) else f"type={converter}")
+        if param.type is ParameterType.LIST:
+            # Every value after the option is an item, and each line of one; the option
+            # given again adds more. The value is kept one item a line, as Procedura keeps it.
+            args += ["action=ListItems", 'nargs="+"']
+            extras.append("one item per value, or per line; give the option again for more")
         if param.default is not None:
             shown = _default_text(param.default)
             if param.type is ParameterType.BOOL:
@@ -183,6 +191,7 @@ def _metavar(param: Parameter) -> str | None:
         ParameterType.EMAIL: "EMAIL",
         ParameterType.BOOL: "true|false",
         ParameterType.CHOICE: "CHOICE",
+        ParameterType.LIST: "ITEM",
     }.get(param.type)
 
 
