@@ -151,7 +151,7 @@ class _Blocks(_Steps):
         inner = ind + _INDENT
         names = item_variables(step)
         locals_ = [_local_name(name, taken) for name in names]
-        every = _local_name(f"{locals_[0]}s" if locals_[0] != "item" else "items", taken)
+        every = _local_name(f"{step.item}s", taken)
         over = describe_source(step.over)
         lines = _comment(
             f"{label}. {_shown(step.title)}: for each {{{step.item}}} in {over}, "

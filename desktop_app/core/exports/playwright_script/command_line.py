@@ -12,7 +12,7 @@ from desktop_app.core.exports.playwright_script.fixed_parts import (
 )
 from desktop_app.core.exports.playwright_script.source import _call, _literal, _Nested, _number
 from desktop_app.core.exports.playwright_script.values import _Option
-from desktop_app.core.models.workflow import Parameter, ParameterType
+from desktop_app.core.models.workflow import IfStep, Parameter, ParameterType, walk
 
 # What the package's other modules use; none of it is public API.
 __all__ = ["_CommandLine", "_metavar"]
@@ -86,13 +86,17 @@ class _CommandLine(_ScriptBase):
                 "type=seconds",
                 'metavar="SECONDS"',
                 f'help="how long each step may wait (default: its recorded timeout, {timeout} s'
-                + (' for most)"' if len(set(s.timeout_s for s in w.steps)) > 1 else ')"'),
+                + (' for most)"' if len(self._step_timeouts()) > 1 else ')"'),
             ]
         )
         for option_args in runner:
             lines += _call("    ", "browser.add_argument", option_args)
         lines.append("    return parser")
         return "\n".join(lines)
+
+    def _step_timeouts(self) -> set[float]:
+        """The timeouts of the steps that wait (an if's is how long its condition may take)."""
+        return {s.timeout_s for s in walk(self.workflow.steps) if not isinstance(s, IfStep)}
 
     def _option_args(self, option: _Option) -> list[str | _Nested]:
         param = option.parameter
