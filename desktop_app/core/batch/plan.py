@@ -18,7 +18,7 @@ from desktop_app.core.batch.table import BatchTable
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.core.replay.parameters import ParameterError, bind_parameters
 
-__all__ = ["BatchPlan", "PlannedRow", "RowProblem", "plan_batch"]
+__all__ = ["BatchPlan", "PlannedRow", "RowProblem", "one_line", "plan_batch"]
 
 
 @dataclass(frozen=True, slots=True)
