@@ -1,19 +1,24 @@
-"""Testing a step's locators on a live page: the one test page the editor's "Test" buttons use."""
+"""Testing on a live page: the one test page the editor's "Test" buttons use, for a step's
+locators, a block's condition ("holds now") and what a loop over page items finds."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
 
+from desktop_app.core.editing import Where, step_at
 from desktop_app.core.errors import BrowserError
 from desktop_app.core.models.target import Locator, LocatorStrategy
-from desktop_app.core.models.workflow import ParameterType
+from desktop_app.core.models.workflow import Expectation, PageItems, ParameterType
 from desktop_app.core.templating import placeholders
 from desktop_app.ui.backend import Backend, LocatorPreview
 from desktop_app.ui.editor.window_base import EditorWindowBase
 
 __all__ = ["LocatorTester", "LocatorTests"]
+
+_T = TypeVar("_T")
 
 
 class LocatorTester:
@@ -38,6 +43,19 @@ class LocatorTester:
 
     async def count(self, url: str, locator: Locator, values: Mapping[str, str]) -> int:
         """How many elements *locator* finds on the test page (highlighting them there)."""
+        return await self._on_page(url, lambda page: page.test(locator, values))
+
+    async def holds(self, url: str, condition: Expectation) -> bool:
+        """Whether *condition* (placeholders filled) holds on the test page now."""
+        return await self._on_page(url, lambda page: page.holds(condition))
+
+    async def items(self, url: str, source: PageItems) -> list[tuple[str, dict[str, str]]]:
+        """The items a loop over *source* (placeholders filled) finds on the test page now."""
+        return await self._on_page(url, lambda page: page.items(source))
+
+    async def _on_page(self, url: str, test: Callable[[LocatorPreview], Awaitable[_T]]) -> _T:
+        """*test* on the test page, opened at *url* (once: a test at another address opens
+        that one instead)."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -47,7 +65,7 @@ class LocatorTester:
                 self._opened_at = url
                 self.opened += 1
             try:
-                return await self._preview.test(locator, values)
+                return await test(self._preview)
             except BrowserError:
                 await self._close()
                 raise
@@ -85,8 +103,9 @@ class LocatorTests(EditorWindowBase):
             )
         return values
 
-    async def test_locator(self, row: int, locator_row: int) -> int | None:
-        """Test locator *locator_row* of step *row* on the test page; the number of matches.
+    async def test_locator(self, row: Where, locator_row: int) -> int | None:
+        """Test locator *locator_row* of the step at *row* (an index or a path) on the test
+        page; the number of matches.
 
         The result shows beside the locator ("1 match", "3 matches", "no match") and the
         matches are outlined in the test page. None when it could not be tested (the reason
@@ -95,7 +114,7 @@ class LocatorTests(EditorWindowBase):
         workflow = self.workflow
         if workflow is None:
             return None
-        step = workflow.steps[row]
+        step = step_at(workflow, row)
         target = step.target_or_none
         if target is None or not 0 <= locator_row < len(target.locators):
             return None
@@ -130,8 +149,8 @@ class LocatorTests(EditorWindowBase):
         return count
 
     def _on_form_locator_test_requested(self, step_id: str, locator_row: int) -> None:
-        row = self.steps_model.row_of(step_id)
-        if row is not None:
+        path = self.steps_model.path_of(step_id)
+        if path is not None:
             self._host.tasks.start(
-                self.test_locator(row, locator_row), label="Testing the locator…"
+                self.test_locator(path, locator_row), label="Testing the locator…"
             )

@@ -36,7 +36,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.describe import describe_expectation
-from desktop_app.core.editing import Issue, known_names
+from desktop_app.core.editing import (
+    EditError,
+    Issue,
+    StepPath,
+    Where,
+    as_path,
+    known_names,
+    path_label,
+    step_at,
+)
 from desktop_app.core.models.workflow import (
     Expectation,
     ImageVisible,
@@ -83,7 +92,7 @@ class StepForm(StepFields, StepLocators):
         self._thumbnails = thumbnails
         self._workflow: Workflow | None = None
         self._step: Step | None = None
-        self._index: int | None = None
+        self._index: StepPath | None = None
         self._names: list[str] = []
         self._fields: dict[str, QWidget] = {}
         self._field_kind: str | None = None
@@ -281,25 +290,28 @@ class StepForm(StepFields, StepLocators):
 
     # ── showing ─────────────────────────────────────────────────────────────────────────────
 
-    def show_step(self, workflow: Workflow | None, index: int | None, issues: list[Issue]) -> None:
-        """Show step *index* of *workflow* (None: nothing selected) with its problems."""
+    def show_step(
+        self, workflow: Workflow | None, index: Where | None, issues: list[Issue]
+    ) -> None:
+        """Show the step at *index* (a top-level index or a path into blocks) of *workflow*
+        (None: nothing selected) with its problems."""
         self._workflow = workflow
-        if workflow is None or index is None or not 0 <= index < len(workflow.steps):
+        step = _step_or_none(workflow, index)
+        if workflow is None or index is None or step is None:
             self._step = None
             self._index = None
             self.content.hide()
             self.empty.show()
             return
-        step = workflow.steps[index]
         same = self._step is not None and self._step.id == step.id
         if not same:
             self.error.hide()
-        self._step, self._index = step, index
+        self._step, self._index = step, as_path(index)
         self._names = known_names(workflow)
         self.empty.hide()
         self.content.show()
         self.heading.setText(
-            f"<h3 style='margin:0'>Step {index + 1} · {kind_spec(step.kind).label}</h3>"
+            f"<h3 style='margin:0'>Step {path_label(index)} · {kind_spec(step.kind).label}</h3>"
             f"<span style='color:gray'>id {step.id}</span>"
         )
         self.title.set_names(self._names)
@@ -504,6 +516,15 @@ class StepForm(StepFields, StepLocators):
         if top in ("timeout_s",):
             return self.timeout
         return self._fields.get(top)
+
+
+def _step_or_none(workflow: Workflow | None, where: Where | None) -> Step | None:
+    if workflow is None or where is None:
+        return None
+    try:
+        return step_at(workflow, where)
+    except EditError:
+        return None
 
 
 def _kind_of(expectation: Expectation | None) -> str | None:
