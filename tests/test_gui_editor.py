@@ -20,7 +20,6 @@ from replay_support import approved
 
 from desktop_app.core.editing import EditError
 from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
-from desktop_app.core.step_kinds import KINDS
 from desktop_app.core.models.workflow import (
     ClickStep,
     ParameterType,
@@ -30,6 +29,7 @@ from desktop_app.core.models.workflow import (
     WorkflowStatus,
     WorkflowVersion,
 )
+from desktop_app.core.step_kinds import KINDS
 from desktop_app.demo_site import DemoSite
 from desktop_app.ui.editor.dialogs import ExpectationDialog, LocatorDialog
 from desktop_app.ui.editor.exports import EXPORT_FORMATS

@@ -54,6 +54,7 @@ from desktop_app.core.models.workflow import (
     Workflow,
 )
 from desktop_app.core.step_kinds import kind_spec
+from desktop_app.ui.editor.block_fields import ConditionEditor, SourceEditor
 from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS, ExpectationDialog
 from desktop_app.ui.editor.step_fields import StepFields
 from desktop_app.ui.editor.step_locators import StepLocators
@@ -78,11 +79,15 @@ class StepForm(StepFields, StepLocators):
         step_edited(str, dict, str): fields of a step were changed (id, changes, what).
         locators_edited(str, object, str): a step's locators were changed (id, tuple, what).
         locator_test_requested(str, int): "Test" was pressed for a step's locator (id, row).
+        condition_test_requested(str): "Test now" was pressed for a step's condition (id).
+        source_test_requested(str): "Test now" was pressed for what a loop goes over (id).
     """
 
     step_edited = Signal(str, dict, str)
     locators_edited = Signal(str, object, str)
     locator_test_requested = Signal(str, int)
+    condition_test_requested = Signal(str)
+    source_test_requested = Signal(str)
 
     def __init__(self, thumbnails: ThumbnailCache, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -145,10 +150,10 @@ class StepForm(StepFields, StepLocators):
         self.step_form.addRow("Title", self.title)
         content.addWidget(self.step_box)
 
-        # ── the element ──
-        self.target_box = QGroupBox("Element")
-        target_layout = QVBoxLayout(self.target_box)
-        url_row = QHBoxLayout()
+        # ── the test page (for the element, a condition, the items a loop goes over) ──
+        self.test_page = QWidget()
+        url_row = QHBoxLayout(self.test_page)
+        url_row.setContentsMargins(0, 0, 0, 0)
         url_row.addWidget(QLabel("Test on page"))
         self.test_url = QLineEdit()
         self.test_url.setObjectName("editor-test-url")
@@ -158,7 +163,11 @@ class StepForm(StepFields, StepLocators):
             "You can navigate in that browser: each test runs on the page it shows."
         )
         url_row.addWidget(self.test_url, 1)
-        target_layout.addLayout(url_row)
+        content.addWidget(self.test_page)
+
+        # ── the element ──
+        self.target_box = QGroupBox("Element")
+        target_layout = QVBoxLayout(self.target_box)
         self.locators = QTableWidget(0, 4)
         self.locators.setObjectName("locator-table")
         self.locators.setHorizontalHeaderLabels(["#", "Locator (best first)", "", "Result"])
@@ -320,6 +329,10 @@ class StepForm(StepFields, StepLocators):
             self._build_fields(step)
         self._fill_fields(step)
         self._fill_target(step)
+        self.test_page.setVisible(
+            "target" in type(step).model_fields
+            or any(f.input in ("condition", "source") for f in kind_spec(step.kind).form_fields)
+        )
         self._fill_expectations(step)
         self._blocked(self.timeout, lambda: self.timeout.setValue(step.timeout_s))
         self._blocked(self.irreversible, lambda: self.irreversible.setChecked(step.irreversible))
@@ -358,6 +371,16 @@ class StepForm(StepFields, StepLocators):
             return
         self.ensureWidgetVisible(widget)
         widget.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def condition_editor(self) -> ConditionEditor | None:
+        """The editor of the shown step's condition, if it has one."""
+        widget = self._fields.get("condition")
+        return widget if isinstance(widget, ConditionEditor) else None
+
+    def source_editor(self) -> SourceEditor | None:
+        """The editor of what the shown loop goes over, if it is one."""
+        widget = self._fields.get("over")
+        return widget if isinstance(widget, SourceEditor) else None
 
     def field_widget(self, name: str) -> QWidget | None:
         """The widget editing a kind-specific field (``value``, ``url``, …), if shown."""
@@ -435,23 +458,6 @@ class StepForm(StepFields, StepLocators):
             )
 
         dialog.accepted.connect(accepted)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-
-    def _open_condition(self, kind: str) -> None:
-        step = self._step
-        if step is None:
-            return
-        current = getattr(step, "condition", None)
-        dialog = ExpectationDialog(
-            self, kind, current if _kind_of(current) == kind else None, self._names
-        )
-        step_id = step.id
-        dialog.accepted.connect(
-            lambda: self.step_edited.emit(
-                step_id, {"condition": dialog.expectation()}, "Change the condition"
-            )
-        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
 

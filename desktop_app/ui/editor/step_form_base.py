@@ -21,6 +21,8 @@ class StepFormBase(QScrollArea):
     step_edited: ClassVar[Signal]
     locators_edited: ClassVar[Signal]
     locator_test_requested: ClassVar[Signal]
+    condition_test_requested: ClassVar[Signal]
+    source_test_requested: ClassVar[Signal]
     _workflow: Workflow | None
     _step: Step | None
     _names: list[str]

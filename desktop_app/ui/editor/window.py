@@ -141,6 +141,8 @@ class EditorWindow(EditorActions, LocatorTests):
         self.form.step_edited.connect(self._on_form_step_edited)
         self.form.locators_edited.connect(self._on_form_locators_edited)
         self.form.locator_test_requested.connect(self._on_form_locator_test_requested)
+        self.form.condition_test_requested.connect(self._on_form_condition_test_requested)
+        self.form.source_test_requested.connect(self._on_form_source_test_requested)
 
         self.banner = QLabel("Loading…")
         self.banner.setObjectName("editor-banner")
