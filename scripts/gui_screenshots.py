@@ -268,6 +268,74 @@ async def shot_editor(stage: Stage) -> None:
     await _settle(stage)
 
 
+async def shot_editor_blocks(stage: Stage) -> None:
+    """The step editor on a workflow with blocks: a loop over the page's unpaid invoices holding
+    two steps (its items just tested on the live page) and an if with an otherwise."""
+    from invoices_site import invoices_site
+    from test_replay_blocks import _remind_in_row
+
+    from desktop_app.core.models.workflow import (
+        ClickStep,
+        ForEachStep,
+        GotoStep,
+        IfStep,
+        PageItems,
+        TextPresent,
+        WaitForStep,
+        Workflow,
+    )
+    from desktop_app.ui.editor.window import EditorWindow
+
+    window = stage.window
+    services = window.backend.services
+    with invoices_site() as (_, url):
+        workflow = Workflow(
+            name="Remind every unpaid invoice",
+            domains=("127.0.0.1",),
+            steps=(
+                GotoStep(title="Open the invoices", url=f"{url}/"),
+                ForEachStep(
+                    title="Remind each unpaid invoice",
+                    over=PageItems(css="tr.invoice", contains="Unpaid", key="td.number",
+                                   fields={"amount": "td.amount"}),
+                    item="invoice",
+                    confirm="once",
+                    steps=(
+                        ClickStep(title="Remind {invoice} ({amount})", target=_remind_in_row(),
+                                  reacts=True, irreversible=True),
+                        WaitForStep(title="Wait until {invoice} is reminded",
+                                    condition=TextPresent(text="reminded")),
+                    ),
+                ),
+                IfStep(
+                    title="If every reminder went out",
+                    condition=TextPresent(text="reminded"),
+                    steps=(WaitForStep(title="Wait for the summary",
+                                       condition=TextPresent(text="Invoices")),),
+                    otherwise=(GotoStep(title="Open the invoices again", url=f"{url}/"),),
+                ),
+            ),
+            success=(TextPresent(text="reminded"),),
+        )  # fmt: skip
+        saved = services.workflows.save(workflow, actor="ana")
+        await window.reload_all()
+        window.open_editor(saved.version.workflow_id, None)
+        editor = await _wait_for_top_level(EditorWindow)
+        while editor.workflow is None:
+            await asyncio.sleep(0.05)
+        editor.resize(1400, 900)
+        editor.tester.headless = True
+        editor.form.test_url.setText(f"{url}/")
+        editor.select_step(1)
+        await _settle(stage)
+        await editor.test_source(1)
+        await _settle(stage, 1.0)
+        _save(stage, editor, "editor-blocks")
+        await editor.tester.close()
+        editor.close()
+    await _settle(stage)
+
+
 async def shot_run(stage: Stage) -> None:
     """The run dialog, then the run window after a run that healed against the drifted app."""
     from desktop_app.demo_site import DEMO_PASSWORD
@@ -422,6 +490,7 @@ async def _wait_for_top_level(kind: type) -> Any:
 SHOTS: dict[str, Shot] = {
     "library": shot_library,
     "editor": shot_editor,
+    "editor-blocks": shot_editor_blocks,
     "run": shot_run,
     "run-loop": shot_run_loop,
     "tray": shot_tray,

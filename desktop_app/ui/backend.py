@@ -16,7 +16,7 @@ from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.target import Locator
 from desktop_app.core.models.trajectory import Event, Trajectory
-from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.models.workflow import Expectation, PageItems, WorkflowVersion
 from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.replay.engine import ReplayEvent, ReplayOptions
 from desktop_app.core.replay.person import Person
@@ -108,6 +108,15 @@ class LocatorPreview(Protocol):
 
     async def test(self, locator: Locator, values: Mapping[str, str]) -> int:
         """Highlight what *locator* (rendered with *values*) matches; how many elements."""
+        ...
+
+    async def holds(self, condition: Expectation) -> bool:
+        """Whether a block's condition about the page (placeholders filled) holds now."""
+        ...
+
+    async def items(self, source: PageItems) -> list[tuple[str, dict[str, str]]]:
+        """The items a loop over the page's *source* (placeholders filled) would go over now:
+        each one's text and fields."""
         ...
 
     async def close(self) -> None:

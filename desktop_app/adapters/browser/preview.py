@@ -1,4 +1,5 @@
-"""A live page the step editor tests locators against: counts the matches and outlines them."""
+"""A live page the step editor tests against: counts a locator's matches, says whether a block's
+condition holds now, reads the items a loop would go over; what it found is outlined."""
 
 from __future__ import annotations
 
@@ -9,9 +10,22 @@ from typing import TYPE_CHECKING, Final
 
 from desktop_app.adapters.browser.launch import BrowserSession, open_browser
 from desktop_app.adapters.browser.locators import to_playwright
+from desktop_app.adapters.browser.page_items import read_items
 from desktop_app.core.errors import BrowserError
 from desktop_app.core.models.target import Locator
+from desktop_app.core.models.workflow import (
+    ElementHidden,
+    ElementPresent,
+    ElementVisible,
+    Expectation,
+    PageItems,
+    TextPresent,
+    TitleMatches,
+    UrlMatches,
+)
+from desktop_app.core.replay.browser import ActionFailed
 from desktop_app.core.templating import render
+from desktop_app.core.urls import url_matches
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -98,6 +112,79 @@ class PlaywrightPreview:
                 raise BrowserError("the test page was closed; test again to reopen it") from None
             raise BrowserError(f"could not test {locator.describe()}: {_first_line(exc)}") from None
         return count
+
+    async def holds(self, condition: Expectation) -> bool:
+        """Whether *condition* (its placeholders filled) holds on the page now, outlining the
+        element or text it is about when there is one.
+
+        Raises:
+            ValueError: a condition about the desktop (a window title, an image on screen).
+            BrowserError: the page or the browser was closed.
+        """
+        from playwright.async_api import Error
+
+        page = self._page
+        try:
+            await page.evaluate(_CLEAR)
+            match condition:
+                case UrlMatches(pattern=pattern, match=how):
+                    return url_matches(page.url, pattern, how)
+                case TitleMatches(text=text):
+                    return text in await page.title()
+                case TextPresent(text=text):
+                    found = page.get_by_text(text).filter(visible=True)
+                case (
+                    ElementVisible(target=target)
+                    | ElementHidden(target=target)
+                    | ElementPresent(target=target)
+                ):
+                    found = to_playwright(page, target.locators[0])
+                case _:
+                    raise ValueError("only the desktop can look at windows and images")
+            count = await found.count()
+            shown = bool(count) and await found.first.is_visible()
+            if count:
+                await found.evaluate_all(_OUTLINE)
+        except Error as exc:
+            if page.is_closed():
+                raise BrowserError("the test page was closed; test again to reopen it") from None
+            raise BrowserError(f"could not test the condition: {_first_line(exc)}") from None
+        if isinstance(condition, ElementHidden):
+            return not shown
+        if isinstance(condition, ElementPresent):
+            return count > 0
+        return shown
+
+    async def items(self, source: PageItems) -> list[tuple[str, dict[str, str]]]:
+        """The items a loop over *source* (its placeholders filled) would go over on the page
+        now: each one's text and fields, in page order; the items are outlined.
+
+        Raises:
+            BrowserError: a selector is no CSS selector, or the page was closed.
+        """
+        from playwright.async_api import Error
+
+        try:
+            await self._page.evaluate(_CLEAR)
+            found = await read_items(
+                self._page,
+                source.css,
+                contains=source.contains,
+                key=source.key,
+                fields=dict(source.fields),
+            )
+            rows = self._page.locator(source.css)
+            if source.contains:
+                rows = rows.filter(has_text=source.contains)
+            if found:
+                await rows.evaluate_all(_OUTLINE)
+        except ActionFailed as exc:
+            raise BrowserError(str(exc)) from None
+        except Error as exc:
+            if self._page.is_closed():
+                raise BrowserError("the test page was closed; test again to reopen it") from None
+            raise BrowserError(f"could not read the items: {_first_line(exc)}") from None
+        return [(item.key, dict(item.fields)) for item in found]
 
     async def close(self) -> None:
         """Close the page and its browser."""

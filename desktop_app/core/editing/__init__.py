@@ -3,6 +3,9 @@
 The workflow's steps, parameters and fields, and its success check (what shows the task was done,
 checked after the last step: "Done when" in the editor) are all edited here.
 
+A step is addressed by its top-level index or, inside blocks (steps that hold steps), by a
+:data:`~.paths.StepPath` such as ``(3, "otherwise", 0)``; steps move into and out of blocks.
+
 Every operation takes a :class:`~desktop_app.core.models.workflow.Workflow` and returns a new one;
 nothing changes in place, so an undo stack can keep whole snapshots. A draft may be incomplete
 while someone edits it (a step with an empty title, a click without a locator, a placeholder of a
@@ -10,8 +13,9 @@ parameter not added yet): the operations allow that, :func:`validate` lists ever
 where it is, and :func:`finalize` gives a workflow to save only once no error is left.
 
 One module per family of edits: :mod:`.steps`, :mod:`.parameters` and :mod:`.workflow` (its own
-fields and its success check); :mod:`.reading` answers what the editor shows about a draft,
-:mod:`.validation` checks it, and :mod:`.common` holds what they share.
+fields and its success check); :mod:`.paths` says where a step is, :mod:`.reading` answers what
+the editor shows about a draft, :mod:`.validation` checks it (:mod:`.block_checks`: what a block
+still needs), and :mod:`.common` holds what they share.
 
 Errors::
 
@@ -32,12 +36,25 @@ from desktop_app.core.editing.parameters import (
     retype_parameter,
     update_parameter,
 )
+from desktop_app.core.editing.paths import (
+    StepPath,
+    Where,
+    as_path,
+    is_inside,
+    list_at,
+    parent_of,
+    path_label,
+    slot_after_removal,
+    step_at,
+    step_paths,
+)
 from desktop_app.core.editing.reading import known_names, parameter_uses, start_url, step_summary
 from desktop_app.core.editing.steps import (
     blank_step,
     delete_step,
     duplicate_step,
     insert_step,
+    move_into,
     move_step,
     set_locators,
     update_step,
@@ -57,8 +74,11 @@ __all__ = [
     "EditError",
     "Issue",
     "Severity",
+    "StepPath",
+    "Where",
     "add_parameter",
     "add_success_check",
+    "as_path",
     "blank_step",
     "delete_parameter",
     "delete_step",
@@ -66,11 +86,16 @@ __all__ = [
     "errors",
     "finalize",
     "insert_step",
+    "is_inside",
     "known_names",
+    "list_at",
+    "move_into",
     "move_step",
     "new_parameter_name",
     "parameter_uses",
+    "parent_of",
     "parse_default",
+    "path_label",
     "placeholder_spans",
     "remove_success_check",
     "rename_parameter",
@@ -79,7 +104,10 @@ __all__ = [
     "retype_parameter",
     "set_locators",
     "set_success",
+    "slot_after_removal",
     "start_url",
+    "step_at",
+    "step_paths",
     "step_summary",
     "update_parameter",
     "update_step",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -11,11 +11,15 @@ from pydantic import BaseModel, ValidationError
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import DocumentPathError, new_id
 from desktop_app.core.models.workflow import (
+    BODY_FIELDS,
     NON_TEMPLATE_FIELDS,
     AgentStep,
     ExtractStep,
+    ForEachStep,
     Step,
     Workflow,
+    branches,
+    item_variables,
 )
 from desktop_app.core.step_kinds import INSERTABLE_KINDS, TARGETED_KINDS
 
@@ -75,14 +79,15 @@ def _with(model: _M, changes: Mapping[str, object], *, soft: bool) -> _M:
         return model.model_copy(update=dict(changes))
 
 
-def _step_at(workflow: Workflow, index: int) -> Step:
-    if not 0 <= index < len(workflow.steps):
-        raise EditError(f"there is no step {index + 1} (the workflow has {len(workflow.steps)})")
-    return workflow.steps[index]
-
-
-def _with_steps(workflow: Workflow, steps: Sequence[Step]) -> Workflow:
-    return workflow.model_copy(update={"steps": tuple(steps)})
+def _step_paths(
+    steps: tuple[Step, ...], prefix: tuple[int | str, ...] = ()
+) -> Iterator[tuple[tuple[int | str, ...], Step]]:
+    """Every step of *steps* with its path, each block before its own steps."""
+    for i, step in enumerate(steps):
+        path = (*prefix, i)
+        yield path, step
+        for name, inner in branches(step):
+            yield from _step_paths(inner, (*path, name))
 
 
 def _parameter_index(workflow: Workflow, name: str) -> int:
@@ -92,13 +97,24 @@ def _parameter_index(workflow: Workflow, name: str) -> int:
     raise EditError(f"there is no parameter {name!r}")
 
 
-def _extracted(workflow: Workflow) -> dict[str, int]:
-    """Variables the steps store, with the index of the first step storing each."""
-    found: dict[str, int] = {}
-    for i, step in enumerate(workflow.steps):
+def _extracted(workflow: Workflow) -> dict[str, tuple[int | str, ...]]:
+    """Variables the steps store (inside blocks too), with the path of the first step storing
+    each."""
+    found: dict[str, tuple[int | str, ...]] = {}
+    for path, step in _step_paths(workflow.steps):
         name = _stored_variable(step)
         if name is not None and name not in found:
-            found[name] = i
+            found[name] = path
+    return found
+
+
+def _loop_names(workflow: Workflow) -> dict[str, tuple[tuple[int | str, ...], ForEachStep]]:
+    """The names loops give their item and its fields, with the first loop giving each."""
+    found: dict[str, tuple[tuple[int | str, ...], ForEachStep]] = {}
+    for path, step in _step_paths(workflow.steps):
+        if isinstance(step, ForEachStep):
+            for name in item_variables(step):
+                found.setdefault(name, (path, step))
     return found
 
 
@@ -111,12 +127,13 @@ def _stored_variable(step: Step) -> str | None:
 
 
 def _template_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """Every string of a dumped step that is rendered at run time, with its path in the step."""
+    """Every string of a dumped step that is rendered at run time, with its path in the step
+    (a block's own fields only: the steps it holds are each checked on their own)."""
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            if key not in NON_TEMPLATE_FIELDS:
+            if key not in NON_TEMPLATE_FIELDS and key not in BODY_FIELDS:
                 yield from _template_strings(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):

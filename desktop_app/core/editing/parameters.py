@@ -12,9 +12,11 @@ from desktop_app.core.editing.common import (
     EditError,
     _check_name,
     _extracted,
+    _loop_names,
     _parameter_index,
     _with,
 )
+from desktop_app.core.editing.paths import path_label
 from desktop_app.core.models.workflow import NON_TEMPLATE_FIELDS, Parameter, ParameterType, Workflow
 from desktop_app.core.values import value_text
 
@@ -37,6 +39,7 @@ _TOKEN: Final = re.compile(r"\{\{|\}\}|\{([a-z_][a-z0-9_]*)\}")
 def new_parameter_name(workflow: Workflow, base: str = "value") -> str:
     """A parameter name not used yet: *base*, ``base_2``, ``base_3``, …"""
     taken = {p.name for p in workflow.parameters} | set(_extracted(workflow))
+    taken |= set(_loop_names(workflow))
     if base not in taken:
         return base
     n = 2
@@ -64,7 +67,15 @@ def _check_free(workflow: Workflow, name: str) -> None:
     extracted = _extracted(workflow)
     if name in extracted:
         raise EditError(
-            f"step {extracted[name] + 1} stores a variable called {name!r}; choose another name"
+            f"step {path_label(extracted[name])} stores a variable called {name!r}; "
+            "choose another name"
+        )
+    loops = _loop_names(workflow)
+    if name in loops:
+        path, loop = loops[name]
+        raise EditError(
+            f"step {path_label(path)} ('{loop.title}') puts each item in {{{name}}}; "
+            "choose another name"
         )
 
 

@@ -9,28 +9,37 @@ from typing import Any, Final, Literal, get_args
 
 from pydantic import ValidationError
 
+from desktop_app.core.editing.block_checks import block_problems
 from desktop_app.core.editing.common import (
     _SOFT_ERRORS,
     TARGETED_KINDS,
     EditError,
     _error_text,
     _extracted,
+    _loop_names,
     _stored_variable,
     _template_strings,
 )
+from desktop_app.core.editing.paths import StepPath, path_label
 from desktop_app.core.models.common import DocumentPathError
 from desktop_app.core.models.workflow import (
+    MAX_DEPTH,
     AssertStep,
     CheckStep,
+    Condition,
     ElementHidden,
     ElementVisible,
     Expectation,
     FillStep,
+    ForEachStep,
+    ItemSource,
     Parameter,
     ParameterType,
     Step,
     WaitForStep,
     Workflow,
+    branches,
+    item_variables,
 )
 from desktop_app.core.step_kinds import KINDS
 from desktop_app.core.templating import placeholders
@@ -46,6 +55,8 @@ __all__ = [
 Severity = Literal["error", "warning"]
 
 
+#: The fields of a block that hold its steps.
+_BODY_FIELDS: Final = frozenset({"steps", "otherwise"})
 #: Step fields whose value is typed into the page, where a secret belongs.
 _VALUE_FIELDS: Final = frozenset({"value", "text"})
 
@@ -57,10 +68,13 @@ class Issue:
     Attributes:
         severity: ``error`` blocks saving; ``warning`` is worth a look but does not.
         message: what is wrong and what to do, in one line.
-        step: the index (from 0) of the step, or None for the workflow or a parameter.
+        step: the index (from 0) of the top-level step the problem is in (the step itself, or
+            the block holding it), or None for the workflow or a parameter.
         field: where inside the step (``value``, ``target``, ``expectations[0].text``) or the
             workflow (``intent_template``, ``parameters[2]``); "" for the whole step.
         parameter: the parameter the problem is about, if any.
+        path: where the step is, however deep in blocks (``(3, "steps", 0)``); None when the
+            problem is not about a step, or only *step* was given.
     """
 
     severity: Severity
@@ -68,6 +82,14 @@ class Issue:
     step: int | None = None
     field: str = ""
     parameter: str | None = None
+    path: StepPath | None = None
+
+    @property
+    def step_path(self) -> StepPath | None:
+        """Where the step the problem is about is (its path), if it is about one."""
+        if self.path is not None:
+            return self.path
+        return (self.step,) if self.step is not None else None
 
     @property
     def is_error(self) -> bool:
@@ -92,8 +114,9 @@ class Issue:
         index = self.success_index
         if index is not None:
             return f"Done when · check {index + 1}"
-        if self.step is not None:
-            return f"Step {self.step + 1}" + (f" · {self.field}" if self.field else "")
+        path = self.step_path
+        if path is not None:
+            return f"Step {path_label(path)}" + (f" · {self.field}" if self.field else "")
         if self.parameter is not None:
             return f"Parameter {self.parameter}"
         return "Workflow" + (f" · {self.field}" if self.field else "")
@@ -125,8 +148,8 @@ def validate(workflow: Workflow) -> list[Issue]:
             issues.append(
                 Issue(
                     "error",
-                    f"step {extracted[param.name] + 1} stores a variable with the same name; "
-                    "rename one of them",
+                    f"step {path_label(extracted[param.name])} stores a variable with the same "
+                    "name; rename one of them",
                     field=f"parameters[{i}]",
                     parameter=param.name,
                 )
@@ -154,18 +177,10 @@ def validate(workflow: Workflow) -> list[Issue]:
                 )
             )
 
-    step_issues: list[Issue] = []
-    seen_ids: set[str] = set()
+    checker = _Steps(workflow, params, secrets, extracted, used)
     available = set(params)
-    for i, step in enumerate(workflow.steps):
-        found = _step_issues(workflow, i, step, params, secrets, available, extracted, used)
-        if step.id in seen_ids:
-            found.append(Issue("error", "this step's id is used twice", step=i, field="id"))
-        seen_ids.add(step.id)
-        step_issues += found
-        variable = _stored_variable(step)
-        if variable is not None:
-            available.add(variable)
+    checker.steps(workflow.steps, (), available, 0)
+    step_issues = checker.issues
     success_issues = _success_issues(workflow, available, secrets, used)
 
     for i, param in enumerate(workflow.parameters):
@@ -186,27 +201,87 @@ def validate(workflow: Workflow) -> list[Issue]:
     return issues
 
 
-def _step_issues(
-    workflow: Workflow,
-    i: int,
-    step: Step,
-    params: Mapping[str, Parameter],
-    secrets: set[str],
-    available: set[str],
-    extracted: Mapping[str, int],
-    used: set[str],
-) -> list[Issue]:
+class _Steps:
+    """Checks steps through every block, each with the names known where it is (a loop's
+    item inside the loop only; what a branch stores, after the block too)."""
+
+    def __init__(
+        self,
+        workflow: Workflow,
+        params: Mapping[str, Parameter],
+        secrets: set[str],
+        extracted: Mapping[str, StepPath],
+        used: set[str],
+    ) -> None:
+        self.workflow = workflow
+        self.params = params
+        self.secrets = secrets
+        self.extracted = extracted
+        self.used = used
+        self.loops = _loop_names(workflow)
+        self.seen_ids: set[str] = set()
+        self.issues: list[Issue] = []
+
+    def steps(
+        self, steps: tuple[Step, ...], prefix: StepPath, available: set[str], depth: int
+    ) -> None:
+        """Check *steps* (the list at *prefix*); the names they store join *available*."""
+        for i, step in enumerate(steps):
+            path = (*prefix, i)
+            found = _step_issues(self, path, step, available)
+            if step.id in self.seen_ids:
+                found.append(_issue("error", "this step's id is used twice", path, "id"))
+            self.seen_ids.add(step.id)
+            held = branches(step)
+            if held and depth >= MAX_DEPTH:
+                found.append(
+                    _issue(
+                        "error",
+                        f"blocks nest more than {MAX_DEPTH} deep here; take this block out of "
+                        "the one holding it",
+                        path,
+                        "",
+                    )
+                )
+            self.issues += found
+            variable = _stored_variable(step)
+            if variable is not None:
+                available.add(variable)
+            inner = set(available)
+            if isinstance(step, ForEachStep):
+                inner.update(item_variables(step))
+            for name, body in held:
+                scope = set(inner)
+                self.steps(body, (*path, name), scope, depth + 1)
+                available.update(scope - inner)
+
+
+def _issue(
+    severity: Severity, message: str, path: StepPath, field: str, parameter: str | None = None
+) -> Issue:
+    top = path[0]
+    assert isinstance(top, int)
+    return Issue(severity, message, step=top, field=field, parameter=parameter, path=path)
+
+
+def _step_issues(checker: _Steps, path: StepPath, step: Step, available: set[str]) -> list[Issue]:
+    params, secrets, extracted, used = (
+        checker.params,
+        checker.secrets,
+        checker.extracted,
+        checker.used,
+    )
     issues: list[Issue] = []
     covered: set[str] = set()
 
     def add(severity: Severity, message: str, field: str, parameter: str | None = None) -> None:
-        issues.append(Issue(severity, message, step=i, field=field, parameter=parameter))
+        issues.append(_issue(severity, message, path, field, parameter))
         covered.add(field)
 
     if not step.title.strip():
         add("error", "the step has no title; say what it does, e.g. “Click Save”", "title")
     for name in placeholders(step.title):
-        if name not in params and name not in extracted:
+        if name not in params and name not in extracted and name not in available:
             add("warning", f"the title mentions {{{name}}}, which is not a parameter", "title")
 
     target = step.target_or_none
@@ -214,16 +289,25 @@ def _step_issues(
         add("error", "no locator: add one so the step knows which element to use", "target")
 
     dumped = step.model_dump(mode="json")
-    for path, text in _template_strings(dumped):
+    for field, text in _template_strings(dumped):
         for name in placeholders(text):
             used.add(name)
             if name in available:
                 pass
+            elif name in checker.loops:
+                _loop_path, loop = checker.loops[name]
+                add(
+                    "error",
+                    f"{{{name}}} is only known inside '{loop.title}'; use it in a step inside "
+                    "that loop",
+                    field,
+                    name,
+                )
             elif name in extracted:
                 add(
                     "error",
-                    f"{{{name}}} is stored only later, by step {extracted[name] + 1}",
-                    path,
+                    f"{{{name}}} is stored only later, by step {path_label(extracted[name])}",
+                    field,
                     name,
                 )
             else:
@@ -231,15 +315,15 @@ def _step_issues(
                     "error",
                     f"{{{name}}} is not a parameter nor a variable an earlier step stores; "
                     "add the parameter or fix the name",
-                    path,
+                    field,
                     name,
                 )
-            if name in secrets and path not in _VALUE_FIELDS and not path.startswith("arguments"):
+            if name in secrets and field not in _VALUE_FIELDS and not field.startswith("arguments"):
                 add(
                     "warning",
-                    f"the secret {{{name}}} is used in {path}, where it may show in the address "
+                    f"the secret {{{name}}} is used in {field}, where it may show in the address "
                     "bar, logs or screenshots",
-                    path,
+                    field,
                     name,
                 )
 
@@ -272,6 +356,9 @@ def _step_issues(
         ):
             add("error", "the check has no locator for its element", expectation_path)
 
+    for severity, message, field in block_problems(step, available, params, secrets):
+        add(severity, message, field)
+
     try:
         type(step).model_validate(step.model_dump())
     except ValidationError as exc:
@@ -281,6 +368,8 @@ def _step_issues(
                 field.startswith("target") and "target" in covered
             ):
                 continue
+            if field.split("[", 1)[0].split(".", 1)[0] in _BODY_FIELDS:
+                continue  # the steps a block holds are checked one by one, where they are
             add("error", _friendly(field, error), field)
     return issues
 
@@ -329,7 +418,7 @@ def _success_issues(
     return issues
 
 
-def _expectations(step: Step) -> Iterable[tuple[str, Expectation]]:
+def _expectations(step: Step) -> Iterable[tuple[str, Expectation | Condition]]:
     for k, expectation in enumerate(step.expectations):
         yield f"expectations[{k}]", expectation
     if isinstance(step, WaitForStep | AssertStep):
@@ -341,7 +430,8 @@ def _expectations(step: Step) -> Iterable[tuple[str, Expectation]]:
 _UNION_TAGS: Final = frozenset(
     {
         *KINDS,
-        *(member.model_fields["kind"].default for member in get_args(get_args(Expectation)[0])),
+        *(member.model_fields["kind"].default for member in get_args(get_args(Condition)[0])),
+        *(member.model_fields["kind"].default for member in get_args(get_args(ItemSource)[0])),
     }
 )
 
@@ -354,7 +444,7 @@ def _field_path(loc: Sequence[int | str]) -> str:
             path += f"[{part}]"
             continue
         previous = loc[k - 1] if k else None
-        after_union = isinstance(previous, int) or previous == "condition"
+        after_union = isinstance(previous, int) or previous in ("condition", "over")
         if after_union and part in _UNION_TAGS and k + 1 < len(loc):
             continue
         path = f"{path}.{part}" if path else part
@@ -383,10 +473,14 @@ def _model_problems(workflow: Workflow) -> list[Issue]:
         ctx = first.get("ctx") or {}
         nested = ctx.get("error")
         path = nested.path if isinstance(nested, DocumentPathError) else _field_path(first["loc"])
-        match = re.match(r"steps\[(\d+)\]\.?(.*)$", path)
+        match = re.match(r"steps\[(\d+)\]((?:\.(?:steps|otherwise)\[\d+\])*)\.?(.*)$", path)
         if match:
             message = _error_text({**first, "loc": ()})
-            return [Issue("error", message, int(match.group(1)), match.group(2))]
+            inner = re.findall(r"\.(steps|otherwise)\[(\d+)\]", match.group(2))
+            where: StepPath = (int(match.group(1)),)
+            for name, index in inner:
+                where = (*where, name, int(index))
+            return [_issue("error", message, where, match.group(3))]
         return [Issue("error", _error_text({**first, "loc": ()}), field=path)]
     return []
 

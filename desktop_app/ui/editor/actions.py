@@ -121,6 +121,18 @@ class EditorActions(DraftEdits):
             action.triggered.connect(lambda _=False, k=kind: self.insert_step(k))
             self.insert_menu.addAction(action)
             self.insert_actions[kind] = action
+        self.inside_menu = QMenu("Add step inside", self)
+        self.inside_menu.setObjectName("editor-inside-menu")
+        self.inside_menu.setToolTip(
+            "Add a step at the end of the selected block (or of its selected Otherwise)"
+        )
+        self.inside_actions: dict[str, QAction] = {}
+        for kind in editing.INSERTABLE_KINDS:
+            action = QAction(kind_spec(kind).label, self.inside_menu)
+            action.setObjectName(f"action-inside-{kind}")
+            action.triggered.connect(lambda _=False, k=kind: self.insert_inside(k))
+            self.inside_menu.addAction(action)
+            self.inside_actions[kind] = action
         self.export_actions: dict[str, QAction] = {}
 
         menus = self.menuBar()
@@ -144,6 +156,7 @@ class EditorActions(DraftEdits):
         edit_menu.addAction(self.action_redo)
         edit_menu.addSeparator()
         edit_menu.addMenu(self.insert_menu)
+        edit_menu.addMenu(self.inside_menu)
         edit_menu.addAction(self.action_duplicate)
         edit_menu.addAction(self.action_delete)
         edit_menu.addAction(self.action_move_up)
@@ -177,6 +190,14 @@ class EditorActions(DraftEdits):
         insert_button.setMenu(self.insert_menu)
         insert_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         toolbar.addWidget(insert_button)
+        inside_button = QToolButton()
+        inside_button.setObjectName("editor-inside-button")
+        inside_button.setText("Add inside")
+        inside_button.setToolTip("Add a step inside the selected block")
+        inside_button.setMenu(self.inside_menu)
+        inside_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.inside_button = inside_button
+        toolbar.addWidget(inside_button)
         toolbar.addAction(self.action_duplicate)
         toolbar.addAction(self.action_delete)
         toolbar.addAction(self.action_move_up)
@@ -196,6 +217,8 @@ class EditorActions(DraftEdits):
     def _on_steps_view_context_menu(self, point: QPoint) -> None:
         menu = QMenu(self)
         menu.addMenu(self.insert_menu)
+        if self.inside_target() is not None:
+            menu.addMenu(self.inside_menu)
         menu.addAction(self.action_duplicate)
         menu.addAction(self.action_delete)
         menu.addSeparator()
@@ -204,13 +227,18 @@ class EditorActions(DraftEdits):
         menu.popup(self.steps_view.viewport().mapToGlobal(point))
 
     def _update_actions(self) -> None:
-        row = self.current_row()
-        count = len(self.workflow.steps) if self.workflow is not None else 0
-        has = row is not None
+        path = self.current_path()
+        workflow = self.workflow
+        has = path is not None
+        at = path[-1] if path is not None else -1
+        count = len(editing.list_at(workflow, path[:-1])) if path is not None and workflow else 0
         self.action_duplicate.setEnabled(has)
         self.action_delete.setEnabled(has)
-        self.action_move_up.setEnabled(has and row is not None and row > 0)
-        self.action_move_down.setEnabled(has and row is not None and row < count - 1)
+        self.action_move_up.setEnabled(has and isinstance(at, int) and at > 0)
+        self.action_move_down.setEnabled(has and isinstance(at, int) and at < count - 1)
+        inside = self.inside_target() is not None and workflow is not None
+        self.inside_menu.setEnabled(inside)
+        self.inside_button.setEnabled(inside)
         base = self.base
         can_submit = (
             base is not None

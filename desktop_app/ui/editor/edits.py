@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from desktop_app.core import editing
-from desktop_app.core.editing import EditError
+from desktop_app.core.editing import EditError, StepPath, Where
 from desktop_app.core.models.target import Locator
 from desktop_app.core.models.workflow import (
     Expectation,
@@ -13,6 +13,7 @@ from desktop_app.core.models.workflow import (
     ParameterType,
     StepKind,
     Workflow,
+    branches,
 )
 from desktop_app.core.step_kinds import kind_spec
 from desktop_app.ui.editor.commands import SnapshotCommand
@@ -48,54 +49,115 @@ class DraftEdits(EditorWindowBase):
         self.undo_stack.push(command)
         return True
 
-    def insert_step(self, kind: StepKind, row: int | None = None) -> None:
-        """Insert a new step of *kind* after the selected one (or at *row*), and select it."""
+    def insert_step(self, kind: StepKind, row: Where | None = None) -> None:
+        """Insert a new step of *kind* after the selected one (first in the list of a selected
+        "Otherwise" or empty list; or at *row*, an index or a slot path), and select it."""
         if self.workflow is None:
             return
-        if row is None:
-            current = self.current_row()
-            row = current + 1 if current is not None else len(self.workflow.steps)
-        step = editing.blank_step(kind)
-        after = editing.insert_step(self.workflow, row, step)
-        inserted = after.steps[row].id
-        if self.push(f"Insert step {row + 1} ({kind_spec(kind).label})", after, select=inserted):
+        slot = editing.as_path(row) if row is not None else self._slot_after_selection()
+        self._insert(kind, slot, f"Insert step {editing.path_label(slot)}")
+
+    def insert_inside(self, kind: StepKind) -> None:
+        """Add a new step of *kind* at the end of the selected block's own steps (or of the
+        selected "Otherwise" or empty list), and select it."""
+        target = self.inside_target()
+        if self.workflow is None or target is None:
+            return
+        block = editing.step_at(self.workflow, target[:-1])
+        slot = (*target, len(editing.list_at(self.workflow, target)))
+        where = "under Otherwise in" if target[-1] == "otherwise" else "inside"
+        self._insert(kind, slot, f"Add a step {where} '{block.title}'")
+
+    def inside_target(self) -> StepPath | None:
+        """The list "Add step inside" adds to: the selected block's own steps, or the selected
+        "Otherwise" or empty list; None when neither is selected."""
+        selected = self._selected()
+        if selected is None:
+            return None
+        if selected.kind != "step":
+            return selected.list_path
+        return (*selected.path, "steps") if branches(selected.step) else None
+
+    def _slot_after_selection(self) -> StepPath:
+        selected = self._selected()
+        workflow = self.workflow
+        if selected is None:
+            return (len(workflow.steps) if workflow is not None else 0,)
+        if selected.kind != "step":
+            return (*selected.list_path, 0)
+        last = selected.path[-1]
+        assert isinstance(last, int)
+        return (*selected.path[:-1], last + 1)
+
+    def _insert(self, kind: StepKind, slot: StepPath, what: str) -> None:
+        if self.workflow is None:
+            return
+        try:
+            after = editing.insert_step(self.workflow, slot, editing.blank_step(kind))
+        except EditError as exc:
+            self._host.show_status(str(exc))
+            return
+        inserted = editing.step_at(after, slot).id
+        if self.push(f"{what} ({kind_spec(kind).label})", after, select=inserted):
             self.form.title.setFocus()
             self.form.title.selectAll()
 
     def delete_selected(self) -> None:
-        """Delete the selected step."""
-        row = self.current_row()
-        if self.workflow is None or row is None:
+        """Delete the selected step (a block with the steps inside it)."""
+        path = self.current_path()
+        if self.workflow is None or path is None:
             return
-        after = editing.delete_step(self.workflow, row)
-        select = after.steps[min(row, len(after.steps) - 1)].id if after.steps else None
-        self.push(f"Delete step {row + 1}", after, select=select)
+        after = editing.delete_step(self.workflow, path)
+        self.push(f"Delete step {editing.path_label(path)}", after, select=_near(after, path))
 
     def duplicate_selected(self) -> None:
         """Put a copy of the selected step after it, and select the copy."""
-        row = self.current_row()
-        if self.workflow is None or row is None:
+        path = self.current_path()
+        if self.workflow is None or path is None:
             return
-        after = editing.duplicate_step(self.workflow, row)
-        self.push(f"Duplicate step {row + 1}", after, select=after.steps[row + 1].id)
+        after = editing.duplicate_step(self.workflow, path)
+        copy = editing.step_at(after, _next(path)).id
+        self.push(f"Duplicate step {editing.path_label(path)}", after, select=copy)
 
     def move_selected(self, delta: int) -> None:
-        """Move the selected step up (-1) or down (+1)."""
-        row = self.current_row()
-        if row is not None:
-            self.move_step(row, row + delta)
-
-    def move_step(self, source: int, destination: int) -> None:
-        """Move step *source* so that it ends up at *destination* (one undoable edit)."""
-        workflow = self.workflow
-        if workflow is None or not 0 <= destination < len(workflow.steps) or source == destination:
+        """Move the selected step up (-1) or down (+1) in its list."""
+        path = self.current_path()
+        if path is None or self.workflow is None:
             return
-        moved = workflow.steps[source].id
-        after = editing.move_step(workflow, source, destination)
-        self.push(f"Move step {source + 1} to {destination + 1}", after, select=moved)
+        last = path[-1]
+        assert isinstance(last, int)
+        count = len(editing.list_at(self.workflow, path[:-1]))
+        if 0 <= last + delta < count:
+            self.move_step(path, (*path[:-1], last + delta))
 
-    def edit_step(self, row: int, what: str = "Edit", **changes: object) -> bool:
-        """Change fields of step *row* as one edit; False (and the reason shown) if refused."""
+    def move_step(self, source: Where, destination: Where) -> None:
+        """Move the step at *source* so that it ends up at *destination* (one undoable edit);
+        paths move it into or out of a block."""
+        workflow = self.workflow
+        src, dst = editing.as_path(source), editing.as_path(destination)
+        if workflow is None or src == dst:
+            return
+        try:
+            moved = editing.step_at(workflow, src).id
+            after = editing.move_step(workflow, src, dst)
+        except EditError as exc:
+            self._host.show_status(str(exc))
+            return
+        self.push(_move_text(workflow, after, src, dst), after, select=moved)
+
+    def drop_step(self, source: Where, slot: Where) -> None:
+        """Put the step at *source* at *slot*, a place in the workflow as shown (where its card
+        was dropped), as one undoable edit."""
+        try:
+            destination = editing.slot_after_removal(source, slot)
+        except EditError as exc:
+            self._host.show_status(str(exc))
+            return
+        self.move_step(source, destination)
+
+    def edit_step(self, row: Where, what: str = "Edit", **changes: object) -> bool:
+        """Change fields of the step at *row* as one edit; False (and the reason shown) if
+        refused."""
         if self.workflow is None:
             return False
         try:
@@ -104,12 +166,14 @@ class DraftEdits(EditorWindowBase):
             self.form.show_error(str(exc))
             self._show_form()
             return False
-        return self.push(f"{what} (step {row + 1})", after, select=self.workflow.steps[row].id)
+        step_id = editing.step_at(self.workflow, row).id
+        label = editing.path_label(row)
+        return self.push(f"{what} (step {label})", after, select=step_id)
 
     def set_locators(
-        self, row: int, locators: tuple[Locator, ...], what: str = "Edit locators"
+        self, row: Where, locators: tuple[Locator, ...], what: str = "Edit locators"
     ) -> bool:
-        """Give step *row* these locators, best first, as one edit."""
+        """Give the step at *row* these locators, best first, as one edit."""
         if self.workflow is None:
             return False
         try:
@@ -117,20 +181,23 @@ class DraftEdits(EditorWindowBase):
         except EditError as exc:
             self.form.show_error(str(exc))
             return False
-        return self.push(f"{what} (step {row + 1})", after, select=self.workflow.steps[row].id)
+        step_id = editing.step_at(self.workflow, row).id
+        label = editing.path_label(row)
+        return self.push(f"{what} (step {label})", after, select=step_id)
 
-    def _on_steps_model_move_requested(self, source: int, destination: int) -> None:
-        self.move_step(source, destination)
+    def _on_steps_model_move_requested(self, source: object, slot: object) -> None:
+        if isinstance(source, tuple) and isinstance(slot, tuple):
+            self.drop_step(source, slot)
 
     def _on_form_step_edited(self, step_id: str, changes: dict[str, object], what: str) -> None:
-        row = self.steps_model.row_of(step_id)
-        if row is not None:
-            self.edit_step(row, what, **changes)
+        path = self.steps_model.path_of(step_id)
+        if path is not None:
+            self.edit_step(path, what, **changes)
 
     def _on_form_locators_edited(self, step_id: str, locators: object, what: str) -> None:
-        row = self.steps_model.row_of(step_id)
-        if row is not None and isinstance(locators, tuple):
-            self.set_locators(row, locators, what)
+        path = self.steps_model.path_of(step_id)
+        if path is not None and isinstance(locators, tuple):
+            self.set_locators(path, locators, what)
 
     # ── the success check ("done when") ─────────────────────────────────────────────────────
 
@@ -278,3 +345,35 @@ class DraftEdits(EditorWindowBase):
             self.workflow_panel.show_workflow(self.workflow)
             return
         self.push(what, after)
+
+
+def _next(path: StepPath) -> StepPath:
+    last = path[-1]
+    assert isinstance(last, int)
+    return (*path[:-1], last + 1)
+
+
+def _near(workflow: Workflow, gone: StepPath) -> str | None:
+    """The step to select once the step at *gone* was deleted: the one now there, else the
+    one before it, else the block it was in, else the last step."""
+    last = gone[-1]
+    assert isinstance(last, int)
+    steps = editing.list_at(workflow, gone[:-1])
+    if steps:
+        return steps[min(last, len(steps) - 1)].id
+    if len(gone) > 1:
+        return editing.step_at(workflow, gone[:-2]).id
+    return workflow.steps[-1].id if workflow.steps else None
+
+
+def _move_text(before: Workflow, after: Workflow, source: StepPath, destination: StepPath) -> str:
+    """What a move is called on the undo stack: "Move step 3 to 5", "Move step 3 into 'For
+    each invoice'", "Move step 4.1 out of 'For each invoice'"."""
+    label = editing.path_label(source)
+    if source[:-1] == destination[:-1]:
+        return f"Move step {label} to {editing.path_label(destination)}"
+    if len(destination) > 1:
+        block = editing.step_at(after, destination[:-2])
+        return f"Move step {label} into '{block.title}'"
+    left = editing.step_at(before, source[:-2])
+    return f"Move step {label} out of '{left.title}'"

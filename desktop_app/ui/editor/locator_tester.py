@@ -1,19 +1,39 @@
-"""Testing a step's locators on a live page: the one test page the editor's "Test" buttons use."""
+"""Testing on a live page: the one test page the editor's "Test" buttons use, for a step's
+locators, a block's condition ("holds now") and what a loop over page items finds."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
 
+from pydantic import ValidationError
+
+from desktop_app.core.describe import describe_condition
+from desktop_app.core.editing import Where, step_at
 from desktop_app.core.errors import BrowserError
 from desktop_app.core.models.target import Locator, LocatorStrategy
-from desktop_app.core.models.workflow import ParameterType
+from desktop_app.core.models.workflow import (
+    Expectation,
+    ForEachStep,
+    ImageVisible,
+    PageItems,
+    ParameterType,
+    ValueCompare,
+    WindowTitleMatches,
+    item_variables,
+    walk,
+)
+from desktop_app.core.replay.conditions import compare
+from desktop_app.core.replay.render import render_condition, render_source
 from desktop_app.core.templating import placeholders
 from desktop_app.ui.backend import Backend, LocatorPreview
 from desktop_app.ui.editor.window_base import EditorWindowBase
 
 __all__ = ["LocatorTester", "LocatorTests"]
+
+_T = TypeVar("_T")
 
 
 class LocatorTester:
@@ -38,6 +58,19 @@ class LocatorTester:
 
     async def count(self, url: str, locator: Locator, values: Mapping[str, str]) -> int:
         """How many elements *locator* finds on the test page (highlighting them there)."""
+        return await self._on_page(url, lambda page: page.test(locator, values))
+
+    async def holds(self, url: str, condition: Expectation) -> bool:
+        """Whether *condition* (placeholders filled) holds on the test page now."""
+        return await self._on_page(url, lambda page: page.holds(condition))
+
+    async def items(self, url: str, source: PageItems) -> list[tuple[str, dict[str, str]]]:
+        """The items a loop over *source* (placeholders filled) finds on the test page now."""
+        return await self._on_page(url, lambda page: page.items(source))
+
+    async def _on_page(self, url: str, test: Callable[[LocatorPreview], Awaitable[_T]]) -> _T:
+        """*test* on the test page, opened at *url* (once: a test at another address opens
+        that one instead)."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -47,7 +80,7 @@ class LocatorTester:
                 self._opened_at = url
                 self.opened += 1
             try:
-                return await self._preview.test(locator, values)
+                return await test(self._preview)
             except BrowserError:
                 await self._close()
                 raise
@@ -85,8 +118,9 @@ class LocatorTests(EditorWindowBase):
             )
         return values
 
-    async def test_locator(self, row: int, locator_row: int) -> int | None:
-        """Test locator *locator_row* of step *row* on the test page; the number of matches.
+    async def test_locator(self, row: Where, locator_row: int) -> int | None:
+        """Test locator *locator_row* of the step at *row* (an index or a path) on the test
+        page; the number of matches.
 
         The result shows beside the locator ("1 match", "3 matches", "no match") and the
         matches are outlined in the test page. None when it could not be tested (the reason
@@ -95,7 +129,7 @@ class LocatorTests(EditorWindowBase):
         workflow = self.workflow
         if workflow is None:
             return None
-        step = workflow.steps[row]
+        step = step_at(workflow, row)
         target = step.target_or_none
         if target is None or not 0 <= locator_row < len(target.locators):
             return None
@@ -129,9 +163,126 @@ class LocatorTests(EditorWindowBase):
         self._host.show_status(f"{locator.describe()}: {text} on {self.form.test_url.text()}")
         return count
 
+    def _page_url(self, say: Callable[[str, str], None]) -> str | None:
+        url = self.form.test_url.text().strip()
+        if not url:
+            say("type the page address above (Test on page)", "bad")
+            self.form.test_url.setFocus()
+            return None
+        return url
+
+    def _missing(self, name: str) -> str:
+        """Why ``{name}`` has no value to test with."""
+        workflow = self.workflow
+        loops = [s for s in walk(workflow.steps if workflow else ()) if isinstance(s, ForEachStep)]
+        if any(name in item_variables(loop) for loop in loops):
+            return f"{{{name}}} has a value only while the loop runs"
+        return f"give {{{name}}} a default to test"
+
+    async def test_condition(self, where: Where) -> bool | None:
+        """Whether the condition of the step at *where* holds now: on the test page (the
+        element or text it is about is outlined there), or between the values it compares
+        (the parameters' defaults). The answer shows beside "Test now" ("holds now", "does
+        not hold now"); None when it could not be tested (the reason shows instead)."""
+        workflow = self.workflow
+        editor = self.form.condition_editor()
+        if workflow is None:
+            return None
+        condition = getattr(step_at(workflow, where), "condition", None)
+        if condition is None:
+            return None
+
+        def say(text: str, tone: str) -> None:
+            if editor is not None and self.form.step_id == step_at(workflow, where).id:
+                editor.set_result(text, tone)
+
+        try:
+            rendered = render_condition(condition, self._test_values())
+        except KeyError as exc:
+            say(self._missing(str(exc.args[0])), "warn")
+            return None
+        except ValidationError:
+            say("fill in the condition first", "warn")
+            return None
+        if isinstance(rendered, ValueCompare):
+            holds = compare(rendered)
+        else:
+            if isinstance(rendered, WindowTitleMatches | ImageVisible):
+                say("only a desktop run can test this", "warn")
+                return None
+            url = self._page_url(say)
+            if url is None:
+                return None
+            say("testing…", "busy")
+            try:
+                holds = await self.tester.holds(url, rendered)
+            except BrowserError:
+                say("could not test", "bad")
+                raise
+        say("holds now" if holds else "does not hold now", "good" if holds else "warn")
+        self._host.show_status(
+            f"{describe_condition(condition)}: {'holds' if holds else 'does not hold'} now"
+        )
+        return holds
+
+    async def test_source(self, where: Where) -> list[str] | None:
+        """The items the loop at *where* (over items on the page) finds on the test page now,
+        outlined there; "finds 7 items: …" shows beside "Test now". None when it could not be
+        tested (the reason shows instead)."""
+        workflow = self.workflow
+        editor = self.form.source_editor()
+        if workflow is None:
+            return None
+        step = step_at(workflow, where)
+        if not isinstance(step, ForEachStep) or not isinstance(step.over, PageItems):
+            return None
+
+        def say(text: str, tone: str) -> None:
+            if editor is not None and self.form.step_id == step.id:
+                editor.set_result(text, tone)
+
+        try:
+            rendered = render_source(step.over, self._test_values())
+        except KeyError as exc:
+            say(self._missing(str(exc.args[0])), "warn")
+            return None
+        except ValidationError:
+            say("say which elements are the items first", "warn")
+            return None
+        url = self._page_url(say)
+        if url is None or not isinstance(rendered, PageItems):
+            return None
+        say("testing…", "busy")
+        try:
+            found = await self.tester.items(url, rendered)
+        except BrowserError as exc:
+            say(str(exc), "bad")
+            raise
+        keys = [key for key, _fields in found]
+        say(_items_text(keys), "good" if keys else "warn")
+        return keys
+
+    def _on_form_condition_test_requested(self, step_id: str) -> None:
+        path = self.steps_model.path_of(step_id)
+        if path is not None:
+            self._host.tasks.start(self.test_condition(path), label="Testing the condition…")
+
+    def _on_form_source_test_requested(self, step_id: str) -> None:
+        path = self.steps_model.path_of(step_id)
+        if path is not None:
+            self._host.tasks.start(self.test_source(path), label="Reading the items…")
+
     def _on_form_locator_test_requested(self, step_id: str, locator_row: int) -> None:
-        row = self.steps_model.row_of(step_id)
-        if row is not None:
+        path = self.steps_model.path_of(step_id)
+        if path is not None:
             self._host.tasks.start(
-                self.test_locator(row, locator_row), label="Testing the locator…"
+                self.test_locator(path, locator_row), label="Testing the locator…"
             )
+
+
+def _items_text(keys: list[str]) -> str:
+    """``finds 3 items: INV-001, INV-002, INV-003`` (the first few, then how many more)."""
+    if not keys:
+        return "finds no items"
+    shown = ", ".join(keys[:5]) + (f", … ({len(keys) - 5} more)" if len(keys) > 5 else "")
+    return f"finds {len(keys)} item{'s' * (len(keys) != 1)}: {shown}"

@@ -48,6 +48,7 @@ _TYPE_LABELS = {
     ParameterType.CHOICE: "Choice",
     ParameterType.BOOL: "True / false",
     ParameterType.SECRET: "Secret",
+    ParameterType.LIST: "List (one per line)",
 }
 
 

@@ -4,26 +4,20 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QSpinBox,
-    QToolButton,
     QWidget,
 )
 
-from desktop_app.core.describe import describe_expectation
 from desktop_app.core.models.workflow import ParameterType, Step
 from desktop_app.core.step_kinds import KindField, kind_spec
-from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS
+from desktop_app.ui.editor.block_fields import ConditionEditor, SourceEditor
 from desktop_app.ui.editor.step_form_base import StepFormBase
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
@@ -36,11 +30,6 @@ class StepFields(StepFormBase):
 
     step_form: QFormLayout
     _field_kind: str | None
-
-    if TYPE_CHECKING:
-
-        def _open_condition(self, kind: str) -> None:
-            """Ask for a new condition of *kind* (the form's checks define it)."""
 
     # ── kind-specific fields ────────────────────────────────────────────────────────────────
 
@@ -61,7 +50,7 @@ class StepFields(StepFormBase):
 
     def _make_field(self, spec: KindField) -> QWidget:
         name = spec.name
-        what = f"Edit the {spec.label.lower()}"
+        what = f"Edit the {spec.noun or spec.label.lower()}"
         if spec.input == "template":
             edit = TemplateEdit(placeholder_text=spec.tip)
             edit.editing_finished.connect(lambda: self._emit({name: edit.text()}, what))
@@ -108,33 +97,38 @@ class StepFields(StepFormBase):
                 line_edit.editingFinished.connect(lambda: self._commit_checked(checked))
             return checked
         if spec.input == "condition":
-            return self._condition_field()
+            return self._condition_field(name)
+        if spec.input == "source":
+            return self._source_field(name)
         if spec.input == "arguments":
             box = QWidget()
             QFormLayout(box).setContentsMargins(0, 0, 0, 0)
             return box
         return QLabel()
 
-    def _condition_field(self) -> QWidget:
-        box = QWidget()
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        label = QLabel()
-        label.setObjectName("step-condition-text")
-        label.setWordWrap(True)
-        change = QToolButton()
-        change.setObjectName("step-condition-change")
-        change.setText("Change")
-        change.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(change)
-        for kind, text in EXPECTATION_KINDS.items():
-            action = QAction(text, menu)
-            action.triggered.connect(lambda _=False, k=kind: self._open_condition(k))
-            menu.addAction(action)
-        change.setMenu(menu)
-        row.addWidget(label, 1)
-        row.addWidget(change)
-        return box
+    def _condition_field(self, name: str) -> ConditionEditor:
+        editor = ConditionEditor()
+        editor.condition_edited.connect(
+            lambda condition: self._emit({name: condition}, "Change the condition")
+        )
+        editor.test_requested.connect(self._on_condition_test_requested)
+        return editor
+
+    def _source_field(self, name: str) -> SourceEditor:
+        editor = SourceEditor()
+        editor.source_edited.connect(
+            lambda source: self._emit({name: source}, "Change what the loop goes over")
+        )
+        editor.test_requested.connect(self._on_source_test_requested)
+        return editor
+
+    def _on_condition_test_requested(self) -> None:
+        if self._step is not None:
+            self.condition_test_requested.emit(self._step.id)
+
+    def _on_source_test_requested(self) -> None:
+        if self._step is not None:
+            self.source_test_requested.emit(self._step.id)
 
     def _fill_fields(self, step: Step) -> None:
         for spec in kind_spec(step.kind).form_fields:
@@ -153,10 +147,10 @@ class StepFields(StepFormBase):
                 self._fill_checked(widget, value)
             elif isinstance(widget, QComboBox):
                 self._blocked(widget, functools.partial(widget.setCurrentText, str(value)))
-            elif spec.input == "condition" and widget is not None:
-                label = widget.findChild(QLabel, "step-condition-text")
-                if label is not None and value is not None:
-                    label.setText(describe_expectation(value))
+            elif isinstance(widget, ConditionEditor) and value is not None:
+                widget.set_condition(value, self._names)
+            elif isinstance(widget, SourceEditor) and value is not None:
+                widget.set_source(value, self._names)
             elif spec.input == "arguments" and widget is not None:
                 self._fill_arguments(widget, dict(value or {}))
             elif isinstance(widget, QLabel):

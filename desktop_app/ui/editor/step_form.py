@@ -36,7 +36,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.describe import describe_expectation
-from desktop_app.core.editing import Issue, known_names
+from desktop_app.core.editing import (
+    EditError,
+    Issue,
+    StepPath,
+    Where,
+    as_path,
+    known_names,
+    path_label,
+    step_at,
+)
 from desktop_app.core.models.workflow import (
     Expectation,
     ImageVisible,
@@ -45,6 +54,7 @@ from desktop_app.core.models.workflow import (
     Workflow,
 )
 from desktop_app.core.step_kinds import kind_spec
+from desktop_app.ui.editor.block_fields import ConditionEditor, SourceEditor
 from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS, ExpectationDialog
 from desktop_app.ui.editor.step_fields import StepFields
 from desktop_app.ui.editor.step_locators import StepLocators
@@ -69,11 +79,15 @@ class StepForm(StepFields, StepLocators):
         step_edited(str, dict, str): fields of a step were changed (id, changes, what).
         locators_edited(str, object, str): a step's locators were changed (id, tuple, what).
         locator_test_requested(str, int): "Test" was pressed for a step's locator (id, row).
+        condition_test_requested(str): "Test now" was pressed for a step's condition (id).
+        source_test_requested(str): "Test now" was pressed for what a loop goes over (id).
     """
 
     step_edited = Signal(str, dict, str)
     locators_edited = Signal(str, object, str)
     locator_test_requested = Signal(str, int)
+    condition_test_requested = Signal(str)
+    source_test_requested = Signal(str)
 
     def __init__(self, thumbnails: ThumbnailCache, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,7 +97,7 @@ class StepForm(StepFields, StepLocators):
         self._thumbnails = thumbnails
         self._workflow: Workflow | None = None
         self._step: Step | None = None
-        self._index: int | None = None
+        self._index: StepPath | None = None
         self._names: list[str] = []
         self._fields: dict[str, QWidget] = {}
         self._field_kind: str | None = None
@@ -136,10 +150,10 @@ class StepForm(StepFields, StepLocators):
         self.step_form.addRow("Title", self.title)
         content.addWidget(self.step_box)
 
-        # ── the element ──
-        self.target_box = QGroupBox("Element")
-        target_layout = QVBoxLayout(self.target_box)
-        url_row = QHBoxLayout()
+        # ── the test page (for the element, a condition, the items a loop goes over) ──
+        self.test_page = QWidget()
+        url_row = QHBoxLayout(self.test_page)
+        url_row.setContentsMargins(0, 0, 0, 0)
         url_row.addWidget(QLabel("Test on page"))
         self.test_url = QLineEdit()
         self.test_url.setObjectName("editor-test-url")
@@ -149,7 +163,11 @@ class StepForm(StepFields, StepLocators):
             "You can navigate in that browser: each test runs on the page it shows."
         )
         url_row.addWidget(self.test_url, 1)
-        target_layout.addLayout(url_row)
+        content.addWidget(self.test_page)
+
+        # ── the element ──
+        self.target_box = QGroupBox("Element")
+        target_layout = QVBoxLayout(self.target_box)
         self.locators = QTableWidget(0, 4)
         self.locators.setObjectName("locator-table")
         self.locators.setHorizontalHeaderLabels(["#", "Locator (best first)", "", "Result"])
@@ -281,25 +299,28 @@ class StepForm(StepFields, StepLocators):
 
     # ── showing ─────────────────────────────────────────────────────────────────────────────
 
-    def show_step(self, workflow: Workflow | None, index: int | None, issues: list[Issue]) -> None:
-        """Show step *index* of *workflow* (None: nothing selected) with its problems."""
+    def show_step(
+        self, workflow: Workflow | None, index: Where | None, issues: list[Issue]
+    ) -> None:
+        """Show the step at *index* (a top-level index or a path into blocks) of *workflow*
+        (None: nothing selected) with its problems."""
         self._workflow = workflow
-        if workflow is None or index is None or not 0 <= index < len(workflow.steps):
+        step = _step_or_none(workflow, index)
+        if workflow is None or index is None or step is None:
             self._step = None
             self._index = None
             self.content.hide()
             self.empty.show()
             return
-        step = workflow.steps[index]
         same = self._step is not None and self._step.id == step.id
         if not same:
             self.error.hide()
-        self._step, self._index = step, index
+        self._step, self._index = step, as_path(index)
         self._names = known_names(workflow)
         self.empty.hide()
         self.content.show()
         self.heading.setText(
-            f"<h3 style='margin:0'>Step {index + 1} · {kind_spec(step.kind).label}</h3>"
+            f"<h3 style='margin:0'>Step {path_label(index)} · {kind_spec(step.kind).label}</h3>"
             f"<span style='color:gray'>id {step.id}</span>"
         )
         self.title.set_names(self._names)
@@ -308,6 +329,10 @@ class StepForm(StepFields, StepLocators):
             self._build_fields(step)
         self._fill_fields(step)
         self._fill_target(step)
+        self.test_page.setVisible(
+            "target" in type(step).model_fields
+            or any(f.input in ("condition", "source") for f in kind_spec(step.kind).form_fields)
+        )
         self._fill_expectations(step)
         self._blocked(self.timeout, lambda: self.timeout.setValue(step.timeout_s))
         self._blocked(self.irreversible, lambda: self.irreversible.setChecked(step.irreversible))
@@ -346,6 +371,16 @@ class StepForm(StepFields, StepLocators):
             return
         self.ensureWidgetVisible(widget)
         widget.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def condition_editor(self) -> ConditionEditor | None:
+        """The editor of the shown step's condition, if it has one."""
+        widget = self._fields.get("condition")
+        return widget if isinstance(widget, ConditionEditor) else None
+
+    def source_editor(self) -> SourceEditor | None:
+        """The editor of what the shown loop goes over, if it is one."""
+        widget = self._fields.get("over")
+        return widget if isinstance(widget, SourceEditor) else None
 
     def field_widget(self, name: str) -> QWidget | None:
         """The widget editing a kind-specific field (``value``, ``url``, …), if shown."""
@@ -426,23 +461,6 @@ class StepForm(StepFields, StepLocators):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
 
-    def _open_condition(self, kind: str) -> None:
-        step = self._step
-        if step is None:
-            return
-        current = getattr(step, "condition", None)
-        dialog = ExpectationDialog(
-            self, kind, current if _kind_of(current) == kind else None, self._names
-        )
-        step_id = step.id
-        dialog.accepted.connect(
-            lambda: self.step_edited.emit(
-                step_id, {"condition": dialog.expectation()}, "Change the condition"
-            )
-        )
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-
     # ── behaviour, screenshot, problems ─────────────────────────────────────────────────────
 
     def _on_timeout_editing_finished(self) -> None:
@@ -504,6 +522,15 @@ class StepForm(StepFields, StepLocators):
         if top in ("timeout_s",):
             return self.timeout
         return self._fields.get(top)
+
+
+def _step_or_none(workflow: Workflow | None, where: Where | None) -> Step | None:
+    if workflow is None or where is None:
+        return None
+    try:
+        return step_at(workflow, where)
+    except EditError:
+        return None
 
 
 def _kind_of(expectation: Expectation | None) -> str | None:

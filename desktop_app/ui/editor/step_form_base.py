@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QScrollArea, QToolButton, QWidget
 
-from desktop_app.core.models.workflow import Step, Workflow
+from desktop_app.core.models.workflow import Step, Workflow, walk
 
 __all__ = ["StepFormBase"]
 
@@ -21,6 +21,8 @@ class StepFormBase(QScrollArea):
     step_edited: ClassVar[Signal]
     locators_edited: ClassVar[Signal]
     locator_test_requested: ClassVar[Signal]
+    condition_test_requested: ClassVar[Signal]
+    source_test_requested: ClassVar[Signal]
     _workflow: Workflow | None
     _step: Step | None
     _names: list[str]
@@ -46,7 +48,7 @@ class StepFormBase(QScrollArea):
         workflow = self._workflow
         if workflow is None:
             return None
-        return next((s for s in workflow.steps if s.id == step_id), None)
+        return next((s for s in walk(workflow.steps) if s.id == step_id), None)
 
     def _button(self, text: str, name: str, tip: str) -> QToolButton:
         button = QToolButton()

@@ -100,11 +100,14 @@ class EditorWindow(EditorActions, LocatorTests):
         self.steps_view.setDragEnabled(True)
         self.steps_view.setAcceptDrops(True)
         self.steps_view.setDropIndicatorShown(True)
-        self.steps_view.setUniformItemSizes(True)
+        self.steps_view.setUniformItemSizes(False)  # an "Otherwise" row is lower than a card
         self.steps_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.steps_view.setMinimumWidth(300)
         self.steps_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.steps_view.setToolTip("Drag a card to reorder; Ctrl+Up/Down moves the selected one")
+        self.steps_view.setToolTip(
+            "Drag a card to reorder, or into a block (drop it on the block) and out of it; "
+            "Ctrl+Up/Down moves the selected one"
+        )
         self.steps_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.steps_view.customContextMenuRequested.connect(self._on_steps_view_context_menu)
         self.steps_view.selectionModel().currentRowChanged.connect(
@@ -138,6 +141,8 @@ class EditorWindow(EditorActions, LocatorTests):
         self.form.step_edited.connect(self._on_form_step_edited)
         self.form.locators_edited.connect(self._on_form_locators_edited)
         self.form.locator_test_requested.connect(self._on_form_locator_test_requested)
+        self.form.condition_test_requested.connect(self._on_form_condition_test_requested)
+        self.form.source_test_requested.connect(self._on_form_source_test_requested)
 
         self.banner = QLabel("Loading…")
         self.banner.setObjectName("editor-banner")

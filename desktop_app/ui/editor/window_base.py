@@ -18,10 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core import editing
-from desktop_app.core.editing import Issue
-from desktop_app.core.models.workflow import Workflow, WorkflowStatus, WorkflowVersion
+from desktop_app.core.editing import Issue, StepPath, Where
+from desktop_app.core.models.workflow import Workflow, WorkflowStatus, WorkflowVersion, walk
 from desktop_app.ui.editor.parameters import ParameterPanel, WorkflowPanel
 from desktop_app.ui.editor.step_form import StepForm
+from desktop_app.ui.editor.step_rows import StepRow
 from desktop_app.ui.editor.steps_view import StepListModel, ThumbnailCache
 from desktop_app.ui.editor.success import SuccessPanel
 from desktop_app.ui.host import Host
@@ -76,25 +77,29 @@ class EditorWindowBase(QMainWindow):
 
     def _apply(self, workflow: Workflow, select: str | None) -> None:
         """Show *workflow* (a command's before or after) and select step *select*."""
-        keep = self.current_step_id()
+        keep = self._selected_key()
         self.workflow = workflow
         self.issues = editing.validate(workflow)
-        by_step: dict[int, list[Issue]] = {}
+        by_path: dict[StepPath, list[Issue]] = {}
         for issue in self.issues:
-            if issue.step is not None:
-                by_step.setdefault(issue.step, []).append(issue)
-        self.steps_model.set_workflow(workflow, by_step)
+            path = issue.step_path
+            if path is not None:
+                by_path.setdefault(path, []).append(issue)
+        self.steps_model.set_workflow(workflow, by_path)
         self._steps_stack.setCurrentWidget(self.steps_view if workflow.steps else self.steps_empty)
-        self.thumbnails.request(s.screenshot for s in workflow.steps if s.screenshot is not None)
+        self.thumbnails.request(
+            s.screenshot for s in walk(workflow.steps) if s.screenshot is not None
+        )
         self.parameters.show_workflow(workflow, self.issues)
         self.workflow_panel.show_workflow(workflow)
         self.success.show_workflow(workflow, self.issues)
         self._fill_problems()
-        wanted = select or keep
-        row = self.steps_model.row_of(wanted) if wanted is not None else None
-        if row is None and workflow.steps:
-            row = min(self.steps_view.currentIndex().row(), len(workflow.steps) - 1)
-            row = max(row, 0)
+        rows = self.steps_model.rows()
+        row = self.steps_model.row_of(select) if select is not None else None
+        if row is None and keep is not None:
+            row = next((i for i, r in enumerate(rows) if r.key == keep), None)
+        if row is None and rows:
+            row = max(min(self.steps_view.currentIndex().row(), len(rows) - 1), 0)
         if row is not None and row != self.steps_view.currentIndex().row():
             self.steps_view.setCurrentIndex(self.steps_model.index(row))
         else:
@@ -103,10 +108,10 @@ class EditorWindowBase(QMainWindow):
         self._update_actions()
 
     def _show_form(self) -> None:
-        row = self.current_row()
+        path = self.current_step_path()
         workflow = self.workflow
-        issues = [i for i in self.issues if i.step == row] if row is not None else []
-        self.form.show_step(workflow, row, issues)
+        issues = [i for i in self.issues if i.step_path == path] if path is not None else []
+        self.form.show_step(workflow, path, issues)
 
     def _on_steps_view_current_row_changed(
         self, current: QModelIndex, _previous: QModelIndex
@@ -150,8 +155,8 @@ class EditorWindowBase(QMainWindow):
         workflow panel."""
         if issue.is_success:
             self.success.select(issue.success_index)
-        elif issue.step is not None:
-            self.select_step(issue.step)
+        elif issue.step_path is not None:
+            self.select_step(issue.step_path)
             self.form.focus_field(issue.field)
         elif issue.parameter is not None:
             self.parameters_dock.show()
@@ -166,8 +171,11 @@ class EditorWindowBase(QMainWindow):
         if workflow is None:
             return
         count = len(workflow.steps)
+        inside = sum(1 for _ in walk(workflow.steps)) - count
         errors = sum(1 for i in self.issues if i.is_error)
         text = f"<b>{count} step{'s' * (count != 1)}</b>"
+        if inside:
+            text += f" ({inside} more inside blocks)"
         if errors:
             text += f" · <span style='color:#b3261e'>{errors} to fix before saving</span>"
         self.steps_header.setText(text)
@@ -190,16 +198,42 @@ class EditorWindowBase(QMainWindow):
     # ── selection ───────────────────────────────────────────────────────────────────────────
 
     def current_row(self) -> int | None:
-        """The index of the selected step, if any."""
+        """The index of the selected step when it is a top-level one (see :meth:`current_path`
+        for a step inside a block)."""
+        path = self.current_path()
+        top = path[0] if path is not None and len(path) == 1 else None
+        return top if isinstance(top, int) else None
+
+    def _selected(self) -> StepRow | None:
         index = self.steps_view.currentIndex()
-        return index.row() if index.isValid() else None
+        return self.steps_model.row(index.row()) if index.isValid() else None
+
+    def _selected_key(self) -> str | None:
+        selected = self._selected()
+        return selected.key if selected is not None else None
+
+    def current_path(self) -> StepPath | None:
+        """Where the selected step is (None when no step's card is selected)."""
+        selected = self._selected()
+        return selected.path if selected is not None and selected.kind == "step" else None
+
+    def current_step_path(self) -> StepPath | None:
+        """The step the form shows: the selected one, or the block whose "Otherwise" or empty
+        list is selected."""
+        selected = self._selected()
+        if selected is None:
+            return None
+        return selected.path if selected.kind == "step" else selected.path[:-1]
 
     def current_step_id(self) -> str | None:
-        """The id of the selected step, if any."""
-        row = self.current_row()
-        return self.steps_model.step(row).id if row is not None else None
+        """The id of the step the form shows, if any."""
+        selected = self._selected()
+        return selected.step.id if selected is not None else None
 
-    def select_step(self, row: int) -> None:
-        """Select step *row* (from 0)."""
+    def select_step(self, where: Where) -> None:
+        """Select the step at *where* (a top-level index from 0, or a path into blocks)."""
+        row = self.steps_model.row_of_path(editing.as_path(where))
+        if row is None:
+            return
         self.steps_view.setCurrentIndex(self.steps_model.index(row))
         self.steps_view.scrollTo(self.steps_model.index(row))
