@@ -214,13 +214,18 @@ class _Round:
     into the loop (placeholder → what it becomes)."""
 
     steps: Sequence[Step]
-    items: list[ItemContext]
     key: str
+    variable: str
     mapping: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def item(self) -> str:
+        """The loop's ``{item}`` placeholder."""
+        return "{" + self.variable + "}"
 
     def rewrite(self, text: str) -> str:
         text = _PLACEHOLDER.sub(lambda m: self.mapping.get(m.group(1), m.group(0)), text)
-        return _whole(self.key).sub("{item}", text)
+        return _whole(self.key).sub(lambda _m: self.item, text)
 
     def shape(self, step: Step, css: str) -> Any:
         """*step* as the loop would do it in this round, for comparing rounds."""
@@ -336,7 +341,9 @@ def _keyed_loop(
     owns = [_own_placeholders(chunk, before) for chunk in chunks]
     if len({len(o) for o in owns}) != 1:
         raise _NoLoop("the rounds ask for different values")
-    rounds = [_Round(chunk, [], key) for chunk, key in zip(chunks, keys, strict=True)]
+    taken = list(slots)
+    variable = "item" if "item" not in taken else unique_name("the_item", taken)
+    rounds = [_Round(chunk, key, variable) for chunk, key in zip(chunks, keys, strict=True)]
     fields: dict[str, str] = {}
     dropped: set[str] = set()
     for position in range(len(owns[0])):
@@ -344,7 +351,7 @@ def _keyed_loop(
         values = [_slot_value(slots, n) for n in names]
         recorded = [slots[n].value if n in slots else None for n in names]
         if all(v is not None and v.strip() == k for v, k in zip(recorded, keys, strict=True)):
-            target = "{item}"
+            target = rounds[0].item
         elif len(set(values)) == 1:
             target = "{" + names[0] + "}"
         else:
@@ -363,7 +370,7 @@ def _keyed_loop(
         # The rounds after the first asked for what the first asks for; a parameter that is
         # the item or one of its fields goes (the loop sets the variable).
         dropped.update(names[1:])
-        if target == "{item}" or names[0] in fields:
+        if target == rounds[0].item or names[0] in fields:
             dropped.add(names[0])
 
     # The rounds must do the same thing, item for item.
@@ -390,8 +397,7 @@ def _keyed_loop(
         name = sorted(dropped & used_after)[0]
         raise _NoLoop(f"{{{name}}}, a value of one round, is used after them")
 
-    source, added, said = _source(items, keys, key_css, fields, css, intent)
-    variable = "item"
+    source, added, said = _source(items, keys, key_css, fields, css, intent, taken)
     body = [_body_step(rounds, j, css) for j in range(period)]
     loop = ForEachStep(
         title=f"For each {said}",
@@ -403,7 +409,7 @@ def _keyed_loop(
     notes = [
         f"steps {start + 1}-{start + period * count} did the same to {count} "
         f"{item_noun(first.css)}s ({', '.join(repr(k) for k in keys)}): one loop "
-        f"for each {said}, each found by its text {{item}} (read at {key_css!r})"
+        f"for each {said}, each found by its text {{{variable}}} (read at {key_css!r})"
         + (f"; {', '.join(sorted(fields))} read from the item" if fields else "")
     ]
     if added is not None:
@@ -448,10 +454,11 @@ def _body_step(rounds: Sequence[_Round], j: int, css: str) -> Step:
     if item is not None and item.inner is not None:
         inner = item.inner
         if inner.name is not None and inner.name == first.key:
-            inner = inner.model_copy(update={"name": "{item}"})
-        locator = inner.model_copy(update={"within": ItemScope(css=css, text="{item}")})
+            inner = inner.model_copy(update={"name": first.item})
+        locator = inner.model_copy(update={"within": ItemScope(css=css, text=first.item)})
         dumped["target"] = _thin_target(step, locator, item).model_dump(mode="json")
-        dumped["title"] = _in_item_title(first.rewrite(step.title))
+        title = first.rewrite(step.title)
+        dumped["title"] = title if first.item in title else f"{title} in '{first.item}'"
     else:
         dumped["title"] = first.rewrite(step.title)
     return _STEP.validate_python(dumped)
@@ -475,10 +482,6 @@ def _thin_target(step: Step, locator: Locator, item: ItemContext) -> Target:
             item=ItemContext(css=item.css, inner=inner),
         )
     return Target(locators=(locator,), fingerprint=kept)
-
-
-def _in_item_title(title: str) -> str:
-    return title if "{item}" in title else f"{title} in '{{item}}'"
 
 
 # ── what the loop goes over ─────────────────────────────────────────────────────────────────
@@ -536,6 +539,7 @@ def _source(
     fields: Mapping[str, str],
     css: str,
     intent: str,
+    taken: Sequence[str],
 ) -> tuple[PageItems | ListItems, Parameter | None, str]:
     """What the loop goes over, the list parameter it needs (if any), and how it is said."""
     noun = item_noun(items[0][0].css)
@@ -552,7 +556,7 @@ def _source(
             "the rounds read values from their items, and which items to do is not clear "
             "(a loop over a list of keys cannot read them)"
         )
-    name = unique_name(snake_case(noun + "s", fallback="items"), [])
+    name = unique_name(snake_case(noun + "s", fallback="items"), list(taken))
     parameter = Parameter(
         name=name,
         type=ParameterType.LIST,
