@@ -74,7 +74,7 @@ def _list_page(data: InvoiceData) -> str:
     banner = (
         "<div role='dialog' aria-label='Cookies' class='cookie-banner'><p>We use cookies.</p>"
         "<button id='accept' onclick=\"fetch('/api/accept',{method:'POST'})"
-        ".then(()=>this.parentElement.remove())\">Accept cookies</button></div>"
+        '.then(()=>this.parentElement.remove())">Accept cookies</button></div>'
         if data.banner
         else ""
     )
@@ -106,7 +106,10 @@ def invoice_site(data: InvoiceData) -> Iterator[str]:
         def do_GET(self) -> None:
             if self.path.startswith("/api/data"):
                 body = json.dumps(
-                    {"reminded": data.reminded, "disputed": [i.number for i in data.invoices if i.disputed]}
+                    {
+                        "reminded": data.reminded,
+                        "disputed": [i.number for i in data.invoices if i.disputed],
+                    }
                 ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

@@ -395,7 +395,13 @@ def _item_texts_as_a_set(fp: Fingerprint) -> Fingerprint:
     return fp.model_copy(
         update={
             "item": fp.item.model_copy(
-                update={"texts": texts, "inner": None, "text_css": (), "own_css": None, "list": None}
+                update={
+                    "texts": texts,
+                    "inner": None,
+                    "text_css": (),
+                    "own_css": None,
+                    "list": None,
+                }
             )
         }
     )

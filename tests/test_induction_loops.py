@@ -182,3 +182,52 @@ def test_opening_each_row_ticking_and_saving_becomes_a_loop_over_every_row() -> 
         done = run(sv, approve(sv, workflow), url, values=values)
     assert done.run.status in (RunStatus.SUCCEEDED, RunStatus.UNVERIFIED), done.run.error
     assert [i.disputed for i in later.invoices] == [True] * 5
+
+
+def test_todomvc_to_dos_about_milk_completed_become_a_loop_over_them() -> None:
+    """TodoMVC (vanillajs), an app nobody here wrote: three of six to-dos mention milk and
+    are completed; the loop goes over the to-dos showing "milk" (the intent says so), and a
+    run on another list completes every one of them and no other (the app's own
+    localStorage says)."""
+    from realapps.todomvc_app import TodoSite
+
+    async def complete(do: Demonstrator) -> None:
+        page = do.page
+        for title in ("Buy milk", "Pour the milk", "Get oat milk"):
+            item = page.get_by_role("listitem").filter(has_text=title)
+            await do.check(item.get_by_role("checkbox"))
+            await page.locator("li.completed", has_text=title).wait_for()
+
+    first = ["Buy milk", "Walk the dog", "Pour the milk", "Call mom", "Get oat milk", "Pay rent"]
+    with TodoSite("vanillajs") as site, services() as sv:
+        site.seed([{"title": t, "completed": False} for t in first])
+        trajectory = _record(sv, f"{site.url}/", "Complete the to-dos about milk", complete)
+        assert [t["title"] for t in site.state()["todos"] if t["completed"]] == [
+            "Buy milk",
+            "Pour the milk",
+            "Get oat milk",
+        ]
+    workflow = induce(trajectory).workflow
+    loop = _loop(workflow)
+    assert isinstance(loop.over, PageItems)
+    assert loop.over.contains == "milk"
+    assert loop.over.css == "#todo-list > li"
+    (tick,) = loop.steps
+    assert isinstance(tick, CheckStep)
+    assert tick.target.locators[0].within is not None
+
+    later = ["Milk the cow", "Feed the cat", "Buy milk", "Water plants", "Oat milk", "Milkshake"]
+    with TodoSite("vanillajs") as site, services() as sv:
+        site.seed([{"title": t, "completed": False} for t in later])
+        values = {p.name: str(p.default).lower() for p in workflow.parameters}
+        done = run(sv, approve(sv, workflow), site.url, values=values)
+        assert done.run.status in (RunStatus.SUCCEEDED, RunStatus.UNVERIFIED), done.run.error
+        completed = {t["title"]: t["completed"] for t in site.state()["todos"]}
+    assert completed == {
+        "Milk the cow": True,
+        "Feed the cat": False,
+        "Buy milk": True,
+        "Water plants": False,
+        "Oat milk": True,
+        "Milkshake": True,  # holds "milk", as the loop's filter reads it
+    }

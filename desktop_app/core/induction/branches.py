@@ -66,8 +66,8 @@ def came_with_a_dialog(events: Sequence[Event], index: int) -> bool:
 
 
 def shown_condition(step: Step) -> ElementVisible | None:
-    """"The element *step* acts on is visible", found by its own locators only; None when it
-    has none (no ``if`` can be sure of it)."""
+    """The condition "the element *step* acts on is visible", found by its own locators only;
+    None when it has none (no ``if`` can be sure of it)."""
     target = step.target_or_none
     if target is None:
         return None

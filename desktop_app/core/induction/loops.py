@@ -40,7 +40,6 @@ from desktop_app.core.models.target import (
     ItemContext,
     ItemScope,
     Locator,
-    LocatorStrategy,
     Target,
 )
 from desktop_app.core.models.workflow import (
@@ -99,7 +98,7 @@ def _item(step: Step) -> ItemContext | None:
 
 def _loose_key(step: Step) -> str:
     """What the step does, whatever item it does it in and whatever value it is given."""
-    parts = [step.kind]
+    parts: list[str] = [step.kind]
     item = _item(step)
     target = step.target_or_none
     if item is not None and item.inner is not None:
@@ -131,9 +130,10 @@ def _candidates(steps: Sequence[Step]) -> list[tuple[int, int, int]]:
             if start >= period and keys[start - period : start] == keys[start : start + period]:
                 continue  # not maximal: an earlier round starts the same repetition
             rounds = 1
-            while keys[start + rounds * period : start + (rounds + 1) * period] == keys[
-                start : start + period
-            ]:
+            while (
+                keys[start + rounds * period : start + (rounds + 1) * period]
+                == keys[start : start + period]
+            ):
                 rounds += 1
             if rounds >= 2:
                 found.append((start, period, rounds))
@@ -356,9 +356,7 @@ def _keyed_loop(
             target = "{" + names[0] + "}"
         else:
             texts = [v for v in recorded if v is not None]
-            where = (
-                _field_of([i for i, _ in items], texts) if len(texts) == len(recorded) else None
-            )
+            where = _field_of([i for i, _ in items], texts) if len(texts) == len(recorded) else None
             if where is None:
                 raise _NoLoop(
                     f"{{{names[0]}}} differs from round to round and the items do not show it"
@@ -415,16 +413,15 @@ def _keyed_loop(
     if added is not None:
         notes.append(
             f"the loop goes over {{{added.name}}}, the {item_noun(first.css)}s to do, one per "
-            "line (by default the ones demonstrated): "
-            + _why_not_page(items, keys, intent, css)
+            "line (by default the ones demonstrated): " + _why_not_page(items, keys, intent, css)
         )
-    texts = tuple(dict.fromkeys(t for i, _ in items for t in (*i.texts, *keys)))
+    shown = tuple(dict.fromkeys(t for i, _ in items for t in (*i.texts, *keys)))
     return Loop(
         steps=(*steps[:start], loop, *after),
         dropped=dropped,
         added=added,
         notes=notes,
-        item_texts=texts,
+        item_texts=shown,
     )
 
 
@@ -495,22 +492,17 @@ def _filters(items: Sequence[tuple[ItemContext, Step]], keys: Sequence[str]) -> 
     page = [t.casefold() for t in listed.texts]
     done = [i.list.texts[i.list.at].casefold() for i, _ in items if i.list is not None]
     candidates: list[str] = []
-    for text in items[0][0].texts:
-        if text in keys:
-            continue
-        candidates.append(text)
-        candidates += [w for w in _WORDS.findall(text) if w != text]
+    for text in items[0][0].texts:  # a text of the item, or a word of one (of its key too)
+        candidates += [text, *_WORDS.findall(text)]
     found = []
     for text in dict.fromkeys(candidates):
         wanted = text.casefold()
-        if len(wanted) < _MIN_FILTER or any(wanted in k.casefold() for k in keys):
+        if len(wanted) < _MIN_FILTER or any(wanted == k.casefold() for k in keys):
             continue
         if not all(wanted in d for d in done):
             continue
         holding = [t for t in page if wanted in t]
-        if len(holding) == len(keys) and all(
-            any(k.casefold() in t for k in keys) for t in holding
-        ):
+        if len(holding) == len(keys) and all(any(k.casefold() in t for k in keys) for t in holding):
             found.append(text)
     return found
 
@@ -600,10 +592,8 @@ def drop_item_checks(
         mentions = [t for t in loop.item_texts if len(t) >= 2 and _whole(t).search(text)]
         if names & loop.dropped or mentions:
             notes.append(
-                f"the success check {text[:80]} described one of the items the loop does; "
-                "left out"
+                f"the success check {text[:80]} described one of the items the loop does; left out"
             )
         else:
             kept.append(check)
     return tuple(kept), notes
-

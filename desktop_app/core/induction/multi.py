@@ -1,7 +1,7 @@
 """Induction from several demonstrations of the same task.
 
-Each demonstration is induced on its own (``heuristic.induce``, without loops), then their steps are aligned:
-the first demonstration is the spine and every other one is merged in turn with
+Each demonstration is induced on its own (``heuristic.induce``, without loops), then their
+steps are aligned: the first demonstration is the spine and every other one is merged in turn with
 ``difflib.SequenceMatcher`` over *step keys*. A key says "the same action on the same element",
 regardless of the values entered: the step's kind, plus
 
@@ -492,7 +492,7 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
             guarded = _guarded(branch[1], tuple(branch[2]))
             steps.append(guarded)
             notes.append(
-                f"{len(branch[2])} step(s) from \"{branch[2][0].title}\" on appear in "
+                f'{len(branch[2])} step(s) from "{branch[2][0].title}" on appear in '
                 f"{len(present)} of {n} demonstrations, after a dialog: done only when "
                 f"{_describe(branch[1])} shows ({guarded.title!r})"
             )
