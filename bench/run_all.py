@@ -35,6 +35,7 @@ BENCHMARKS = (
     "retrieval",
     "learning",
     "online",
+    "loops",
     "induction",
     "recording",
     "gui",

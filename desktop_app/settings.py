@@ -185,6 +185,9 @@ class Settings(BaseSettings):
     replay_save_quiet_s: float = Field(default=0.2, ge=0, le=10)
     #: How long an action the page reacted to when recorded may take to get a reaction.
     replay_reaction_s: float = Field(default=1.5, gt=0, le=30)
+    #: The longest a run may take, in minutes (a loop over many items included): past it the
+    #: run stops before its next step and fails, saying so (0: no limit).
+    run_time_limit_min: int = Field(default=0, ge=0, le=24 * 60)
     #: Ask before an irreversible step found by healing acts (the GUI's and tray's default;
     #: the command line asks unless ``--yes``).
     confirm_irreversible: bool = True

@@ -297,6 +297,37 @@ async def shot_run(stage: Stage) -> None:
     await _settle(stage)
 
 
+async def shot_run_loop(stage: Stage) -> None:
+    """The run window after a loop reminded each unpaid invoice of a page of its own: the
+    rounds under the loop, each round's step under it."""
+    from invoices_site import invoices_site
+    from test_replay_blocks import _remind_each_unpaid
+
+    from desktop_app.ui.run_view import RunDialog, RunWindow
+
+    window = stage.window
+    services = window.backend.services
+    with invoices_site() as (_, url):
+        saved = services.workflows.save(_remind_each_unpaid(url), actor="ana")
+        version = services.workflows.approve(saved.version.workflow_id, actor="ben")
+        await window.reload_all()
+        window.open_run(version.workflow_id, None)
+        dialog = await _wait_for_top_level(RunDialog)
+        dialog.show_browser.setChecked(False)
+        dialog.run_button.click()
+        run_window = await _wait_for_top_level(RunWindow)
+        deadline = time.monotonic() + 120
+        while run_window.run is None:
+            if time.monotonic() > deadline:
+                raise SystemExit("gui_screenshots: error: the loop's run did not finish")
+            await asyncio.sleep(0.1)
+    run_window.resize(1280, 820)
+    await _settle(stage, 1.0)
+    _save(stage, run_window, "run-loop")
+    run_window.close()
+    await _settle(stage)
+
+
 async def shot_record(stage: Stage) -> None:
     """The record dialog, and the control bar with the live list of a recording's steps."""
     from desktop_app.ui.backend import RecordingRequest
@@ -392,6 +423,7 @@ SHOTS: dict[str, Shot] = {
     "library": shot_library,
     "editor": shot_editor,
     "run": shot_run,
+    "run-loop": shot_run_loop,
     "tray": shot_tray,
     "batch": shot_batch,
     "record": shot_record,

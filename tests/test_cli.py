@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES, REPO, Cli
+from factories import full_workflow
 
 from desktop_app.core.documents import load_workflow
 
@@ -194,8 +195,8 @@ def _bad_documents(tmp_path: Path) -> list[tuple[Path, str]]:
             "(line 1, column 35)",
         ),
         (
-            variant("v2.json", lambda d: d.update(schema_version=2)),
-            "v2.json at schema_version: schema_version 2 is newer",
+            variant("v3.json", lambda d: d.update(schema_version=3)),
+            "v3.json at schema_version: schema_version 3 is newer",
         ),
         (
             variant("kind.json", lambda d: d["steps"][1].update(kind="type")),
@@ -312,3 +313,14 @@ def test_record_refuses_a_profile_that_is_not_a_plain_folder_name(
     assert result.exit_code == 2
     assert "--profile" in result.stderr
     assert not (home / "profiles").exists()
+
+
+def test_show_lists_a_blocks_own_steps_under_it(procedura: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "everything.json"
+    path.write_text(full_workflow().model_dump_json(), encoding="utf-8")
+    assert procedura("workflows", "import", str(path)).exit_code == 0
+    shown = procedura("workflows", "show", "Everything").stdout
+    assert "17. If the coupon field is there  (if)" in shown
+    assert "\n         1. Fill 'Coupon'  (fill)" in shown
+    assert "      otherwise:\n         1. The plan is free  (assert)" in shown
+    assert "    for each {invoice} in the rows on the page holding “Unpaid” (at most 100)" in shown

@@ -8,8 +8,20 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli
-from replay_support import approved, services, without_success_check
+from invoices_site import invoices_site
+from replay_support import approve, approved, services, without_success_check
 
+from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
+from desktop_app.core.models.workflow import (
+    ClickStep,
+    ForEachStep,
+    GotoStep,
+    ListItems,
+    Parameter,
+    ParameterType,
+    TextPresent,
+    Workflow,
+)
 from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 
 
@@ -187,3 +199,59 @@ def test_the_csv_options_refuse_what_cannot_work(procedura: Cli, tmp_path: Path)
         result = procedura("run", workflow_id, *args, "--non-interactive")
         assert result.exit_code == 2, (args, result.stderr)
         assert message in result.stderr, (args, result.stderr)
+
+
+@pytest.mark.slow
+def test_a_batch_over_a_workflow_with_a_loop_runs_each_rows_list_and_resumes(
+    procedura: Cli, tmp_path: Path
+) -> None:
+    with invoices_site() as (data, url):
+        remind = Target(
+            locators=(
+                Locator(strategy=LocatorStrategy.ROLE, value="button", name="Remind",
+                        within=ItemScope(css="tr.invoice", text="{invoice}")),
+            )
+        )  # fmt: skip
+        workflow = Workflow(
+            name="Remind the listed invoices",
+            domains=("127.0.0.1",),
+            parameters=(Parameter(name="invoices", type=ParameterType.LIST),),
+            steps=(
+                GotoStep(title="Open the invoices", url=f"{url}/"),
+                ForEachStep(
+                    title="Remind each listed invoice",
+                    over=ListItems(value="{invoices}"),
+                    item="invoice",
+                    steps=(ClickStep(title="Remind {invoice}", target=remind, reacts=True,
+                                     timeout_s=2),),
+                ),
+            ),
+            success=(TextPresent(text="reminded"),),
+        )  # fmt: skip
+        with services() as sv:
+            version = approve(sv, workflow)
+        sheet = tmp_path / "chase.csv"
+        with sheet.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["invoices"])
+            writer.writerow(["INV-001\nINV-002"])  # a list in a cell: one item per line
+            writer.writerow(['["INV-003", "INV-099"]'])  # INV-099 is on no row
+            writer.writerow(["INV-004"])
+        common = (
+            "run", version.workflow_id[:8], "--params-csv", str(sheet), "--base-url", url,
+            "--non-interactive", "--headless",
+        )  # fmt: skip
+        first = procedura(*common)
+        assert first.exit_code == 1, first.stdout + first.stderr
+        assert "✓ line 2   succeeded" in first.stdout
+        assert "invoices=INV-001 | INV-002" in first.stdout, "a list on one line"
+        assert "✗ line 4   failed" in first.stdout
+        assert "item 2 of 2 (INV-099): step 5 'Remind INV-099' failed" in first.stdout
+        assert data.reminded == ["INV-001", "INV-002", "INV-003", "INV-004"]
+
+        fixed = sheet.read_text(encoding="utf-8").replace("INV-099", "INV-005")
+        sheet.write_text(fixed, encoding="utf-8")
+        again = procedura(*common)
+        assert again.exit_code == 0, again.stdout + again.stderr
+        assert "Resuming: 2 of 3 row(s) succeeded before" in again.stderr
+        assert data.reminded[4:] == ["INV-003", "INV-005"], "only the failed row ran again"

@@ -5,18 +5,19 @@ run is judged by what the page's server holds, never by Procedura's report alone
 from __future__ import annotations
 
 import asyncio
-import html
 import json
-import threading
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from replay_support import PageHandler, approve, run, services, serving
+from fakes.openai_server import FakeOpenAIServer
+from invoices_site import Invoices, invoices_site
+from replay_support import ScriptedPerson, approve, run, services
 
 from desktop_app.app import replay
-from desktop_app.core.models.run import RunStatus, StepStatus
+from desktop_app.core.models.run import Resolution, RunStatus, StepStatus
 from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     ClickStep,
@@ -38,89 +39,13 @@ from desktop_app.core.models.workflow import (
 )
 from desktop_app.core.replay.engine import ReplayOptions
 from desktop_app.core.replay.parameters import bind_parameters
-
-
-class Invoices:
-    """The server's data: invoices (number → status, amount), the reminders sent, the cookie
-    choice, how many rows are shown."""
-
-    def __init__(self, count: int = 12, *, unpaid_every: int = 2) -> None:
-        self.rows = [
-            (f"INV-{n:03d}", "Unpaid" if n % unpaid_every == 0 else "Paid", 100 + n)
-            for n in range(1, count + 1)
-        ]
-        self.reminded: list[str] = []
-        self.notes: list[str] = []
-        self.dialog = False
-        self.accepted = False
-        self.shown = count
-        self.lock = threading.Lock()
-
-    def unpaid(self) -> list[str]:
-        return [n for n, status, _ in self.rows if status == "Unpaid"]
-
-
-def _page(data: Invoices) -> str:
-    rows = "".join(
-        f"<tr class='invoice'><td class='number'>{html.escape(n)}</td>"
-        f"<td class='status'>{status}</td><td class='amount'>{amount}.00</td>"
-        f"<td><form method='post' action='/remind'><input type='hidden' name='number' "
-        f"value='{html.escape(n)}'><button>Remind</button></form></td></tr>"
-        for n, status, amount in data.rows[: data.shown]
-    )
-    more = (
-        "<form method='post' action='/more'><button>Load more</button></form>"
-        if data.shown < len(data.rows)
-        else "<p>No more invoices</p>"
-    )
-    dialog = (
-        "<div role='dialog' aria-label='Cookies' id='cookies'><p>We use cookies.</p>"
-        "<form method='post' action='/accept'><button>Accept cookies</button></form></div>"
-        if data.dialog and not data.accepted
-        else ""
-    )
-    return (
-        f"<!doctype html><title>Invoices</title><h1>Invoices</h1>{dialog}"
-        f"<table><tbody>{rows}</tbody></table>{more}"
-        "<form method='post' action='/note'><label>Note <input name='note'></label>"
-        "<button>Add note</button></form>"
-        f"<p id='count'>{len(data.reminded)} reminded</p>"
-    )
+from desktop_app.core.replay.person import PersonAnswer
 
 
 @pytest.fixture
 def invoices() -> Iterator[tuple[Invoices, str]]:
-    data = Invoices()
-
-    class Handler(PageHandler):
-        store: ClassVar[Invoices] = data
-
-        def do_GET(self) -> None:
-            if self.path.startswith("/data"):
-                body = json.dumps({"reminded": data.reminded}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-                return
-            self.send_page(_page(data))
-
-        def do_POST(self) -> None:
-            form = self.form()
-            with data.lock:
-                if self.path == "/remind":
-                    data.reminded.append(form["number"][0])
-                elif self.path == "/accept":
-                    data.accepted = True
-                elif self.path == "/more":
-                    data.shown = min(data.shown + 5, len(data.rows))
-                elif self.path == "/note":
-                    data.notes.append(form.get("note", [""])[0])
-            self.redirect("/")
-
-    with serving(Handler) as url:
-        yield data, url
+    with invoices_site() as site:
+        yield site
 
 
 def _remind_in_row(text: str = "{invoice}") -> Target:
@@ -172,10 +97,10 @@ def test_a_loop_over_the_matching_rows_acts_on_each_and_on_no_other(
     assert data.reminded == data.unpaid(), "each unpaid invoice once, in page order, no paid one"
     rounds = [s for s in run_record.steps if "#" in s.step_id and "/" not in s.step_id]
     assert [s.iteration for s in rounds] == list(range(1, len(data.unpaid()) + 1))
-    assert rounds[1].title == "Remind each unpaid invoice: 2 of 6: INV-004"
+    assert rounds[1].title == "Item 2 of 6: INV-004"
     clicks = [s for s in run_record.steps if s.title.startswith("Remind INV-")]
     assert [s.title for s in clicks][:2] == ["Remind INV-002 (102.00)", "Remind INV-004 (104.00)"]
-    assert all(s.depth == 1 and s.status is StepStatus.SUCCEEDED for s in clicks)
+    assert all(s.depth == 2 and s.status is StepStatus.SUCCEEDED for s in clicks)
     loop = next(s for s in run_record.steps if s.title == "Remind each unpaid invoice")
     assert loop.detail == "did 6 item(s)" and loop.depth == 0
 
@@ -404,7 +329,7 @@ def test_stop_between_rounds_leaves_the_rest_undone(invoices: tuple[Invoices, st
             task: asyncio.Task[Any] | None = None
 
             def on_event(event: Any) -> None:
-                if event.step is None and event.title.endswith(": 3 of 6: INV-006"):
+                if event.step is None and event.title == "Item 3 of 6: INV-006":
                     assert task is not None
                     task.cancel()
 
@@ -419,3 +344,78 @@ def test_stop_between_rounds_leaves_the_rest_undone(invoices: tuple[Invoices, st
         saved = sv.runs.runs()[0]
     assert saved.status is RunStatus.INTERRUPTED
     assert data.reminded == ["INV-002", "INV-004"]
+
+
+def _nudge_in_the_row(body: dict[str, Any]) -> str:
+    """A model that finds the renamed button in the row the step names."""
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    number = re.search(r"Remind (INV-\d+)", user)
+    page = user.split("<page>", 1)[-1].splitlines()
+    row = next((i for i, line in enumerate(page) if number and number.group(1) in line), None)
+    for line in page[row or 0 :] if row is not None else []:
+        found = re.search(r'button "Nudge" \[ref=([a-z0-9]+)\]', line)
+        if found:
+            return json.dumps({"action": "act", "ref": found.group(1), "reason": "its row"})
+    return json.dumps({"action": "not_found", "ref": None, "reason": "not on the page"})
+
+
+def test_a_heal_in_the_first_round_serves_the_next_rounds_without_the_llm(
+    invoices: tuple[Invoices, str], llm: FakeOpenAIServer
+) -> None:
+    data, url = invoices
+    data.button = "Nudge"  # the page changed since the loop was written
+    llm.default_chat = _nudge_in_the_row
+    with services() as sv:
+        version = approve(sv, _remind_each_unpaid(url))
+        result = run(sv, version, url, use_llm=True, patience_s=0.5)
+    outcome = result.outcome.run
+    assert outcome.status is RunStatus.SUCCEEDED, outcome.error
+    assert data.reminded == data.unpaid()
+    clicks = [s for s in outcome.steps if s.title.startswith("Remind INV-")]
+    assert clicks[0].resolution is Resolution.LLM and clicks[0].llm_calls == 1
+    assert all(s.resolution is Resolution.ALTERNATE and s.llm_calls == 0 for s in clicks[1:])
+    assert len(llm.requests_to("/v1/chat/completions")) == 1
+    assert result.learned.proposed is None, "a round's element is never proposed for all rounds"
+
+
+def test_a_run_past_its_time_limit_stops_before_its_next_round(
+    invoices: tuple[Invoices, str],
+) -> None:
+    data, url = invoices
+    with services() as sv:
+        version = approve(sv, _remind_each_unpaid(url))
+        options = ReplayOptions(use_llm=False, time_limit_s=0.5)
+        result = asyncio.run(
+            replay(sv, version, bind_parameters(version.workflow, {}), options=options,
+                   base_url=url, headless=True)
+        )  # fmt: skip
+    outcome = result.outcome.run
+    assert outcome.status is RunStatus.FAILED
+    assert "took longer than its time limit (0.5 s); stopped before step" in (outcome.error or "")
+    assert len(data.reminded) < len(data.unpaid()), "stopped before the last round"
+
+
+@pytest.mark.parametrize(("confirm", "asked"), [("each", 6), ("once", 1)])
+def test_an_irreversible_step_in_a_loop_is_confirmed_each_round_or_once_as_chosen(
+    invoices: tuple[Invoices, str], llm: FakeOpenAIServer, confirm: str, asked: int
+) -> None:
+    data, url = invoices
+    data.button = "Nudge"  # found by healing: an irreversible step then asks
+    llm.default_chat = _nudge_in_the_row
+    person = ScriptedPerson(lambda question: PersonAnswer(action="confirm"))
+    loop = _remind_each_unpaid(url)
+    block = loop.steps[1]
+    assert isinstance(block, ForEachStep)
+    click = block.steps[0].model_copy(update={"irreversible": True})
+    loop = loop.model_copy(
+        update={"steps": (loop.steps[0], block.model_copy(update={"steps": (click,),
+                                                                   "confirm": confirm}))}
+    )  # fmt: skip
+    with services() as sv:
+        outcome = run(
+            sv, approve(sv, loop), url, use_llm=True, patience_s=0.5, person=person
+        ).outcome.run
+    assert outcome.status is RunStatus.SUCCEEDED, outcome.error
+    assert data.reminded == data.unpaid()
+    assert len(person.questions) == asked
+    assert all(q.kind == "confirm" for q in person.questions)

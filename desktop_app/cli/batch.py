@@ -37,6 +37,7 @@ from desktop_app.core.batch import (
     results_path,
     run_batch,
 )
+from desktop_app.core.batch.plan import one_line
 from desktop_app.core.models.run import RunTrigger
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.outcomes import UNVERIFIED_WORDS
@@ -239,7 +240,7 @@ def _run_rows(
     def on_finished(result: RowResult) -> None:
         took = time.monotonic() - started.get(result.line, time.monotonic())
         run = f"run {result.run_id[:8]}" if result.run_id else "no run"
-        shown = ", ".join(f"{c}={v}" for c, v in result.inputs if v.strip()) or "defaults"
+        shown = one_line(result.inputs) or "defaults"
         click.echo(
             f"{_MARKS[result.status]} line {result.line:<3} {result.status.value:<11} {run}  "
             f"{_short(shown, 60)}  ({took:.1f} s)",

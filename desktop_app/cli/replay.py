@@ -97,7 +97,9 @@ def _print_step(step: RunStep, *, err: bool) -> None:
     if step.waited_ms >= _WAIT_SHOWN_MS:
         took += f", {step.waited_ms:.0f} ms of it waiting for the page"
     click.echo(
-        f"{_MARKS[step.status]} {step.index + 1:>2} {step.title}  ({how}, {took}{extra})", err=err
+        f"{_MARKS[step.status]} {step.index + 1:>2} {'  ' * step.depth}{step.title}  "
+        f"({how}, {took}{extra})",
+        err=err,
     )
     if step.status is StepStatus.FAILED and step.error:
         click.echo(f"     {step.error}", err=err)

@@ -20,7 +20,8 @@ from desktop_app.cli.common import (
 )
 from desktop_app.core.describe import describe_expectation
 from desktop_app.core.llm import LLMUnavailable
-from desktop_app.core.models.workflow import WorkflowStatus
+from desktop_app.core.models.workflow import BLOCK_KINDS, Step, WorkflowStatus, branches
+from desktop_app.core.step_kinds import describe_step
 from desktop_app.core.views import WorkflowSummary
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.induce import NEEDS_AN_LLM
@@ -159,15 +160,7 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
             desc = f"  {p.description}" if p.description else ""
             click.echo(f"  {p.name}: {p.type.value}{extra}{req}{desc}")
     click.echo(f"\nsteps ({len(wf.steps)}):")
-    for i, step in enumerate(wf.steps, 1):
-        flags = " [irreversible]" if step.irreversible else ""
-        flags += " [optional]" if step.optional else ""
-        click.echo(f"  {i:>2}. {step.title}  ({step.kind}){flags}")
-        target = step.target_or_none
-        if target is not None:
-            click.echo(f"      target: {' | '.join(loc.describe() for loc in target.locators[:3])}")
-        for expectation in step.expectations:
-            click.echo(f"      expect: {describe_expectation(expectation)}")
+    _echo_steps(wf.steps, "  ")
     if wf.success:
         click.echo("\ndone when:")
         for expectation in wf.success:
@@ -395,3 +388,23 @@ def workflows_delete(ctx: click.Context, ref: str, yes: bool) -> None:
     with open_stores(ctx, write=True) as services:
         done = delete(services.workflows, ref, confirmed=yes, origin=Origin.CLI)
     click.echo(done.summary)
+
+
+def _echo_steps(steps: tuple[Step, ...], indent: str) -> None:
+    """*steps* numbered, a block's own steps under it (``otherwise`` said so)."""
+    for i, step in enumerate(steps, 1):
+        flags = " [irreversible]" if step.irreversible else ""
+        flags += " [optional]" if step.optional else ""
+        click.echo(f"{indent}{i:>2}. {step.title}  ({step.kind}){flags}")
+        target = step.target_or_none
+        if target is not None:
+            locators = " | ".join(loc.describe() for loc in target.locators[:3])
+            click.echo(f"{indent}    target: {locators}")
+        if step.kind in BLOCK_KINDS:
+            click.echo(f"{indent}    {describe_step(step)}")
+        for expectation in step.expectations:
+            click.echo(f"{indent}    expect: {describe_expectation(expectation)}")
+        for name, inner in branches(step):
+            if name == "otherwise":
+                click.echo(f"{indent}    otherwise:")
+            _echo_steps(inner, indent + "      ")

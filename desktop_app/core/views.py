@@ -9,7 +9,13 @@ from pydantic import AwareDatetime
 
 from desktop_app.core.models.common import FrozenModel
 from desktop_app.core.models.trajectory import TrajectoryKind
-from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow, WorkflowStatus
+from desktop_app.core.models.workflow import (
+    Parameter,
+    ParameterType,
+    Workflow,
+    WorkflowStatus,
+    walk,
+)
 from desktop_app.core.redaction import scrub_stated_secrets
 
 __all__ = [
@@ -119,7 +125,7 @@ class IndexedWorkflow(FrozenModel):
             description=scrub_stated_secrets(workflow.description),
             domains=workflow.domains,
             parameter_names=tuple(p.name for p in workflow.parameters),
-            step_titles=tuple(scrub_stated_secrets(s.title) for s in workflow.steps),
+            step_titles=tuple(scrub_stated_secrets(s.title) for s in walk(workflow.steps)),
             intent_template=scrub_stated_secrets(workflow.intent_template or ""),
             parameter_texts=tuple(_parameter_text(p) for p in workflow.parameters),
         )

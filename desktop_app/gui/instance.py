@@ -161,7 +161,7 @@ class InstanceServer(QObject):
             if step is None:
                 return
             client.send({"step": step.model_dump(mode="json")})
-            if "/" not in step.step_id and self._tray is not None:
+            if step.top_level and self._tray is not None:
                 done += 1
                 self._tray.progress_run(client, f"step {done} of {total}")
 

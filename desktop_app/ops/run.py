@@ -94,6 +94,7 @@ def replay_options(
         patience_s=settings.replay_patience_s,
         trigger=trigger,
         stop_before_irreversible=stop_before_irreversible,
+        time_limit_s=settings.run_time_limit_min * 60 or None,
     )
 
 

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.exports.bundle import Resolution
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.models.workflow import Step, WorkflowStatus, WorkflowVersion, branches
 from desktop_app.core.scores import FAILING_RUNS, stale_why
 from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ops.changes import Origin
@@ -728,11 +728,23 @@ def _summary_html(
                 for p in workflow.parameters
             )
             parts.append(f"<p><b>Parameters</b></p><ul>{items}</ul>")
-        steps = "".join(
+        parts.append(f"<p><b>{len(workflow.steps)} steps</b></p>{_step_list(workflow.steps)}")
+    return "".join(parts)
+
+
+def _step_list(steps: tuple[Step, ...]) -> str:
+    """*steps* as a numbered HTML list, a block's own steps nested under it."""
+    items = []
+    for step in steps:
+        inner = "".join(
+            ("<br><i>Otherwise:</i>" if name == "otherwise" else "") + _step_list(body)
+            for name, body in branches(step)
+            if body
+        )
+        items.append(
             f"<li>{_escape(step.title)}"
             + (" <b>⚠ irreversible</b>" if step.irreversible else "")
+            + inner
             + "</li>"
-            for step in workflow.steps
         )
-        parts.append(f"<p><b>{len(workflow.steps)} steps</b></p><ol>{steps}</ol>")
-    return "".join(parts)
+    return f"<ol>{''.join(items)}</ol>"

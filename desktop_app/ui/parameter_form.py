@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QPlainTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -312,6 +313,7 @@ class ParameterForm(QWidget):
             ParameterType.BOOL: self._bool,
             ParameterType.DATE: self._date,
             ParameterType.SECRET: self._secret,
+            ParameterType.LIST: self._lines,
         }.get(param.type, self._line)
         field = builder(param, label)
         field.widget.setToolTip(tip)
@@ -358,6 +360,14 @@ class ParameterForm(QWidget):
         edit.setClearButtonEnabled(True)
         edit.textChanged.connect(self._on_field_edited)
         return _Field(param, label, edit, edit.text, edit.setText, edit)
+
+    def _lines(self, param: Parameter, label: QLabel) -> _Field:
+        edit = QPlainTextEdit()
+        edit.setPlaceholderText("One item per line")
+        edit.setTabChangesFocus(True)
+        edit.setFixedHeight(edit.fontMetrics().lineSpacing() * 5 + 12)
+        edit.textChanged.connect(self._on_field_edited)
+        return _Field(param, label, edit, edit.toPlainText, edit.setPlainText, edit)
 
     def _secret(self, param: Parameter, label: QLabel) -> _Field:
         edit = QLineEdit()

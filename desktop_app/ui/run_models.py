@@ -194,7 +194,7 @@ class RunStepsModel(RowsModel[_Row]):
     def set_steps(self, steps: tuple[RunStep, ...] | list[RunStep]) -> None:
         """Show a finished record's steps."""
         self.beginResetModel()
-        self._rows = [_Row(title=s.title, number=s.index + 1, step=s) for s in steps]
+        self._rows = [_Row(title=s.title, number=s.index + 1, depth=s.depth, step=s) for s in steps]
         self._next = len(self._rows)
         self._open = []
         self._ended = True
@@ -209,8 +209,8 @@ class RunStepsModel(RowsModel[_Row]):
         self._ended = False
         self.endResetModel()
 
-    def step_started(self, index: int, title: str) -> int:
-        """A step began (the engine's ``index``); its row."""
+    def step_started(self, index: int, title: str, depth: int = 0) -> int:
+        """A step began (the engine's ``index``, shown *depth* deep); its row."""
         if not self._open and self._next < len(self._rows):
             row = self._next
             self._rows[row].title = title
@@ -218,7 +218,7 @@ class RunStepsModel(RowsModel[_Row]):
         else:  # a called workflow's step, or one past the plan: insert it where it runs
             row = self._next
             self.beginInsertRows(QModelIndex(), row, row)
-            self._rows.insert(row, _Row(title=title, depth=len(self._open)))
+            self._rows.insert(row, _Row(title=title, depth=max(depth, len(self._open))))
             self.endInsertRows()
             self._next += 1
         item = self._rows[row]

@@ -51,8 +51,17 @@ class PlannedRow:
 
     def shown(self, limit: int = 60) -> str:
         """The row's values in one short line (for progress lines)."""
-        text = ", ".join(f"{c}={v}" for c, v in self.inputs if v.strip()) or "no values"
+        text = one_line(self.inputs) or "no values"
         return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def one_line(inputs: tuple[tuple[str, str], ...]) -> str:
+    """A row's values on one line: ``column=value, …``; a list's lines joined by `` | ``."""
+    return ", ".join(
+        f"{c}={' | '.join(v.splitlines())}" if "\n" in v else f"{c}={v}"
+        for c, v in inputs
+        if v.strip()
+    )
 
 
 @dataclass(frozen=True, slots=True)

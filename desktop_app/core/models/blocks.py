@@ -8,7 +8,7 @@ done when the condition does not hold, or when a step tried failed). Blocks nest
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Final, Literal
 
 from pydantic import Field
@@ -34,6 +34,7 @@ __all__ = [
     "TryStep",
     "branches",
     "item_variables",
+    "map_steps",
     "walk",
 ]
 
@@ -164,6 +165,28 @@ def walk(steps: tuple[Step, ...]) -> Iterator[Step]:
         yield step
         for _name, inner in branches(step):
             yield from walk(inner)
+
+
+def map_steps(steps: tuple[Step, ...], change: Callable[[Step, bool], Step]) -> tuple[Step, ...]:
+    """*steps* with ``change(step, in_loop)`` applied to every step that is no block, however
+    deep (*in_loop*: inside a ``for_each`` or a ``repeat_until``); blocks are rebuilt around
+    what their steps became."""
+    return _mapped(steps, change, in_loop=False)
+
+
+def _mapped(
+    steps: tuple[Step, ...], change: Callable[[Step, bool], Step], *, in_loop: bool
+) -> tuple[Step, ...]:
+    result = []
+    for step in steps:
+        held = branches(step)
+        if not held:
+            result.append(change(step, in_loop))
+            continue
+        looping = in_loop or isinstance(step, ForEachStep | RepeatUntilStep)
+        update = {name: _mapped(inner, change, in_loop=looping) for name, inner in held}
+        result.append(step.model_copy(update=update))
+    return tuple(result)
 
 
 def item_variables(step: ForEachStep) -> tuple[str, ...]:

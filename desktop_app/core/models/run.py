@@ -173,13 +173,20 @@ class RunStep(FrozenModel):
     actions: tuple[TakenAction, ...] = ()
     """An agent step's actions, in order (online induction turns them into recorded steps)."""
     depth: int = Field(default=0, ge=0)
-    """How deep in blocks the step is (0: a step of the workflow itself; 1: inside a loop, an
-    ``if`` or a ``try``…)."""
+    """How deep the step shows under the blocks and calls it is in (0: a step of the workflow
+    itself; 1: inside an ``if``, a ``try``, a call, or a loop's round record; 2: a step of
+    that round…)."""
     iteration: int | None = Field(default=None, ge=1)
     """The round of the innermost loop the step was done in (1 for the first item)."""
     branch: Literal["steps", "otherwise"] | None = None
     """Which way the innermost ``if`` or ``try`` went: its steps, or ``otherwise``; on the
     block's own record, the way it took."""
+
+    @property
+    def top_level(self) -> bool:
+        """Whether this is the record of one of the workflow's own steps (a block's included),
+        not of a step inside a call, a block or a loop's round."""
+        return "/" not in self.step_id and "#" not in self.step_id
 
 
 class Run(FrozenModel):

@@ -22,6 +22,7 @@ from desktop_app.core.models.blocks import (
     TryStep,
     branches,
     item_variables,
+    map_steps,
     walk,
 )
 from desktop_app.core.models.common import (
@@ -105,6 +106,7 @@ __all__ = [
     "WorkflowVersion",
     "branches",
     "item_variables",
+    "map_steps",
     "upgraded",
     "walk",
 ]
@@ -537,6 +539,13 @@ class _Checker:
             raise DocumentPathError(f"{at}.steps", "an if does something when it holds or not")
         inner = set(known)
         if isinstance(step, ForEachStep):
+            if (
+                isinstance(step.over, ListItems)
+                and set(placeholders(step.over.value)) & self._secrets
+            ):
+                raise DocumentPathError(
+                    f"{at}.over.value", "a loop cannot go over a secret: its items would show"
+                )
             names = item_variables(step)
             clash = next((n for n in names if n in known), None)
             if clash is not None:

@@ -1,7 +1,7 @@
 """Blocks as they run: an ``if`` takes one way, a loop goes round, a ``try`` falls back.
 
-The run record shows which: a loop's round begins with a record of its own ("Remind each
-invoice: 2 of 7, INV-002") and the steps of that round follow, their ids ``<loop id>#2/<step
+The run record shows which: a loop's round begins with a record of its own ("Item 2 of 7:
+INV-002") and the steps of that round follow, their ids ``<loop id>#2/<step
 id>`` and their ``iteration`` 2; the steps an ``if`` or a ``try`` did carry the way it took
 (``branch``). Each block ends with a record of its own saying what it did, after those of its
 steps, or where it failed.
@@ -110,7 +110,7 @@ class Blocks:
         """
         host = self._host
         title = public_title(block, context.params)
-        host.emit(ReplayEvent(index=host.next_index(), title=title))
+        host.emit(ReplayEvent(index=host.next_index(), title=title, depth=context.level))
         started, clock = utcnow(), time.monotonic()
         branch: Literal["steps", "otherwise"] | None = None
         try:
@@ -206,9 +206,10 @@ class Blocks:
         await asyncio.sleep(0)  # Stop between rounds, however quick they are
         of = f" of {one.count}" if one.count is not None else ""
         shown = mask_secrets(f": {one.label}", host.secrets) if one.label else ""
-        marker = f"{title}: {one.number}{of}{shown}"
+        noun = "Item" if isinstance(block, ForEachStep) else "Round"
+        marker = f"{noun} {one.number}{of}{shown}"
         index = host.next_index()
-        host.emit(ReplayEvent(index=index, title=marker))
+        host.emit(ReplayEvent(index=index, title=marker, depth=context.level + 1))
         record = host.record(
             RunStep(
                 index=index,
@@ -218,7 +219,7 @@ class Blocks:
                 resolution=Resolution.NOT_NEEDED,
                 started_at=utcnow(),
                 duration_ms=0,
-                depth=context.level,
+                depth=context.level + 1,
                 iteration=one.number,
                 branch=context.branch,
             )
@@ -230,6 +231,7 @@ class Blocks:
         inner = context.inside(
             f"{context.prefix}{block.id}#{one.number}/",
             params=params,
+            level=context.level + 2,
             iteration=one.number,
             branch=None,
             loop_values=context.loop_values | frozenset(one.values),
@@ -274,11 +276,20 @@ class Blocks:
                 return await self._page_rounds(block, source)
 
     async def _page_rounds(self, block: ForEachStep, source: PageItems) -> list[Round]:
-        await self._host.ready(timeout_s=block.timeout_s)
+        host = self._host
+        await host.ready(timeout_s=block.timeout_s)
+        deadline = time.monotonic() + block.timeout_s
         try:
-            found = await self._host.browser.items(
+            found = await host.browser.items(
                 source.css, contains=source.contains, key=source.key, fields=dict(source.fields)
             )
+            # None yet on a page still drawing its list (rendered after load): a person waits
+            # for it to come to rest before deciding there is nothing to do.
+            while not found and time.monotonic() < deadline and not await host.browser.settled():
+                await asyncio.sleep(0.1)
+                found = await host.browser.items(
+                    source.css, contains=source.contains, key=source.key, fields=dict(source.fields)
+                )
         except ActionFailed as exc:
             raise StepFailed(str(exc)) from None
         noun = item_noun(source.css)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from desktop_app.core.errors import ProceduraError
-from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowVersion
+from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowVersion, walk
 from desktop_app.core.replay.render import recorded_origin
 
 __all__ = ["MAX_CALL_DEPTH", "Load", "call_tree", "domains_of", "origin_of"]
@@ -30,7 +30,7 @@ def _tree(workflow: Workflow, load: Load, depth: int) -> Iterator[Workflow]:
     yield workflow
     if depth >= MAX_CALL_DEPTH:
         return
-    for step in workflow.steps:
+    for step in walk(workflow.steps):
         if isinstance(step, CallStep):
             try:
                 callee = load(step.workflow_id, step.version).workflow

@@ -24,6 +24,8 @@ class ReplayEvent:
     title: str
     step: RunStep | None = None
     note: str = ""
+    depth: int = 0
+    """How deep the step shows under the blocks and calls it is in."""
 
 
 @dataclass
@@ -57,7 +59,8 @@ class Context:
         prefix: put before a step's id in the run record (a call's ``<call id>/``, a loop
             round's ``<loop id>#2/``).
         depth: how deep in calls (a bound on calls calling calls).
-        level: how deep in blocks and calls (the record's ``depth``).
+        level: how deep the steps show under the blocks and calls they are in (the record's
+            ``depth``; a loop's rounds show under it, their steps under each round).
         iteration: the innermost loop's round, if any.
         branch: the way the innermost ``if`` or ``try`` took, if any.
         loop_values: the names the innermost loops set for this round (item and fields).
@@ -79,4 +82,5 @@ class Context:
 
     def inside(self, prefix: str, **changes: object) -> Context:
         """A context for steps one block deeper, their ids after *prefix*."""
-        return dataclasses.replace(self, prefix=prefix, level=self.level + 1, **changes)  # type: ignore[arg-type]
+        changes.setdefault("level", self.level + 1)
+        return dataclasses.replace(self, prefix=prefix, **changes)  # type: ignore[arg-type]

@@ -180,6 +180,7 @@ class Replayer(SuccessChecks):
         self._run: Run | None = None
         self._secrets: tuple[str, ...] = ()
         self._blocks = Blocks(self)
+        self._began = time.monotonic()
 
     # ── the run ─────────────────────────────────────────────────────────────────────────────
 
@@ -191,6 +192,7 @@ class Replayer(SuccessChecks):
         """
         workflow = version.workflow
         self._secrets = params.secret_values()
+        self._began = time.monotonic()
         self._run = Run(
             workflow_id=workflow.id,
             workflow_version=workflow.version,
@@ -254,6 +256,16 @@ class Replayer(SuccessChecks):
         if self._on_event is not None:
             self._on_event(event)
 
+    def _check_time(self, index: int, title: str) -> None:
+        limit = self._options.time_limit_s
+        if limit is not None and time.monotonic() - self._began > limit:
+            raise StepFailed(
+                f"the run took longer than its time limit "
+                f"({f'{limit / 60:g} min' if limit >= 60 else f'{limit:g} s'}); "
+                f"stopped before step {index + 1} '{title}'",
+                kind=FailureKind.REFUSED,
+            )
+
     # ── what blocks need (BlockHost) ───────────────────────────────────────────────────────
 
     @property
@@ -287,13 +299,15 @@ class Replayer(SuccessChecks):
     async def run_steps(self, steps: tuple[Step, ...], context: Context) -> None:
         for step in steps:
             if isinstance(step, IfStep | ForEachStep | RepeatUntilStep | TryStep):
+                self._check_time(len(self._steps), step.title)
                 await self._blocks.run(step, context)
                 continue
             index = len(self._steps)
             title = public_title(step, context.params)
+            self._check_time(index, title)
             if step.irreversible and self._options.stop_before_irreversible:
                 raise StoppedBefore(f"{STOPPED_BEFORE} {index + 1} '{title}' (irreversible)")
-            self._emit(ReplayEvent(index=index, title=title))
+            self._emit(ReplayEvent(index=index, title=title, depth=context.level))
             record, aborted = await self._run_one(index, step, context, title)
             record = self._record(record)
             self._emit(ReplayEvent(index=record.index, title=title, step=record))
@@ -606,7 +620,10 @@ class Replayer(SuccessChecks):
                 self._lessons.acted(found, where, held=False)
                 raise
             failed = await self._first_failed_expectation(bound)
-            self._lessons.acted(found, where, held=failed is None, repair=repair)
+            # A round's element is that round's: what it taught serves the next rounds of this
+            # run only (rounds.py), never the memory or a proposed version.
+            kept = None if context.loop_values else repair
+            self._lessons.acted(found, where, held=failed is None, repair=kept)
             if failed is None:
                 if repair is not None and context.loop_values:
                     self._learn_for_rounds(original, repair.used, context)

@@ -113,6 +113,8 @@ class ReplayOptions:
             reaction (a change, a request, a navigation) before it is done once more.
         stop_before_irreversible: end the run, done, unverified, before its first
             irreversible step (a verification: ``workflows verify``).
+        time_limit_s: the longest the run may take (None: no limit); past it, it fails
+            before its next step (a round of a loop included).
     """
 
     assume_yes: bool = False
@@ -127,6 +129,7 @@ class ReplayOptions:
     save_quiet_s: float = 0.2
     reaction_s: float = 1.5
     stop_before_irreversible: bool = False
+    time_limit_s: float | None = None
 
 
 class StepFailed(ProceduraError):

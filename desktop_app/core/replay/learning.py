@@ -21,7 +21,7 @@ from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution, Run, RunStatus
 from desktop_app.core.models.target import Fingerprint, Locator, Target
-from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion
+from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion, map_steps, walk
 from desktop_app.core.replay.evidence import LocatorEvidence, evidence_of
 from desktop_app.core.replay.evidence import ranked as by_evidence
 from desktop_app.core.replay.lessons import Lessons, StepRepair
@@ -176,22 +176,25 @@ def repaired_workflow(
     by_step = {r.step_id: r for r in repairs if r.workflow_id == workflow.id}
     if not by_step:
         return None
-    steps = []
     changed = False
-    for step in workflow.steps:
+
+    def repaired(step: Step, in_loop: bool) -> Step:
+        nonlocal changed
         repair = by_step.get(step.id)
-        target = None
-        if repair is not None:
-            evidence = evidence_of(step, workflow.version, history)
-            target = _new_target(workflow, step, repair, params, evidence)
-        if target is not None and target != step.target_or_none:
-            step = step.model_copy(update={"target": target})
-            changed = True
-        steps.append(step)
+        if repair is None or in_loop:
+            return step  # a round's element is that round's: never proposed for all of them
+        evidence = evidence_of(step, workflow.version, history)
+        target = _new_target(workflow, step, repair, params, evidence)
+        if target is None or target == step.target_or_none:
+            return step
+        changed = True
+        return step.model_copy(update={"target": target})
+
+    steps = map_steps(workflow.steps, repaired)
     if not changed:
         return None
     return Workflow.model_validate(
-        workflow.model_copy(update={"steps": tuple(steps)}).model_dump(mode="json")
+        workflow.model_copy(update={"steps": steps}).model_dump(mode="json")
     )
 
 
@@ -205,7 +208,7 @@ def _change_note(
     note = f"Repair proposed by run {run_id[:8]}: {healed}"
     if any(r.resolution is Resolution.LLM for r in repairs):
         note += ". Found by the LLM: check each such element before approving"
-    steps = {s.id: s for s in workflow.steps}
+    steps = {s.id: s for s in walk(workflow.steps)}
     said = [
         words
         for r in repairs

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.run import RunTrigger
-from desktop_app.core.models.workflow import GotoStep, WorkflowVersion
+from desktop_app.core.models.workflow import GotoStep, WorkflowVersion, walk
 from desktop_app.core.replay.render import check_base_url
 from desktop_app.ops.run import replay_options
 from desktop_app.settings import Settings
@@ -34,7 +34,7 @@ __all__ = ["RunDialog"]
 
 
 def _origin(version: WorkflowVersion) -> str | None:
-    for step in version.workflow.steps:
+    for step in walk(version.workflow.steps):
         if isinstance(step, GotoStep):
             parts = urlsplit(step.url)
             if parts.scheme in ("http", "https") and parts.netloc:

@@ -342,14 +342,14 @@ class RunWindow(QMainWindow):
         if self.job.released:
             return
         if event.step is None:
-            row = self.steps_model.step_started(event.index, event.title)
+            row = self.steps_model.step_started(event.index, event.title, event.depth)
             self.status_label.setText(f"Step {event.index + 1}: {event.title}")
             if self._follow:
                 self._select(row)
             return
         step = event.step
         row = self.steps_model.step_finished(step)
-        done = sum(1 for s in self.steps_model.steps() if "/" not in s.step_id)
+        done = sum(1 for s in self.steps_model.steps() if s.top_level)
         self.progress.setValue(min(done, self.progress.maximum()))
         self._update_totals()
         if self._follow:

@@ -354,6 +354,13 @@ class SettingsSections(QWidget):
         )
         self._add(
             form,
+            "Run &time limit:",
+            self._number("run_time_limit_min", suffix=" min"),
+            "The longest one run may take, a loop over many items included; past it the run "
+            "stops before its next step. 0: no limit.",
+        )
+        self._add(
+            form,
             "Replay &patience:",
             self._number("replay_patience_s", suffix=" s", step=0.5),
             "Seconds replay waits for a step's recorded locators before it starts healing "
