@@ -29,6 +29,7 @@ from desktop_app.core.exports.bundle import (
     BundleWriteError,
     build_bundle,
     import_bundle,
+    media_refs,
     plan_import,
     read_bundle,
 )
@@ -37,10 +38,15 @@ from desktop_app.core.models.workflow import (
     CallStep,
     ClickStep,
     FillStep,
+    ForEachStep,
     GotoStep,
+    IfStep,
     ImageVisible,
+    ListItems,
+    TryStep,
     Workflow,
     WorkflowVersion,
+    walk,
 )
 
 
@@ -434,6 +440,122 @@ def test_a_call_to_a_workflow_neither_bundled_nor_local_is_refused(tmp_path: Pat
         with pytest.raises(BundleError, match="neither in the bundle nor in this library"):
             import_bundle(s.workflows, s.media, bundle, on_conflict="skip", actor="ann")
         assert _counts(s) == before
+
+
+def test_a_version_1_workflow_in_a_bundle_imports_as_version_2(
+    exported: tuple[Library, bytes],
+) -> None:
+    made, data = exported
+    members = _members(data)
+    for name in [n for n in members if re.fullmatch(r"workflows/[^/]+/v\d+\.json", n)]:
+        doc = json.loads(members[name])
+        assert doc["schema_version"] == 2
+        members[name] = json.dumps({**doc, "schema_version": 1}).encode()
+    bundle = read_bundle(_zip(members), source="old.procedura")
+    with services() as s:
+        report = import_bundle(s.workflows, s.media, bundle, on_conflict="ask", actor="carol")
+        assert {o.action for o in report.workflows} == {"imported"}
+        arrived = s.workflows.get(made.main.workflow_id).workflow
+        assert arrived.schema_version == 2
+        assert arrived.steps[1:] == made.main.workflow.steps[1:]
+
+
+def _blocks_library(s: Services) -> tuple[WorkflowVersion, WorkflowVersion, dict[str, bytes]]:
+    """ "Sign in" (approved), and "Invite everyone", whose only call to it and screenshots are
+    inside blocks: a loop holding an if, a try."""
+    blobs = {"callee": _png("callee"), "fill": _png("fill"), "anchor": _png("anchor2")}
+    refs = {key: s.media.put(data, "png") for key, data in blobs.items()}
+    sign_in = Workflow(
+        name="Sign in",
+        steps=(GotoStep(title="Open", url="https://crm.example.test/", screenshot=refs["callee"]),),
+    )
+    s.workflows.save(sign_in, actor="ann")
+    signed = s.workflows.approve(sign_in.id, actor="bob")
+    loop = ForEachStep(
+        title="For each name",
+        over=ListItems(value="{names}"),
+        item="name",
+        steps=(
+            IfStep(
+                title="If signed out",
+                condition=ImageVisible(anchor=refs["anchor"]),
+                steps=(CallStep(title="Sign in", workflow_id=sign_in.id, version=1),),
+                otherwise=(
+                    FillStep(
+                        title="Fill 'Name'",
+                        target=target("Name"),
+                        value="{name}",
+                        screenshot=refs["fill"],
+                    ),
+                ),
+            ),
+        ),
+    )
+    main = Workflow(
+        name="Invite everyone",
+        parameters=(Parameter(name="names", type=ParameterType.LIST),),
+        steps=(
+            loop,
+            TryStep(
+                title="Try saving",
+                steps=(ClickStep(title="Click 'Save'", target=button("Save")),),
+                otherwise=(CallStep(title="Sign in again", workflow_id=sign_in.id),),
+            ),
+        ),
+    )
+    s.workflows.save(main, actor="ann")
+    return s.workflows.approve(main.id, actor="bob"), signed, {refs[k]: blobs[k] for k in blobs}
+
+
+def test_calls_and_media_inside_blocks_travel_with_the_bundle(tmp_path: Path) -> None:
+    with services(home=tmp_path / "source") as s:
+        main, signed, media = _blocks_library(s)
+        data = build_bundle(s.workflows, s.media, main)
+    bundle = read_bundle(data, source="invite.procedura")
+    assert sorted(bundle.workflows) == sorted([(main.workflow_id, 1), (signed.workflow_id, 1)])
+    assert bundle.media == media
+
+    with services() as s:
+        # Here "Sign in" is another workflow with the same id: keeping both moves the calls
+        # inside the blocks to the copy.
+        s.workflows.save(signed.workflow.model_copy(update={"description": "Mine."}), actor="carol")
+        report = import_bundle(s.workflows, s.media, bundle, on_conflict="keep-both", actor="carol")
+        by_name = {o.name: o for o in report.workflows}
+        copy = by_name["Sign in"]
+        assert copy.action == "copied"
+        arrived = s.workflows.get(by_name["Invite everyone"].local_id).workflow
+        calls = [step for step in walk(arrived.steps) if isinstance(step, CallStep)]
+        assert [(c.title, c.workflow_id) for c in calls] == [
+            ("Sign in", copy.local_id),
+            ("Sign in again", copy.local_id),
+        ]
+        assert calls[0].version == 1
+        assert all(s.media.get(ref) == blob for ref, blob in media.items())
+
+
+def test_a_bundle_names_a_missing_callee_inside_a_block_by_its_place(tmp_path: Path) -> None:
+    with services(home=tmp_path / "source") as s:
+        main, signed, _ = _blocks_library(s)
+        data = build_bundle(s.workflows, s.media, main)
+    members = _members(data)
+    callee = [
+        f"workflows/{signed.workflow_id}/",
+        *(f"media/{r}" for r in media_refs(signed.workflow)),
+    ]
+    for name in [n for n in members if n.startswith(tuple(callee))]:
+        del members[name]
+    doc = json.loads(members[f"workflows/{main.workflow_id}/v1.json"])
+    doc["steps"][0]["steps"][0]["steps"][0]["version"] = None
+    members[f"workflows/{main.workflow_id}/v1.json"] = json.dumps(doc).encode()
+    bundle = read_bundle(_zip(members))
+    with services() as s, pytest.raises(BundleError) as err:
+        import_bundle(s.workflows, s.media, bundle, on_conflict="skip", actor="ann")
+    assert "at steps[0].steps[0].steps[0].workflow_id" in str(err.value)
+
+    with services(home=tmp_path / "source") as s:
+        s.workflows.delete(signed.workflow_id, confirmed=True)
+        with pytest.raises(BundleError, match=r"step 1\.1\.1 \('Sign in'\) of 'Invite everyone'"):
+            build_bundle(s.workflows, s.media, main)
 
 
 # ── building ────────────────────────────────────────────────────────────────────────────────

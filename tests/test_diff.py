@@ -13,17 +13,22 @@ from desktop_app.core.models import (
     ClickStep,
     ElementHidden,
     FillStep,
+    ForEachStep,
     GotoStep,
+    IfStep,
     ItemContext,
     ItemScope,
     Locator,
     LocatorStrategy,
+    PageItems,
     Parameter,
     ParameterType,
     Target,
     TextPresent,
     UrlMatches,
+    ValueCompare,
     Workflow,
+    walk,
 )
 
 
@@ -280,7 +285,9 @@ def test_a_first_version_is_all_new_and_every_step_kind_reads() -> None:
     diff = diff_workflows(None, workflow)
     assert diff.old_version is None
     assert {s.status for s in diff.steps} == {"added"}
-    assert diff.summary() == f"first version: {len(workflow.steps)} steps, 7 parameters"
+    every = list(walk(workflow.steps))  # the steps inside blocks are steps of the diff too
+    assert diff.summary() == f"first version: {len(every)} steps, 8 parameters"
+    assert [s.step_id for s in diff.steps] == [step.id for step in every]
     descriptions = [describe_step(step) for step in workflow.steps]
     assert descriptions[0] == "open https://app.example.test/signup?plan={plan}"
     assert 'select "{plan}" in label=Plan' in descriptions
@@ -400,3 +407,98 @@ def test_the_item_an_element_was_recorded_in_shows_in_the_fingerprint_line() -> 
     )
     [step] = diff_workflows(old, _with_step(old, 2, target=in_row)).changed_steps
     assert step.fingerprint == 'recorded in a repeated item (tr, showing "Maria Garcia")'
+
+
+# ── blocks ──────────────────────────────────────────────────────────────────────────────────
+
+
+def _loop_workflow(
+    *inner: ClickStep | FillStep | IfStep, after: tuple[ClickStep, ...] = ()
+) -> Workflow:
+    return Workflow(
+        id="wf",
+        name="Remind",
+        steps=(
+            GotoStep(id="open", title="Open the invoices", url="https://crm.example.test/"),
+            ForEachStep(
+                id="loop",
+                title="For each invoice",
+                over=PageItems(css="tr", key="td.number"),
+                item="invoice",
+                steps=inner,
+            ),
+            *after,
+        ),
+    )
+
+
+def _remind() -> ClickStep:
+    return ClickStep(id="remind", title="Click 'Remind'", target=target("Remind"))
+
+
+def _note() -> FillStep:
+    return FillStep(id="note", title="Fill 'Note'", target=target("Note"), value="late")
+
+
+def _save() -> ClickStep:
+    return ClickStep(id="save", title="Click 'Save'", target=target("Save"))
+
+
+def test_steps_inside_a_block_are_added_removed_and_changed_saying_where() -> None:
+    old = _loop_workflow(_remind(), _note(), after=(_save(),))
+    flag = ClickStep(id="flag", title="Click 'Flag'", target=target("Flag"))
+    checked = IfStep(
+        id="big",
+        title="If it is big",
+        condition=ValueCompare(value="{invoice}", op="contains", to="9"),
+        steps=(flag,),
+    )
+    new = _loop_workflow(
+        _remind().model_copy(update={"irreversible": True}), checked, after=(_save(),)
+    )
+    diff = diff_workflows(old, new)
+    assert [
+        (s.status, s.step_id, s.number or s.old_number, s.where) for s in diff.changed_steps
+    ] == [
+        ("changed", "remind", "2.1", "in 'For each invoice'"),
+        ("removed", "note", "2.2", "in 'For each invoice'"),  # after the step it followed
+        ("added", "big", "2.2", "in 'For each invoice'"),
+        ("added", "flag", "2.2.1", "in 'If it is big'"),
+    ]
+    assert diff.summary() == "2 steps added, 1 removed, 1 changed"
+    lines = render_text(diff)
+    assert "  ~ 2.1. Click 'Remind'  (click) in 'For each invoice'" in lines
+    assert "      irreversible: no → yes" in lines
+    assert "  + 2.2.1. Click 'Flag'  (click) in 'If it is big'" in lines
+    assert "  - (was 2.2) Fill 'Note'  (fill) in 'For each invoice'" in lines
+    assert "      if {invoice} contains “9”: 1 step(s)" in lines
+    # The loop itself did not change: its steps are compared one by one, not as a field.
+    assert not any(s.step_id == "loop" for s in diff.changed_steps)
+
+
+def test_a_step_moved_into_or_out_of_a_block_is_the_same_step_moved() -> None:
+    old = _loop_workflow(_remind(), _note(), after=(_save(),))
+    new = _loop_workflow(_remind(), _save(), after=(_note(),))
+    diff = diff_workflows(old, new)
+    moved = {s.step_id: s for s in diff.changed_steps}
+    assert set(moved) == {"save", "note"}
+    assert all(s.status == "unchanged" and s.moved for s in moved.values())
+    assert (moved["save"].where, moved["save"].old_where) == ("in 'For each invoice'", "at the top")
+    assert (moved["note"].where, moved["note"].old_where) == (None, "in 'For each invoice'")
+    assert diff.summary() == "2 steps moved"
+    lines = render_text(diff)
+    assert "  ↕ 2.2. Click 'Save'  (click) in 'For each invoice'" in lines
+    assert "      moved: was 3, at the top" in lines
+    assert "  ↕ 3. Fill 'Note'  (fill)" in lines
+    assert "      moved: was 2.2, in 'For each invoice'" in lines
+
+
+def test_a_removed_block_lists_its_steps_under_it() -> None:
+    old = _loop_workflow(_remind(), _note(), after=(_save(),))
+    new = Workflow(id="wf", name="Remind", steps=(old.steps[0], _save()))
+    diff = diff_workflows(old, new)
+    assert [(s.status, s.step_id, s.old_number) for s in diff.changed_steps] == [
+        ("removed", "loop", "2"),
+        ("removed", "remind", "2.1"),
+        ("removed", "note", "2.2"),
+    ]

@@ -20,6 +20,7 @@ from desktop_app.core.models import (
     CallStep,
     CheckStep,
     ClickStep,
+    CsvRows,
     DesktopClickStep,
     DesktopTypeStep,
     ElementHidden,
@@ -27,8 +28,10 @@ from desktop_app.core.models import (
     ExtractStep,
     FillStep,
     Fingerprint,
+    ForEachStep,
     GotoStep,
     HotkeyStep,
+    IfStep,
     ItemScope,
     Locator,
     LocatorStrategy,
@@ -40,7 +43,9 @@ from desktop_app.core.models import (
     SelectStep,
     Target,
     TextPresent,
+    TryStep,
     UrlMatches,
+    ValueCompare,
     Workflow,
 )
 
@@ -146,7 +151,93 @@ def test_every_step_kind_in_plain_words() -> None:
         "Click the place that looks like the recorded picture in the Installer window.",
         "Type “Note Addon” in the Notes window.",
         "Press Ctrl+S.",
+        "If Coupon is on the page:",
+        "For each line of the Teammates (parameter teammates), do these steps with the line as "
+        "the Mate (at most 100; if there are more, stop before the first):",
+        "For each row on the page showing “Unpaid”, do these steps with its td.number as the "
+        "Invoice and its td.amount as the Amount (at most 100; if there are more, stop before "
+        "the first):",
+        "Until the page shows “No more results”, repeat these steps (look before each round; "
+        "give up after 5):",
+        "Try these steps:",
     ]
+
+
+def test_blocks_are_sections_numbered_under_their_step(media: FileMediaStore) -> None:
+    png = _png()
+    shot = media.put(png, "png")
+    workflow = _blocks_workflow(shot)
+    markdown, images = render_markdown(workflow, media)
+    assert images == {"step-02-01.png": png}
+    assert re.findall(r"^#+ Step [\d.]+$", markdown, re.MULTILINE) == [
+        "### Step 1",
+        "### Step 2",
+        "#### Step 2.1",
+        "##### Step 2.1.1",
+        "##### Step 2.1.2",
+        "##### Step 2.1.3",
+        "### Step 3",
+        "#### Step 3.1",
+        "#### Step 3.2",
+    ]
+    loop = markdown[markdown.index("### Step 2\n") : markdown.index("### Step 3\n")]
+    assert (
+        "For each row of the file the *Orders* (parameter `orders`), do these steps with its "
+        "“Order” column as the *Order* and its “Total” column as the *Total* (at most 20; if "
+        "there are more, stop before the first):"
+    ) in loop
+    assert "![Step 2.1](images/step-02-01.png)" in loop
+    assert "If the *Total* is more than “100”:" in loop
+    assert "Type the *Order* into **Order**." in loop
+    assert "**Otherwise:**\n\n##### Step 2.1.3\n\nType “small” into **Note**." in loop
+    tried = markdown[markdown.index("### Step 3\n") :]
+    assert "Try these steps:" in tried
+    assert (
+        "**If one of those steps fails, and nothing that cannot be undone was done, do these "
+        "steps instead:**\n\n#### Step 3.2"
+    ) in tried
+    assert "Do the procedure **Sign in**." in tried
+
+    page = render_html(workflow, media)
+    assert page.count('<li class="step"') == 9
+    assert '<p class="action"><span class="number">Step 2.1.2.</span> Click' in page
+    assert '<p class="otherwise">Otherwise:</p>' in page
+    assert 'alt="Step 2.1: If the Total is more than “100”:"' in page
+    _assert_self_contained(page)
+
+
+def _blocks_workflow(shot: str) -> Workflow:
+    """A loop over a CSV file holding an if (and otherwise), then a try."""
+    return Workflow(
+        name="Orders",
+        parameters=(Parameter(name="orders", description="A CSV file"),),
+        steps=(
+            GotoStep(title="Open", url="https://shop.example.test/"),
+            ForEachStep(
+                title="For each order",
+                over=CsvRows(path="{orders}", column="Order", fields={"total": "Total"}),
+                item="order",
+                limit=20,
+                steps=(
+                    IfStep(
+                        title="If it is big",
+                        condition=ValueCompare(value="{total}", op="greater", to="100"),
+                        screenshot=shot,
+                        steps=(
+                            FillStep(title="Fill", target=target("Order"), value="{order}"),
+                            ClickStep(title="Flag", target=button("Flag")),
+                        ),
+                        otherwise=(FillStep(title="Note", target=target("Note"), value="small"),),
+                    ),
+                ),
+            ),
+            TryStep(
+                title="Try saving",
+                steps=(ClickStep(title="Save", target=button("Save")),),
+                otherwise=(CallStep(title="Run 'Sign in'", workflow_id="sign-in"),),
+            ),
+        ),
+    )
 
 
 def test_sentences_of_a_recorded_form_in_markdown(media: FileMediaStore) -> None:

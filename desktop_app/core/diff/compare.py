@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from desktop_app.core.diff.fields import _workflow_fields
 from desktop_app.core.diff.parameters import _diff_parameters
-from desktop_app.core.diff.steps import _diff_steps
+from desktop_app.core.diff.tree import _diff_steps
 from desktop_app.core.diff.views import WorkflowDiff
 from desktop_app.core.models.workflow import Workflow, WorkflowStatus, WorkflowVersion
 

@@ -21,8 +21,11 @@ __all__ = [
 MATCH_THRESHOLD: Final = 0.6
 
 #: Step fields that are not compared one by one (the id matches steps; the rest have their own
-#: comparisons, or are bookkeeping a reviewer does not need).
-_STEP_SPECIAL: Final = frozenset({"id", "kind", "target", "expectations", "source_events"})
+#: comparisons, or are bookkeeping a reviewer does not need; a block's steps are steps of
+#: their own in the diff).
+_STEP_SPECIAL: Final = frozenset(
+    {"id", "kind", "target", "expectations", "source_events", "steps", "otherwise"}
+)
 
 #: The fields every step has, in words (each kind's own fields are named by its spec).
 _BASE_NOUNS: Final = {
@@ -58,31 +61,6 @@ def _step_similarity(old: Step, new: Step) -> float:
     elif describe_step(old) == describe_step(new):
         score += 0.4
     return score
-
-
-def _match_steps(old: Sequence[Step], new: Sequence[Step]) -> dict[int, tuple[int, str]]:
-    """Old position → (new position, how matched): by id, then by similarity."""
-    new_by_id = {step.id: j for j, step in enumerate(new)}
-    pairs: dict[int, tuple[int, str]] = {}
-    for i, step in enumerate(old):
-        if step.id in new_by_id:
-            pairs[i] = (new_by_id[step.id], "id")
-    taken = {j for j, _ in pairs.values()}
-    loose_old = [i for i in range(len(old)) if i not in pairs]
-    loose_new = [j for j in range(len(new)) if j not in taken]
-    candidates: list[tuple[float, int, int]] = []
-    for i in loose_old:
-        for j in loose_new:
-            score = _step_similarity(old[i], new[j])
-            if score >= MATCH_THRESHOLD:
-                # Nearer positions win ties.
-                candidates.append((score - 0.001 * abs(i - j), i, j))
-    for _, i, j in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
-        if i in pairs or j in taken:
-            continue
-        pairs[i] = (j, "similarity")
-        taken.add(j)
-    return pairs
 
 
 def _kept_order(pairs: Sequence[tuple[int, int]]) -> set[int]:
@@ -144,13 +122,6 @@ def _longest_increasing(values: Sequence[int]) -> set[int]:
         kept.add(k)
         k = previous[k]
     return kept
-
-
-def _moved(pairs: dict[int, tuple[int, str]]) -> set[int]:
-    """Old positions of the matched steps that really moved (not in the longest kept order)."""
-    by_new = sorted(((i, j) for i, (j, _) in pairs.items()), key=lambda pair: pair[1])
-    kept = _kept_order(by_new)
-    return {i for k, (i, _) in enumerate(by_new) if k not in kept}
 
 
 def _step_fields(old: Step, new: Step) -> list[FieldChange]:
@@ -231,38 +202,3 @@ def _lone_step(step: Step, status: Literal["added", "removed"], index: int) -> S
         title=step.title,
         summary=describe_step(step),
     )
-
-
-def _diff_steps(
-    old: Sequence[Step], new: Sequence[Step]
-) -> tuple[list[StepChange], dict[int, int]]:
-    pairs = _match_steps(old, new)
-    moved = _moved(pairs)
-    entries: list[tuple[tuple[int, int, int], StepChange]] = []
-    new_to_old = {j: (i, how) for i, (j, how) in pairs.items()}
-    for j, step in enumerate(new):
-        if j in new_to_old:
-            i, how = new_to_old[j]
-            change = _step_change(
-                old[i],
-                step,
-                old_index=i,
-                new_index=j,
-                matched_by="id" if how == "id" else "similarity",
-                moved=i in moved,
-            )
-        else:
-            change = _lone_step(step, "added", j)
-        entries.append(((j, 0, 0), change))
-    # A removed step shows right after the step that came before it in the old version.
-    for i, step in enumerate(old):
-        if i in pairs:
-            continue
-        anchor = -1
-        for before in range(i - 1, -1, -1):
-            if before in pairs and before not in moved:
-                anchor = pairs[before][0]
-                break
-        entries.append(((anchor, 1, i), _lone_step(step, "removed", i)))
-    entries.sort(key=lambda entry: entry[0])
-    return [change for _, change in entries], {i: j for i, (j, _) in pairs.items()}

@@ -38,12 +38,15 @@ def _locator_line(change: LocatorChange) -> str:
 
 
 def step_heading(change: StepChange) -> str:
-    """``3. Fill 'Email' with {email}  (fill)``, numbered in the version it belongs to."""
+    """``3. Fill 'Email' with {email}  (fill)``, numbered in the version it belongs to; a step
+    inside a block says which: ``4.1. Click 'Remind'  (click) in 'For each invoice'``."""
     index = change.new_index if change.new_index is not None else change.old_index
-    number = f"{(index or 0) + 1}."
+    label = change.old_number if change.status == "removed" else change.number
+    number = f"{label or (index or 0) + 1}."
     if change.status == "removed":
         number = f"(was {number[:-1]})"
-    return f"{number} {change.title}  ({change.kind})"
+    where = f" {change.where}" if change.where else ""
+    return f"{number} {change.title}  ({change.kind}){where}"
 
 
 def render_text(diff: WorkflowDiff, *, unchanged: bool = False) -> list[str]:
@@ -74,7 +77,9 @@ def render_text(diff: WorkflowDiff, *, unchanged: bool = False) -> list[str]:
         if step.status in ("added", "removed"):
             lines.append(f"      {step.summary}")
             continue
-        if step.moved:
+        if step.moved and step.old_where is not None:
+            lines.append(f"      moved: was {step.old_number}, {step.old_where}")
+        elif step.moved:
             assert step.old_index is not None and step.new_index is not None
             lines.append(f"      moved from position {step.old_index + 1} to {step.new_index + 1}")
         if step.old_step_id is not None:

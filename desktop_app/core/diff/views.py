@@ -52,9 +52,13 @@ class ParameterChange(FrozenModel):
 class StepChange(FrozenModel):
     """One step of either version and what happened to it.
 
-    Indexes are 0-based positions in the old and the new version (None where the step is not
-    in that version). ``moved`` is true only for a real change of order, not for a step that
-    shifted because another was inserted or removed before it.
+    Indexes are 0-based positions in the list holding the step (the workflow's steps, or a
+    block's) in the old and the new version (None where the step is not in that version);
+    ``number`` and ``old_number`` are the step's numbers as a person counts them (``4``, or
+    ``4.2`` inside block 4). ``where`` says which block holds it (``in 'For each invoice'``;
+    None at the top), ``old_where`` where it was when it moved into or out of a block (``at
+    the top`` when it was in no block). ``moved`` is true only for a real change of order or
+    of block, not for a step that shifted because another was inserted or removed before it.
     """
 
     status: Literal["added", "removed", "changed", "unchanged"]
@@ -71,6 +75,10 @@ class StepChange(FrozenModel):
     fields: tuple[FieldChange, ...] = ()
     locators: tuple[LocatorChange, ...] = ()
     fingerprint: str | None = None
+    number: str | None = None
+    old_number: str | None = None
+    where: str | None = None
+    old_where: str | None = None
 
     @property
     def noteworthy(self) -> bool:

@@ -8,14 +8,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from desktop_app.core.describe import describe_expectation
+from desktop_app.core.describe import describe_condition, describe_source
 from desktop_app.core.models.workflow import (
+    CsvRows,
     ElementHidden,
+    ElementPresent,
     ElementVisible,
     ImageVisible,
+    ListItems,
+    PageItems,
     TextPresent,
     TitleMatches,
     UrlMatches,
+    ValueCompare,
     WindowTitleMatches,
 )
 from desktop_app.core.step_kinds.spec import number, quote
@@ -38,9 +43,13 @@ def _show(name: str, value: Any) -> str:
     if isinstance(value, str):
         return quote(value)
     if isinstance(value, UrlMatches | TitleMatches | TextPresent | WindowTitleMatches):
-        return describe_expectation(value)
-    if isinstance(value, ElementVisible | ElementHidden | ImageVisible):
-        return describe_expectation(value)
+        return describe_condition(value)
+    if isinstance(value, ElementVisible | ElementHidden | ElementPresent | ImageVisible):
+        return describe_condition(value)
+    if isinstance(value, ValueCompare):
+        return describe_condition(value)
+    if isinstance(value, ListItems | CsvRows | PageItems):
+        return describe_source(value)
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items()) or "none"
     if isinstance(value, tuple | list):

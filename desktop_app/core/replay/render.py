@@ -19,6 +19,7 @@ from desktop_app.core.models.workflow import (
     ParameterType,
     Step,
     Workflow,
+    walk,
 )
 from desktop_app.core.templating import placeholders, render
 
@@ -126,7 +127,7 @@ def _origin(url: str) -> str | None:
 
 def recorded_origin(workflow: Workflow) -> str | None:
     """The origin (``scheme://host:port``) of the workflow's first ``goto``, if any."""
-    first = next((s.url for s in workflow.steps if isinstance(s, GotoStep)), None)
+    first = next((s.url for s in walk(workflow.steps) if isinstance(s, GotoStep)), None)
     return _origin(first) if first else None
 
 

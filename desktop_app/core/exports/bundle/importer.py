@@ -22,7 +22,7 @@ from desktop_app.core.exports.bundle.references import (
 )
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.common import new_id
-from desktop_app.core.models.workflow import Workflow, WorkflowStatus
+from desktop_app.core.models.workflow import CallStep, Workflow, WorkflowStatus, map_steps
 from desktop_app.core.ports import MediaStore
 
 __all__ = [
@@ -191,7 +191,7 @@ class _Planner:
         ids = {wid for wid, _ in self.bundle.workflows}
         for (wid, number), workflow in self.bundle.workflows.items():
             member = f"workflows/{wid}/v{number}.json"
-            for i, step in _calls(workflow):
+            for place, step in _calls(workflow):
                 if step.workflow_id in ids:
                     continue
                 found = self.library.versions_by_id(step.workflow_id)
@@ -200,22 +200,21 @@ class _Planner:
                         f"calls workflow {step.workflow_id!r}, which is neither in the bundle "
                         "nor in this library",
                         member,
-                        f"steps[{i}].workflow_id",
+                        f"{place.path}.workflow_id",
                     )
                 if step.version is not None and step.version > found[-1].version:
                     raise self.error(
                         f"calls version {step.version} of {found[-1].workflow.name!r}, which is "
                         f"neither in the bundle nor in this library (it has {found[-1].version})",
                         member,
-                        f"steps[{i}].version",
+                        f"{place.path}.version",
                     )
 
     def _rewrite(self, workflow: Workflow) -> tuple[Workflow, list[str]]:
         """*workflow* with its calls pointing where the callees were (or will be) imported."""
         notes: list[str] = []
-        steps = list(workflow.steps)
-        changed = False
-        for i, step in _calls(workflow):
+        replaced: dict[str, CallStep] = {}
+        for place, step in _calls(workflow):
             if step.workflow_id not in self.ids:
                 continue
             target = self.ids[step.workflow_id]
@@ -224,15 +223,17 @@ class _Planner:
                 number = self.numbers[(step.workflow_id, number)]
                 if number is None:
                     notes.append(
-                        f"{workflow.name!r} step {i + 1} ({step.title!r}) called version "
+                        f"{workflow.name!r} step {place.number} ({step.title!r}) called version "
                         f"{step.version} of {self.names[step.workflow_id]!r}, which was skipped; "
                         "it now calls the approved version here"
                     )
             if (target, number) != (step.workflow_id, step.version):
-                steps[i] = step.model_copy(update={"workflow_id": target, "version": number})
-                changed = True
-        if not changed:
+                replaced[step.id] = step.model_copy(
+                    update={"workflow_id": target, "version": number}
+                )
+        if not replaced:
             return workflow, notes
+        steps = map_steps(workflow.steps, lambda step, _in_loop: replaced.get(step.id, step))
         data = workflow.model_dump()
         data["steps"] = [s.model_dump() for s in steps]
         return Workflow.model_validate(data), notes

@@ -315,7 +315,7 @@ def _validate(reader: _Reader, manifest: BundleManifest, contents: Mapping[str, 
                     f"uses media {ref}, which the bundle does not hold", members[key]
                 )
             used.add(ref)
-        for i, step in _calls(workflow):
+        for place, step in _calls(workflow):
             pinned = step.version
             if (
                 step.workflow_id in ids
@@ -326,7 +326,7 @@ def _validate(reader: _Reader, manifest: BundleManifest, contents: Mapping[str, 
                     f"calls version {pinned} of {step.workflow_id!r}, which the bundle does not "
                     "hold",
                     members[key],
-                    f"steps[{i}].version",
+                    f"{place.path}.version",
                 )
     for ref in media:
         if ref not in used:

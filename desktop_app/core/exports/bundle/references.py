@@ -9,47 +9,62 @@ from desktop_app.core.models.target import LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     AssertStep,
     CallStep,
+    Condition,
     ElementHidden,
+    ElementPresent,
     ElementVisible,
-    Expectation,
+    IfStep,
     ImageVisible,
+    RepeatUntilStep,
     WaitForStep,
     Workflow,
+    walk,
 )
+from desktop_app.core.step_places import StepPlace, step_places
 
 __all__ = ["media_refs"]
 
 
 def media_refs(workflow: Workflow) -> set[str]:
-    """Every media ref *workflow* uses: step screenshots and image anchors."""
+    """Every media ref *workflow* uses: step screenshots and image anchors, inside blocks
+    too, and in its success check."""
     refs: set[str] = set()
-    for step in workflow.steps:
+    for check in workflow.success:
+        refs |= _condition_refs(check)
+    for step in walk(workflow.steps):
         if step.screenshot is not None:
             refs.add(step.screenshot)
-        targets: list[Target] = []
         if (target := step.target_or_none) is not None:
-            targets.append(target)
-        expectations: list[Expectation] = list(step.expectations)
-        if isinstance(step, WaitForStep | AssertStep):
-            expectations.append(step.condition)
-        for expectation in expectations:
-            if isinstance(expectation, ImageVisible):
-                refs.add(expectation.anchor)
-            elif isinstance(expectation, ElementVisible | ElementHidden):
-                targets.append(expectation.target)
-        for target in targets:
-            refs.update(
-                loc.value
-                for loc in target.locators
-                if loc.strategy is LocatorStrategy.IMAGE_ANCHOR and _REF.fullmatch(loc.value)
-            )
+            refs |= _anchors(target)
+        conditions: list[Condition] = list(step.expectations)
+        if isinstance(step, WaitForStep | AssertStep | IfStep | RepeatUntilStep):
+            conditions.append(step.condition)
+        for condition in conditions:
+            refs |= _condition_refs(condition)
     return refs
 
 
-def _calls(workflow: Workflow) -> Iterator[tuple[int, CallStep]]:
-    for i, step in enumerate(workflow.steps):
-        if isinstance(step, CallStep):
-            yield i, step
+def _condition_refs(condition: Condition) -> set[str]:
+    if isinstance(condition, ImageVisible):
+        return {condition.anchor}
+    if isinstance(condition, ElementVisible | ElementHidden | ElementPresent):
+        return _anchors(condition.target)
+    return set()
+
+
+def _anchors(target: Target) -> set[str]:
+    return {
+        loc.value
+        for loc in target.locators
+        if loc.strategy is LocatorStrategy.IMAGE_ANCHOR and _REF.fullmatch(loc.value)
+    }
+
+
+def _calls(workflow: Workflow) -> Iterator[tuple[StepPlace, CallStep]]:
+    """Every call step of *workflow*, inside blocks too, in order, with where it is."""
+    for place in step_places(workflow.steps):
+        if isinstance(place.step, CallStep):
+            yield place, place.step
 
 
 def _callees_first(

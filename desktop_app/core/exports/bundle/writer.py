@@ -66,9 +66,9 @@ def _carried(
             continue
         carried[key] = current
         name = current.workflow.name
-        for i, step in _calls(current.workflow):
+        for place, step in _calls(current.workflow):
             found = history(step.workflow_id)
-            where = f"step {i + 1} ({step.title!r}) of {name!r}"
+            where = f"step {place.number} ({step.title!r}) of {name!r}"
             if not found:
                 raise BundleError(
                     f"{where} calls workflow {step.workflow_id!r}, which is not in this library; "

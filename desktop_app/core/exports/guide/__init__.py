@@ -7,6 +7,13 @@ covered), and what you should see after it; it ends with the workflow's success 
 done when: …". Secret values are never in a workflow, and the guide never names one: a secret is
 "your password (kept secret)".
 
+Blocks are sections: "If the page shows “Cookies”:", "For each row on the page showing
+“Unpaid”, do these steps with its ``td.number`` as the *Invoice* (at most 100; …):", "Until …,
+repeat these steps …:", "Try these steps:", and their steps follow numbered under them (4.1,
+4.2; Markdown headings one level deeper, HTML lists inside the block's), with "Otherwise:" or
+"If one of those steps fails, …, do these steps instead:" before an ``otherwise``. Screenshots
+of steps inside blocks are kept (``step-04-02.png``).
+
 Both outputs are built from one :class:`Guide` of styled text runs, so Markdown and HTML say the
 same thing and each escapes workflow text its own way.
 

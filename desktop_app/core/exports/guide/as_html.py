@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from desktop_app.core.exports.guide.build import build_guide
-from desktop_app.core.exports.guide.model import Run, _one_line, _plain
+from desktop_app.core.exports.guide.model import GuideStep, Run, _one_line, _plain
 from desktop_app.core.models.workflow import Workflow
 from desktop_app.core.ports import MediaStore
 
@@ -33,13 +33,15 @@ th, td { text-align: left; vertical-align: top; padding: .45rem .6rem;
 th { background: #f4f6f8; font-weight: 600; }
 code { font: .9em/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
   background: #f1f3f5; padding: .05em .3em; border-radius: 4px; overflow-wrap: anywhere; }
-ol.steps { padding-left: 0; list-style: none; counter-reset: step; }
-li.step { counter-increment: step; margin: 0 0 1.6rem; padding: 1rem 1.1rem;
+ol.steps { padding-left: 0; list-style: none; }
+ol.steps.inner { margin: 1rem 0 0; }
+li.step { margin: 0 0 1.6rem; padding: 1rem 1.1rem;
   border: 1px solid #e1e5ea; border-radius: 10px; break-inside: avoid;
   page-break-inside: avoid; }
 li.step > .action { margin: 0; font-size: 1.05rem; }
-li.step > .action::before { content: "Step " counter(step) ". "; font-weight: 700;
-  color: #2f5d8a; }
+li.step > .action > .number { font-weight: 700; color: #2f5d8a; }
+li.step li.step { margin-bottom: 1rem; border-left: 4px solid #c9d6e3; }
+.otherwise { margin: 1rem 0 0; font-weight: 600; color: #2f5d8a; }
 .optional { color: #56606b; font-style: italic; margin: .4rem 0 0; }
 .irreversible { margin: .6rem 0 0; padding: .45rem .7rem; border-left: 4px solid #c0392b;
   background: #fdf0ee; color: #8e2a1f; font-weight: 600; }
@@ -76,6 +78,44 @@ def _html_runs(runs: Iterable[Run]) -> str:
 def _html_description(text: str) -> str:
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
     return "".join(f"<p>{_h(p).replace(chr(10), '<br>')}</p>" for p in paragraphs)
+
+
+def _html_step(step: GuideStep) -> list[str]:
+    """*step* as an ``<li>``; a block's steps in a list of their own inside it."""
+    number = step.shown_number
+    out = [f'<li class="step" id="step-{number.replace(".", "-")}">']
+    out.append(
+        f'<p class="action"><span class="number">Step {number}.</span> '
+        f"{_html_runs(step.action)}</p>"
+    )
+    if step.optional:
+        out.append('<p class="optional">This step is optional: skip it if it does not apply.</p>')
+    if step.irreversible:
+        out.append(
+            '<p class="irreversible">⚠ This cannot be undone. '
+            "Check everything before you do it.</p>"
+        )
+    if step.image_name is not None and step.image is not None:
+        mime = _MIME[step.image_name.rsplit(".", 1)[-1]]
+        data = base64.b64encode(step.image).decode("ascii")
+        alt = _h(f"Step {number}: {_plain(step.action)}")
+        out.append(f'<figure><img src="data:{mime};base64,{data}" alt="{alt}"></figure>')
+    if step.expectations:
+        items = "".join(f"<li>{_html_runs(e)}</li>" for e in step.expectations)
+        out.append(f'<ul class="expect">{items}</ul>')
+    if step.steps:
+        out.append('<ol class="steps inner">')
+        for inner in step.steps:
+            out += _html_step(inner)
+        out.append("</ol>")
+    if step.otherwise:
+        out.append(f'<p class="otherwise">{_html_runs(step.otherwise_intro)}</p>')
+        out.append('<ol class="steps inner">')
+        for inner in step.otherwise:
+            out += _html_step(inner)
+        out.append("</ol>")
+    out.append("</li>")
+    return out
 
 
 def render_html(workflow: Workflow, media: MediaStore) -> str:
@@ -117,26 +157,7 @@ def render_html(workflow: Workflow, media: MediaStore) -> str:
         out.append("<p>This procedure needs no values from you.</p>")
     out += ["</section>", "<section><h2>Steps</h2>", '<ol class="steps">']
     for step in guide.steps:
-        out.append(f'<li class="step" id="step-{step.number}">')
-        out.append(f'<p class="action">{_html_runs(step.action)}</p>')
-        if step.optional:
-            out.append(
-                '<p class="optional">This step is optional: skip it if it does not apply.</p>'
-            )
-        if step.irreversible:
-            out.append(
-                '<p class="irreversible">⚠ This cannot be undone. '
-                "Check everything before you do it.</p>"
-            )
-        if step.image_name is not None and step.image is not None:
-            mime = _MIME[step.image_name.rsplit(".", 1)[-1]]
-            data = base64.b64encode(step.image).decode("ascii")
-            alt = _h(f"Step {step.number}: {_plain(step.action)}")
-            out.append(f'<figure><img src="data:{mime};base64,{data}" alt="{alt}"></figure>')
-        if step.expectations:
-            items = "".join(f"<li>{_html_runs(e)}</li>" for e in step.expectations)
-            out.append(f'<ul class="expect">{items}</ul>')
-        out.append("</li>")
+        out += _html_step(step)
     out += ["</ol>", "</section>"]
     if guide.done_when:
         items = "".join(f"<li>{_html_runs(e)}</li>" for e in guide.done_when)

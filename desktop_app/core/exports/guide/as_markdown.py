@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from desktop_app.core.exports.guide.build import build_guide
-from desktop_app.core.exports.guide.model import Run, _one_line
+from desktop_app.core.exports.guide.model import GuideStep, Run, _one_line
 from desktop_app.core.models.workflow import Workflow
 from desktop_app.core.ports import MediaStore
 
@@ -63,6 +63,30 @@ def _md_link_target(path: str) -> str:
     return f"<{path}>" if re.search(r"[\s()<>]", path) else path
 
 
+def _md_step(step: GuideStep, image_dir: str, images: dict[str, bytes]) -> list[str]:
+    """*step* (and, for a block, its steps: ``#### Step 4.1``…) as Markdown lines."""
+    number = step.shown_number
+    heading = "#" * min(3 + step.depth, 6)
+    lines = [f"{heading} Step {number}", "", _md_runs(step.action, at_line_start=True), ""]
+    if step.optional:
+        lines += ["*This step is optional: skip it if it does not apply.*", ""]
+    if step.irreversible:
+        lines += ["> ⚠ **This cannot be undone.** Check everything before you do it.", ""]
+    if step.image_name is not None and step.image is not None:
+        images[step.image_name] = step.image
+        target = _md_link_target(f"{image_dir}/{step.image_name}")
+        lines += [f"![Step {number}]({target})", ""]
+    if step.expectations:
+        lines += [f"- {_md_runs(e)}" for e in step.expectations] + [""]
+    for inner in step.steps:
+        lines += _md_step(inner, image_dir, images)
+    if step.otherwise:
+        lines += [f"**{_md_runs(step.otherwise_intro)}**", ""]
+        for inner in step.otherwise:
+            lines += _md_step(inner, image_dir, images)
+    return lines
+
+
 def render_markdown(
     workflow: Workflow, media: MediaStore, *, image_dir: str = "images"
 ) -> tuple[str, dict[str, bytes]]:
@@ -94,17 +118,7 @@ def render_markdown(
     lines += ["", "## Steps", ""]
     images: dict[str, bytes] = {}
     for step in guide.steps:
-        lines += [f"### Step {step.number}", "", _md_runs(step.action, at_line_start=True), ""]
-        if step.optional:
-            lines += ["*This step is optional: skip it if it does not apply.*", ""]
-        if step.irreversible:
-            lines += ["> ⚠ **This cannot be undone.** Check everything before you do it.", ""]
-        if step.image_name is not None and step.image is not None:
-            images[step.image_name] = step.image
-            target = _md_link_target(f"{image_dir}/{step.image_name}")
-            lines += [f"![Step {step.number}]({target})", ""]
-        if step.expectations:
-            lines += [f"- {_md_runs(e)}" for e in step.expectations] + [""]
+        lines += _md_step(step, image_dir, images)
     if guide.done_when:
         lines += ["## Check that it worked", "", "You are done when:", ""]
         lines += [f"- {_md_runs(e)}" for e in guide.done_when] + [""]

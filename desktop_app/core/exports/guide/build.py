@@ -15,8 +15,9 @@ from desktop_app.core.exports.guide.model import (
     _t,
 )
 from desktop_app.core.exports.guide.writer import _Writer
-from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
+from desktop_app.core.models.workflow import Parameter, ParameterType, Step, Workflow, branches
 from desktop_app.core.ports import MediaStore
+from desktop_app.core.step_places import step_places
 
 __all__ = ["build_guide", "describe_step"]
 
@@ -27,6 +28,7 @@ _TYPE_WORDS: Final = {
     ParameterType.EMAIL: "email address",
     ParameterType.BOOL: "yes or no",
     ParameterType.SECRET: "secret",
+    ParameterType.LIST: "list, one item a line",
 }
 
 
@@ -49,17 +51,40 @@ def _parameter_row(param: Parameter) -> tuple[Sentence, str, str, str]:
 def build_guide(workflow: Workflow, media: MediaStore) -> Guide:
     """The guide of *workflow*, with the screenshots *media* holds (a missing one is left out)."""
     writer = _Writer(workflow)
-    steps = []
-    for number, step in enumerate(workflow.steps, start=1):
+    return Guide(
+        title=workflow.name,
+        description=workflow.description,
+        domains=workflow.domains,
+        parameters=tuple(_parameter_row(p) for p in workflow.parameters),
+        steps=_guide_steps(workflow.steps, writer, media, "", 1),
+        version=workflow.version,
+        workflow_id=workflow.id,
+        done_when=tuple(writer.done_when(e) for e in workflow.success),
+    )
+
+
+def _guide_steps(
+    steps: tuple[Step, ...], writer: _Writer, media: MediaStore, prefix: str, start: int
+) -> tuple[GuideStep, ...]:
+    """*steps* as guide steps numbered ``prefix`` + ``start`` on (``4.1``, ``4.2``…), the
+    steps of blocks among them inside theirs."""
+    out = []
+    for number, step in enumerate(steps, start=start):
+        label = f"{prefix}{number}"
         image_name = image = None
         ref = step.screenshot
         if ref is not None and media.exists(ref):
-            image_name = f"step-{number:02d}.{ref.rsplit('.', 1)[-1]}"
+            image_name = f"step-{_file_number(label)}.{ref.rsplit('.', 1)[-1]}"
             image = media.get(ref)
-        steps.append(
+        action = writer.action(step, label)
+        held = dict(branches(step))
+        with writer.inside(step):
+            inner = _guide_steps(held.get("steps", ()), writer, media, f"{label}.", 1)
+        otherwise = held.get("otherwise", ())
+        out.append(
             GuideStep(
                 number=number,
-                action=writer.action(step, number),
+                action=action,
                 expectations=tuple(
                     tuple(_ending(list(writer.expectation(e)))) for e in step.expectations
                 ),
@@ -67,24 +92,24 @@ def build_guide(workflow: Workflow, media: MediaStore) -> Guide:
                 optional=step.optional,
                 image_name=image_name,
                 image=image,
+                label=label if prefix else "",
+                steps=inner,
+                otherwise=_guide_steps(otherwise, writer, media, f"{label}.", 1 + len(inner)),
+                otherwise_intro=writer.otherwise_intro(step) if otherwise else (),
             )
         )
-    return Guide(
-        title=workflow.name,
-        description=workflow.description,
-        domains=workflow.domains,
-        parameters=tuple(_parameter_row(p) for p in workflow.parameters),
-        steps=tuple(steps),
-        version=workflow.version,
-        workflow_id=workflow.id,
-        done_when=tuple(writer.done_when(e) for e in workflow.success),
-    )
+    return tuple(out)
+
+
+def _file_number(label: str) -> str:
+    """``4.12`` → ``04-12``: image files sort as the steps do."""
+    return "-".join(f"{int(part):02d}" for part in label.split("."))
 
 
 def describe_step(workflow: Workflow, index: int) -> str:
     """Step *index* (from 0) of *workflow* in plain words, e.g. "Click Save."."""
     step = workflow.steps[index]
     writer = _Writer(workflow)
-    for number, earlier in enumerate(workflow.steps[:index], start=1):
-        writer.action(earlier, number)  # so a noted variable knows its step
-    return _plain(writer.action(step, index + 1))
+    for place in step_places(workflow.steps[:index]):
+        writer.action(place.step, place.number)  # so a noted variable knows its step
+    return _plain(writer.action(step, str(index + 1)))

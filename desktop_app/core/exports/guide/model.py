@@ -22,7 +22,13 @@ Sentence = tuple[Run, ...]
 
 @dataclass(frozen=True, slots=True)
 class GuideStep:
-    """One numbered step: what to do, what to check, and its screenshot (if one was recorded)."""
+    """One numbered step: what to do, what to check, and its screenshot (if one was recorded).
+
+    A block (if, for each, repeat until, try) holds its own steps: ``steps`` (what is done when
+    its condition holds, for each item, each round, or first), then ``otherwise`` after the
+    words ``otherwise_intro`` ("Otherwise:", "If that fails:"). Steps inside are numbered under
+    the block: ``label`` is ``4.2`` where ``number`` is the step's place in its own list.
+    """
 
     number: int
     action: Sentence
@@ -31,6 +37,20 @@ class GuideStep:
     optional: bool
     image_name: str | None = None
     image: bytes | None = None
+    label: str = ""
+    steps: tuple[GuideStep, ...] = ()
+    otherwise: tuple[GuideStep, ...] = ()
+    otherwise_intro: Sentence = ()
+
+    @property
+    def shown_number(self) -> str:
+        """The number a person reads: ``4``, or ``4.2`` inside a block."""
+        return self.label or str(self.number)
+
+    @property
+    def depth(self) -> int:
+        """How many blocks hold the step (0 at the top)."""
+        return self.shown_number.count(".")
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Final
 
 from desktop_app.core.describe import item_noun
@@ -18,33 +19,45 @@ from desktop_app.core.exports.guide.model import (
 )
 from desktop_app.core.models.target import LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
+    COMPARISONS,
     AgentStep,
     AssertStep,
     CallStep,
     CheckStep,
     ClickStep,
+    Condition,
+    CsvRows,
     DesktopClickStep,
     DesktopTypeStep,
     ElementHidden,
+    ElementPresent,
     ElementVisible,
     Expectation,
     ExtractStep,
     FillStep,
+    ForEachStep,
     GotoStep,
     HotkeyStep,
+    IfStep,
     ImageVisible,
+    ListItems,
+    PageItems,
     Parameter,
     ParameterType,
     PressStep,
+    RepeatUntilStep,
     ScrollStep,
     SelectStep,
     Step,
     TextPresent,
     TitleMatches,
+    TryStep,
     UrlMatches,
+    ValueCompare,
     WaitForStep,
     WindowTitleMatches,
     Workflow,
+    item_variables,
 )
 from desktop_app.core.templating import placeholders, render
 
@@ -123,7 +136,18 @@ class _Writer:
 
     def __init__(self, workflow: Workflow) -> None:
         self._workflow = workflow
-        self._noted: dict[str, int] = {}  # variable → the step number that notes it
+        self._noted: dict[str, str] = {}  # variable → the number of the step that notes it
+        self._items: set[str] = set()  # the variables of the loops around the step written
+
+    @contextmanager
+    def inside(self, block: Step) -> Iterator[None]:
+        """While the steps inside *block* are written: a loop's item and fields are known."""
+        names = set(item_variables(block)) if isinstance(block, ForEachStep) else set()
+        self._items |= names
+        try:
+            yield
+        finally:
+            self._items -= names
 
     # values ──────────────────────────────────────────────────────────────────────────────
 
@@ -147,6 +171,8 @@ class _Writer:
             ]
         if not standalone:
             return [Run("em", _human(name))]
+        if name in self._items:
+            return [_t("the "), Run("em", _human(name))]
         step = self._noted.get(name)
         where = f" you noted in step {step}" if step is not None else " you noted"
         return [_t("the "), Run("em", _human(name)), _t(where)]
@@ -250,8 +276,8 @@ class _Writer:
 
     # expectations ────────────────────────────────────────────────────────────────────────
 
-    def _condition(self, expectation: Expectation) -> list[Run]:
-        """An expectation as a clause: "the page shows “Saved”"."""
+    def _condition(self, expectation: Condition) -> list[Run]:
+        """An expectation (or a block's condition) as a clause: "the page shows “Saved”"."""
         match expectation:
             case UrlMatches(pattern=pattern, match="regex"):
                 return [_t("the page address matches the pattern "), *self._code_template(pattern)]
@@ -266,6 +292,13 @@ class _Writer:
                 return [*self._element(target, acted_on=False), _t(" is shown")]
             case ElementHidden(target=target):
                 return [*self._element(target, acted_on=False), _t(" is gone")]
+            case ElementPresent(target=target):
+                return [*self._element(target, acted_on=False), _t(" is on the page")]
+            case ValueCompare(value=value, op=op, to=to):
+                said = [*self._template(value), _t(f" {COMPARISONS[op]}")]
+                if op not in ("empty", "not_empty"):
+                    said += [_t(" "), *self._template(to, quoted=True)]
+                return said
             case WindowTitleMatches(pattern=pattern, match=match):
                 readable = _readable_pattern(pattern, match)
                 return [_t("a window titled "), *self._template(readable), _t(" is open")]
@@ -336,10 +369,13 @@ class _Writer:
         found = _CALL_TITLE.match(step.title)
         return found.group(1) if found else step.title
 
-    def action(self, step: Step, number: int) -> Sentence:
-        """What to do in this step, as one sentence for a person."""
+    def action(self, step: Step, number: str) -> Sentence:
+        """What to do in this step, as one sentence for a person (a block's ends with a
+        colon: its steps follow)."""
         runs: list[Run]
         match step:
+            case IfStep() | ForEachStep() | RepeatUntilStep() | TryStep():
+                return tuple(self._block(step))
             case GotoStep(url=url):
                 runs = [_t("Go to "), *self._code_template(url)]
             case ClickStep(target=target, button=button, click_count=count, modifiers=mods):
@@ -385,6 +421,68 @@ class _Writer:
             case HotkeyStep(keys=keys, window_title=window_title):
                 runs = [_t(f"Press {self._keys(keys)}"), *self._window(window_title)]
         return tuple(_ending(runs))
+
+    # blocks ──────────────────────────────────────────────────────────────────────────────
+
+    def _block(self, step: IfStep | ForEachStep | RepeatUntilStep | TryStep) -> list[Run]:
+        match step:
+            case IfStep(condition=condition, steps=()):
+                return [_t("If "), *self._condition(condition), _t(", there is nothing to do.")]
+            case IfStep(condition=condition):
+                return [_t("If "), *self._condition(condition), _t(":")]
+            case ForEachStep():
+                return self._for_each(step)
+            case RepeatUntilStep(condition=condition, max_rounds=rounds):
+                return [
+                    _t("Until "),
+                    *self._condition(condition),
+                    _t(f", repeat these steps (look before each round; give up after {rounds}):"),
+                ]
+            case TryStep():
+                return [_t("Try these steps:")]
+
+    def _for_each(self, step: ForEachStep) -> list[Run]:
+        item = Run("em", _human(step.item))
+        limit = _t(f" (at most {step.limit}; if there are more, stop before the first):")
+        over = step.over
+        if isinstance(over, ListItems):
+            return [
+                _t("For each line of "),
+                *self._template(over.value),
+                _t(", do these steps with the line as the "),
+                item,
+                limit,
+            ]
+        if isinstance(over, CsvRows):
+            head = [_t("For each row of the file "), *self._template(over.path)]
+            key = self._source_part(over, over.column)
+        else:
+            head = [_t(f"For each {item_noun(over.css)} on the page")]
+            if over.contains:
+                head += [_t(" showing "), *self._template(over.contains)]
+            key = self._source_part(over, over.key) if over.key else [_t("text")]
+        named = [_t(", do these steps with its "), *key, _t(" as the "), item]
+        for variable, source in over.fields.items():
+            named += [_t(" and its "), *self._source_part(over, source), _t(" as the ")]
+            named.append(Run("em", _human(variable)))
+        return [*head, *named, limit]
+
+    @staticmethod
+    def _source_part(over: CsvRows | PageItems, name: str) -> list[Run]:
+        """A column of a CSV file ("“Amount” column"), or a part of a page's item by its
+        selector (``td.amount``)."""
+        if isinstance(over, CsvRows):
+            return [_t(f"“{_one_line(name)}” column")]
+        return [Run("code", name)]
+
+    def otherwise_intro(self, step: Step) -> Sentence:
+        """What comes before a block's ``otherwise`` steps."""
+        if isinstance(step, TryStep):
+            return (
+                _t("If one of those steps fails, and nothing that cannot be undone was done, "),
+                _t("do these steps instead:"),
+            )
+        return (_t("Otherwise:"),)
 
     def _check(self, target: Target, checked: bool | str) -> list[Run]:
         radio = self._noun(target) == "option"

@@ -31,6 +31,23 @@ needs Python 3.9+ and Playwright, nothing else, and is laid out like this:
   variables earlier ``extract`` steps stored (locals, also printed ``name=value`` on standard
   output), put into Python f-strings; step titles are shown with the values of the run, secrets
   left as ``{placeholder}``;
+* blocks as Python (:mod:`.blocks`): an ``if`` is ``holds = <the condition, given the if's
+  own timeout to hold>`` then ``if holds:`` … ``else:``; a ``for_each`` reads its items once
+  in a ``with Step`` (``lines(args.names)`` for a list, ``csv_rows(step, path, column)`` for
+  a CSV file, ``await page_items(page, step, css, contains=…, key=…, fields=…)`` for the
+  page's rows: two rows showing the same key, or one showing none, stop it), stops before the
+  first when there are more than its limit (``at_most``), and goes ``for item, field in …:``
+  with the item and its fields as locals the steps' values use; a ``repeat_until`` is a
+  ``while`` that looks at its condition before each round and fails after its last; a
+  ``try`` is ``try:`` … ``except StepFailed:`` the ``otherwise`` steps, re-raising once an
+  irreversible step inside was done (a flag set just before its action). A block's steps are
+  numbered under it (``17.1``), an ``if``'s and a ``try``'s counting on through
+  ``otherwise``. A value compared (``compare``) compares as Procedura does: text ignoring case
+  and spaces around it, numbers as numbers. A variable a step inside a block sets starts
+  empty at the top of ``run()``, so a way not taken leaves it empty;
+* a ``list`` parameter's option takes several values (``--names Ann Bob``), each line of a
+  value an item too, and may be given again to add more; the script keeps it one item a line,
+  as Procedura does;
 * ``main``: exit 0 when every step is done, 1 when one failed (the message names the step), 2
   for bad arguments.
 
@@ -46,9 +63,10 @@ length 88). :func:`render_playwright` needs nothing but the standard library and
 Playwright.
 
 The package: :mod:`.script` assembles the script from :mod:`.command_line` (the converters and
-``build_parser``), :mod:`.steps` (``run``), :mod:`.values` (options and placeholders) and
-:mod:`.source` (literals, comments and calls laid out as ruff format lays them out); the fixed
-code every script shares is in ``templates/*.py.tmpl``, read by :mod:`.fixed_parts`.
+``build_parser``), :mod:`.steps` (``run``), :mod:`.blocks` (blocks in ``run``), :mod:`.values`
+(options and placeholders) and :mod:`.source` (literals, comments and calls laid out as ruff
+format lays them out); the fixed code every script shares is in ``templates/*.py.tmpl``, read
+by :mod:`.fixed_parts`.
 """
 
 from __future__ import annotations

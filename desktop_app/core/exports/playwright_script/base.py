@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections import Counter
 
 from desktop_app.core.exports.playwright_script.values import _options
-from desktop_app.core.models.workflow import DEFAULT_TIMEOUT_S, ParameterType, Workflow
+from desktop_app.core.models.workflow import (
+    DEFAULT_TIMEOUT_S,
+    IfStep,
+    ParameterType,
+    Workflow,
+    walk,
+)
 from desktop_app.core.replay.render import recorded_origin
 
 # What the package's other modules use; none of it is public API.
@@ -30,15 +36,24 @@ class _ScriptBase:
         if self.secrets:
             self.imports.update({"getpass", "os"})
         self.helpers: set[str] = set()
-        counts = Counter(step.timeout_s for step in workflow.steps)
+        # An if's timeout is how long its condition may take to hold, not a step's wait.
+        counts = Counter(
+            step.timeout_s for step in walk(workflow.steps) if not isinstance(step, IfStep)
+        )
         self.timeout_s = (
             max(counts.items(), key=lambda kv: (kv[1], kv[0] == DEFAULT_TIMEOUT_S))[0]
             if counts
             else DEFAULT_TIMEOUT_S
         )
-        self.cannot: list[tuple[int, str]] = []
+        self.cannot: list[tuple[str, str]] = []  # (step number, why it cannot be done)
         self.read: set[str] = set()
         self.uses_timeout = False
+        # While run() is written: how deep in blocks, the flags of the tries around (set once
+        # an irreversible step inside was done), and the variables a step inside a block sets
+        # (given a value first, so a way not taken leaves them empty, not undefined).
+        self.depth = 0
+        self.try_flags: list[str] = []
+        self.hoisted: dict[str, str] = {}
 
     def _need(self, *modules: str, **from_imports: str) -> None:
         self.imports.update(modules)

@@ -6,12 +6,13 @@ from __future__ import annotations
 from desktop_app.core.exports.playwright_script.base import _ScriptBase
 from desktop_app.core.exports.playwright_script.fixed_parts import (
     _CONVERTERS,
+    _LIST_ITEMS,
     _RUNNER_CONVERTERS,
     _SECONDS,
 )
 from desktop_app.core.exports.playwright_script.source import _call, _literal, _Nested, _number
 from desktop_app.core.exports.playwright_script.values import _Option
-from desktop_app.core.models.workflow import Parameter, ParameterType
+from desktop_app.core.models.workflow import IfStep, Parameter, ParameterType, walk
 
 # What the package's other modules use; none of it is public API.
 __all__ = ["_CommandLine", "_metavar"]
@@ -31,6 +32,8 @@ class _CommandLine(_ScriptBase):
             self._need("re")
         if ParameterType.CHOICE in used:
             self._need(collections__abc="Callable")
+        if ParameterType.LIST in used:
+            out.append(_LIST_ITEMS.strip("\n"))
         if self.origin is not None:
             self._need(urllib__parse="urlsplit")
             out.append(_RUNNER_CONVERTERS.strip("\n"))
@@ -83,13 +86,17 @@ class _CommandLine(_ScriptBase):
                 "type=seconds",
                 'metavar="SECONDS"',
                 f'help="how long each step may wait (default: its recorded timeout, {timeout} s'
-                + (' for most)"' if len(set(s.timeout_s for s in w.steps)) > 1 else ')"'),
+                + (' for most)"' if len(self._step_timeouts()) > 1 else ')"'),
             ]
         )
         for option_args in runner:
             lines += _call("    ", "browser.add_argument", option_args)
         lines.append("    return parser")
         return "\n".join(lines)
+
+    def _step_timeouts(self) -> set[float]:
+        """The timeouts of the steps that wait (an if's is how long its condition may take)."""
+        return {s.timeout_s for s in walk(self.workflow.steps) if not isinstance(s, IfStep)}
 
     def _option_args(self, option: _Option) -> list[str | _Nested]:
         param = option.parameter
@@ -119,6 +126,11 @@ class _CommandLine(_ScriptBase):
             extras.append(f"one of: {', '.join(param.choices)}")
         if converter is not None:
             args.append(converter if isinstance(converter, _Nested) else f"type={converter}")
+        if param.type is ParameterType.LIST:
+            # Every value after the option is an item, and each line of one; the option
+            # given again adds more. The value is kept one item a line, as Procedura keeps it.
+            args += ["action=ListItems", 'nargs="+"']
+            extras.append("one item per value, or per line; give the option again for more")
         if param.default is not None:
             shown = _default_text(param.default)
             if param.type is ParameterType.BOOL:
@@ -183,6 +195,7 @@ def _metavar(param: Parameter) -> str | None:
         ParameterType.EMAIL: "EMAIL",
         ParameterType.BOOL: "true|false",
         ParameterType.CHOICE: "CHOICE",
+        ParameterType.LIST: "ITEM",
     }.get(param.type)
 
 

@@ -11,6 +11,7 @@ from desktop_app.core.models.workflow import ParameterType
 # What the package's other modules use; none of it is public API.
 __all__ = [
     "_ANSWER_DIALOG",
+    "_BLOCK_HELPERS",
     "_CANNOT_RUN",
     "_CONVERTERS",
     "_EXECUTE",
@@ -18,6 +19,7 @@ __all__ = [
     "_EXPECT_TEXT",
     "_EXPECT_TITLE",
     "_EXPECT_URL",
+    "_LIST_ITEMS",
     "_MAIN",
     "_MAIN_WITH_SECRETS",
     "_MATCHED",
@@ -25,6 +27,7 @@ __all__ = [
     "_RUNNER_CONVERTERS",
     "_SECONDS",
     "_STEP_HELPERS",
+    "_URL_MATCHES",
 ]
 
 
@@ -42,6 +45,25 @@ _ANSWER_DIALOG: Final = _template("answer_next_dialog")
 _EXPECT_ELEMENT: Final = _template("expect_element")
 _MATCHED: Final = _template("matched")
 _CANNOT_RUN: Final = _template("cannot_run")
+_URL_MATCHES: Final = _template("url_matches")
+
+#: What blocks need, by the helper's name (each template defines that function, or class).
+_BLOCK_HELPERS: Final = {
+    name: _template(name)
+    for name in (
+        "announce",
+        "url_holds",
+        "title_holds",
+        "text_holds",
+        "element_holds",
+        "compare",
+        "lines",
+        "at_most",
+        "page_items",
+        "csv_rows",
+    )
+}
+_LIST_ITEMS: Final = _template("list_items")
 
 _CONVERTERS: Final[dict[ParameterType, str]] = {
     ParameterType.NUMBER: _template("number"),

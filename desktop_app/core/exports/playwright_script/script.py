@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 import textwrap
 
+from desktop_app.core.exports.playwright_script.blocks import _Blocks
 from desktop_app.core.exports.playwright_script.command_line import _CommandLine, _metavar
 from desktop_app.core.exports.playwright_script.fixed_parts import (
     _ANSWER_DIALOG,
+    _BLOCK_HELPERS,
     _CANNOT_RUN,
     _EXECUTE,
     _EXPECT_ELEMENT,
@@ -20,6 +22,7 @@ from desktop_app.core.exports.playwright_script.fixed_parts import (
     _MATCHED,
     _READ_SECRET,
     _STEP_HELPERS,
+    _URL_MATCHES,
 )
 from desktop_app.core.exports.playwright_script.source import (
     _WIDTH,
@@ -27,7 +30,6 @@ from desktop_app.core.exports.playwright_script.source import (
     _literal,
     _slug,
 )
-from desktop_app.core.exports.playwright_script.steps import _Steps
 from desktop_app.core.models.workflow import ParameterType, Workflow
 
 __all__ = ["render_playwright"]
@@ -38,7 +40,7 @@ def render_playwright(workflow: Workflow) -> str:
     return _Script(workflow).render()
 
 
-class _Script(_CommandLine, _Steps):
+class _Script(_CommandLine, _Blocks):
     """The script for one workflow; :meth:`render` writes it."""
 
     # ── assembly ────────────────────────────────────────────────────────────────────────────
@@ -53,6 +55,7 @@ class _Script(_CommandLine, _Steps):
         ]
         checks = [
             _EXPECT_URL if "expect_url" in self.helpers else "",
+            _URL_MATCHES if self.helpers & {"expect_url", "url_matches"} else "",
             _EXPECT_TITLE if "expect_title" in self.helpers else "",
             _EXPECT_TEXT if "expect_text" in self.helpers else "",
             _EXPECT_ELEMENT if "expect_element" in self.helpers else "",
@@ -63,6 +66,10 @@ class _Script(_CommandLine, _Steps):
         if any(checks):
             sections.append(_section("checks"))
             sections.extend(c.strip("\n") for c in checks if c)
+        blocks = [code for name, code in _BLOCK_HELPERS.items() if name in self.helpers]
+        if blocks:
+            sections.append(_section("blocks: conditions and items"))
+            sections.extend(code.strip("\n") for code in blocks)
         sections.append(_section("the command line"))
         sections.extend(converters)
         sections.append(parser)

@@ -24,10 +24,10 @@ from desktop_app.core.models.workflow import (
     CallStep,
     CheckStep,
     ClickStep,
+    Condition,
     DesktopClickStep,
     ElementHidden,
     ElementVisible,
-    Expectation,
     ExtractStep,
     FillStep,
     GotoStep,
@@ -75,6 +75,24 @@ _RESERVED: Final = frozenset(
         "matched",
         "print",
         "str",
+        # the helpers blocks use
+        "announce",
+        "as_number",
+        "at_most",
+        "compare",
+        "csv_rows",
+        "element_holds",
+        "failure",
+        "holds",
+        "lines",
+        "page_items",
+        "text_holds",
+        "title_holds",
+        "url_holds",
+        "url_matches",
+        "ListItems",
+        "NUMBER",
+        "READ_ITEMS",
     }
 )
 
@@ -103,10 +121,11 @@ class _Steps(_ScriptBase):
         body: list[str] = []
         steps = self.workflow.steps
         self.uses_timeout = False
+        self.hoisted = {}
         for number, step in enumerate(steps, start=1):
             if body:
                 body.append("")
-            body += self._step(number, step, scope, taken, read)
+            body += self._one(str(number), step, scope, taken, read, _INDENT)
         if self.workflow.success:
             body += ["", *self._success(len(steps) + 1, scope)]
         self.read = scope.read
@@ -118,16 +137,35 @@ class _Steps(_ScriptBase):
             head.append(f"    origin = args.base_url  # {self.origin} unless --base-url says")
         if self.uses_timeout:
             head.append(f"    timeout = args.timeout or {float(self.timeout_s)!r}")
+        for local in self.hoisted.values():
+            head.append(f'    {local} = ""  # set inside a block: empty when that way is not taken')
         if len(head) > 2 and body:
             head.append("")
         return "\n".join(head + body)
 
-    def _step(
-        self, number: int, step: Step, scope: _Scope, taken: set[str], read: set[str] | None
+    def _one(
+        self,
+        label: str,
+        step: Step,
+        scope: _Scope,
+        taken: set[str],
+        read: set[str] | None,
+        ind: str,
     ) -> list[str]:
-        ind, inner = _INDENT, _INDENT * 2
-        shown = "".join("{" + text + "}" if name else text for text, name in pieces(step.title))
-        lines = _comment(f"{number}. {shown}", ind)
+        """Step *label* (``6``, ``17.2``), indented *ind*; blocks are written by the subclass."""
+        return self._step(label, step, scope, taken, read, ind)
+
+    def _step(
+        self,
+        label: str,
+        step: Step,
+        scope: _Scope,
+        taken: set[str],
+        read: set[str] | None,
+        ind: str,
+    ) -> list[str]:
+        inner = ind + _INDENT
+        lines = _comment(f"{label}. {_shown(step.title)}", ind)
         if step.irreversible:
             lines += _comment("Irreversible: this step cannot be undone.", ind)
         if step.timeout_s == self.timeout_s:
@@ -135,7 +173,7 @@ class _Steps(_ScriptBase):
             self.uses_timeout = True
         else:
             timeout = f"args.timeout or {float(step.timeout_s)!r}"
-        args = ["page", str(number), scope.expr(step.title, titles=True), timeout]
+        args = ["page", _number_arg(label), scope.expr(step.title, titles=True), timeout]
         if step.optional:
             args.append("optional=True")
         pre: list[str] = []
@@ -145,7 +183,7 @@ class _Steps(_ScriptBase):
         if cannot is not None:
             self.helpers.add("cannot_run")
             self._need(typing="NoReturn")
-            self.cannot.append((number, cannot[0]))
+            self.cannot.append((label, cannot[0]))
             body += _comment(cannot[1], inner)
             call = _call(inner, "cannot_run", ["step", _literal(cannot[2])])
             output = step.output_variable if isinstance(step, AgentStep) else None
@@ -184,12 +222,17 @@ class _Steps(_ScriptBase):
                 accept = "True" if step.dialog == "accept" else "False"
                 body += [f"{inner}answer_next_dialog(page, accept={accept})"]
             if element is not None or target is None:
+                if step.irreversible and self.try_flags:
+                    # Done, or maybe done: a try around it must not fall back any more.
+                    body.append(f"{inner}{' = '.join(self.try_flags)} = True")
                 body += action
             if isinstance(step, WaitForStep | AssertStep):
                 body += self._check(step.condition, scope, inner)
             for expectation in step.expectations:
                 body += self._check(expectation, scope, inner)
-        if stored is not None and step.optional:
+        if stored is not None and self.depth > 0:
+            self.hoisted[stored[0]] = stored[1]
+        elif stored is not None and step.optional:
             pre.append(f'{ind}{stored[1]} = ""  # stays empty if the optional step fails')
         lines += pre
         lines += _call(ind, "with Step", args, " as step:")
@@ -306,7 +349,7 @@ class _Steps(_ScriptBase):
             lines += self._check(expectation, scope, inner)
         return lines
 
-    def _check(self, expectation: Expectation, scope: _Scope, ind: str) -> list[str]:
+    def _check(self, expectation: Condition, scope: _Scope, ind: str) -> list[str]:
         match expectation:
             case UrlMatches(pattern=pattern, match=match):
                 self.helpers.add("expect_url")
@@ -345,6 +388,16 @@ class _Steps(_ScriptBase):
         self._need(typing="NoReturn")
         why = f"it checks that {what}, which only Procedura's desktop backend can check"
         return _call(ind, "cannot_run", ["step", _literal(why)])
+
+
+def _shown(title: str) -> str:
+    """A title as a comment shows it: placeholders as ``{name}``."""
+    return "".join("{" + text + "}" if name else text for text, name in pieces(title))
+
+
+def _number_arg(label: str) -> str:
+    """A step's number as Step() takes it: ``6``, or ``"17.2"`` for one inside a block."""
+    return label if label.isdigit() else f'"{label}"'
 
 
 def _local_name(variable: str, taken: set[str]) -> str:
