@@ -17,6 +17,8 @@ from replay_support import approve, run, services
 
 from desktop_app.core.documents import dump_document, load_workflow
 from desktop_app.core.induction.heuristic import induce
+from desktop_app.core.induction.llm_inducer import InductionPlan, StepPlan, induce_with_llm
+from desktop_app.core.llm import LLMUsage
 from desktop_app.core.models.run import RunStatus
 from desktop_app.core.models.trajectory import Trajectory
 from desktop_app.core.models.workflow import (
@@ -105,6 +107,29 @@ def test_three_overdue_rows_reminded_become_a_loop_over_the_overdue_rows() -> No
     # the workflow is a valid document
     assert load_workflow(dump_document(workflow)) == workflow
     assert any("one loop for each row showing" in n for n in result.notes), result.notes
+
+    # An LLM titles the loop's step; it cannot drop it, nor make it expect the first row's
+    # message (each round shows its own invoice's).
+    plan = InductionPlan(
+        name="Remind overdue invoices",
+        description="Sends a reminder for each overdue invoice.",
+        parameters=[],
+        steps=[
+            StepPlan(
+                event=1, keep=False, title="Remind it", expect_text="Reminder sent for INV-101"
+            )
+        ],
+    )
+
+    class Model:
+        def complete(self, **_: Any) -> tuple[InductionPlan, LLMUsage]:
+            return plan, LLMUsage(calls=1)
+
+    named = induce_with_llm(trajectory, result, Model())  # type: ignore[arg-type]
+    assert named.used_llm, named.notes
+    (titled,) = _loop(named.workflow).steps
+    assert titled.title == "Remind it" and titled.expectations == remind.expectations
+    assert titled.target == remind.target
 
     # Replayed where seven invoices are overdue: every one reminded, in page order, no other.
     later = InvoiceData(invoices(LATER, start=201))
