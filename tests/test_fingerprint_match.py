@@ -393,7 +393,17 @@ def _item_texts_as_a_set(fp: Fingerprint) -> Fingerprint:
         return fp
     texts = tuple(sorted(fp.item.texts))
     return fp.model_copy(
-        update={"item": fp.item.model_copy(update={"texts": texts, "inner": None})}
+        update={
+            "item": fp.item.model_copy(
+                update={
+                    "texts": texts,
+                    "inner": None,
+                    "text_css": (),
+                    "own_css": None,
+                    "list": None,
+                }
+            )
+        }
     )
 
 

@@ -104,7 +104,12 @@
  *                row, a list item, a card: `css` matches it and its siblings), `texts` the
  *                item's own short texts (cells, title; <=6, those no sibling shows first),
  *                `inner` a locator finding the element inside the item (its role and name, or
- *                an attribute selector, unique there)
+ *                an attribute selector, unique there), `text_css` for each text a selector
+ *                whose first match in the item holds it (or null), `own_css` one for the
+ *                element itself when it shows a text, `list` (when the list can
+ *                be told from the rest of the page) {css, texts, at, complete}: a selector
+ *                matching the item and its siblings only, each shown item's whole text, the
+ *                item's place among them, and whether none was left out or cut short
  *   sensitive    true for secret fields; their value is null in every payload and never
  *                appears in locators or fingerprint
  *   css          the unique CSS selector (also among the locators) or null
@@ -1475,6 +1480,11 @@
   /** The whole texts of the smallest elements under `root` holding them (see itemTexts),
    * only those shown unless `shown` is false. */
   function* ownTexts(root, element, cache, shown = true) {
+    for (const [text] of ownTextNodes(root, element, cache, shown)) yield text;
+  }
+
+  /** [text, node] for each of `ownTexts`. */
+  function* ownTextNodes(root, element, cache, shown = true) {
     const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (element && (node === element || element.contains(node) || node.contains(element))) {
@@ -1486,8 +1496,81 @@
       if ((node.textContent || "").length > MAX_LOCATOR_TEXT * 4) continue;
       const text = playwrightText(node, cache).normalized;
       if (!text || text.length > MAX_LOCATOR_TEXT || !/\p{L}/u.test(text)) continue;
-      if (matchesTextItself(node, text, cache)) yield text;
+      if (matchesTextItself(node, text, cache)) yield [text, node];
     }
+  }
+
+  /** A selector whose first match inside `item` is `node` (its tag and classes, else a path
+   * of tags from the item down, `:scope > td:nth-of-type(2)`), or null. */
+  function selectorInside(item, node) {
+    const first = (selector) => attempt(() => item.querySelector(selector), null) === node;
+    const own = `${cssTag(node)}${classSelector(node)}`;
+    if (first(own)) return own;
+    const steps = [];
+    for (let at = node; at && at !== item; at = at.parentElement) {
+      const parent = at.parentElement;
+      const same = parent ? Array.from(parent.children).filter((c) => tagOf(c) === tagOf(at)) : [at];
+      steps.unshift(same.length > 1 ? `${cssTag(at)}:nth-of-type(${same.indexOf(at) + 1})`
+        : cssTag(at));
+    }
+    const path = `:scope > ${steps.join(" > ")}`;
+    return first(path) ? path : null;
+  }
+
+  /** How many items of a list are described with an element's item, at most. */
+  const MAX_LIST_ITEMS = 100;
+  /** The longest item text a list reports whole. */
+  const MAX_LIST_TEXT = 500;
+
+  /** A selector matching the item and its siblings and nothing else in the document: the
+   * item's own selector under its nearest ancestor with an id or classes that tell the list
+   * apart (`#invoices > tbody > tr`), or null. */
+  function listSelector(item) {
+    const parent = item.node.parentElement;
+    const chain = [item.css];
+    let node = parent;
+    for (let depth = 0; node && node !== document.body && depth < 4; depth += 1) {
+      const id = node.getAttribute("id");
+      const anchor = isUsableId(id) ? `#${cssEscape(id)}` : classSelector(node)
+        ? `${cssTag(node)}${classSelector(node)}` : null;
+      if (anchor) {
+        const css = `${anchor} > ${chain.join(" > ")}`;
+        const found = attempt(() => Array.from(document.querySelectorAll(css)), []);
+        if (found.includes(item.node) && found.every((n) => n.parentElement === parent)) {
+          return css;
+        }
+      }
+      chain.unshift(cssTag(node));
+      node = node.parentElement;
+    }
+    return null;
+  }
+
+  /**
+   * {css, texts, at, complete}: the list the item is one of, as a loop over it reads it (the
+   * shown items `css` matches, each item's whole text, spaces collapsed), `at` the item's own
+   * place in it; `complete` false when an item was left out or cut short. Null when the list
+   * cannot be told apart from the rest of the page.
+   */
+  function itemList(item) {
+    const css = listSelector(item);
+    if (!css) return null;
+    const all = attempt(() => Array.from(document.querySelectorAll(css)), []);
+    const texts = [];
+    let complete = all.length <= MAX_LIST_ITEMS;
+    let at = null;
+    for (const node of all.slice(0, MAX_LIST_ITEMS)) {
+      if (!(node.offsetWidth || node.offsetHeight || node.getClientRects().length)) continue;
+      if (containsSecret(node)) {
+        complete = false;
+        continue;
+      }
+      const text = (node.innerText || "").replace(/\s+/g, " ").trim();
+      if (text.length > MAX_LIST_TEXT) complete = false;
+      if (node === item.node) at = texts.length;
+      texts.push(text.slice(0, MAX_LIST_TEXT));
+    }
+    return at === null ? null : { css, texts, at, complete };
   }
 
   /** How to find `element` inside its item: its role (and name) or an attribute, if unique. */
@@ -1526,7 +1609,23 @@
     if (!texts.length) return null;
     if (!full) return { css: item.css, texts };
     const inner = innerLocator(item, element, role, name);
-    return inner ? { css: item.css, texts, inner } : null;
+    if (!inner) return null;
+    const nodes = new Map();
+    for (const shown of [true, false]) {
+      for (const [text, node] of ownTextNodes(item.node, element, cache, shown)) {
+        if (!nodes.has(text)) nodes.set(text, node);
+      }
+    }
+    const textCss = texts.map((t) => (nodes.has(t) ? selectorInside(item.node, nodes.get(t)) : null));
+    const result = { css: item.css, texts, inner, text_css: textCss };
+    // The element's own text may be what tells the item apart (a link named after the record).
+    if (playwrightText(element, cache).normalized) {
+      const own = selectorInside(item.node, element);
+      if (own) result.own_css = own;
+    }
+    const list = attempt(() => itemList(item), null);
+    if (list) result.list = list;
+    return result;
   }
 
   function fingerprint(element, role, name, secretInside, full) {

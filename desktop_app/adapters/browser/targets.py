@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from desktop_app.core.items import with_item_locator
 from desktop_app.core.models.common import BoundingBox
-from desktop_app.core.models.target import Fingerprint, ItemContext, Locator, Target
+from desktop_app.core.models.target import Fingerprint, ItemContext, ItemList, Locator, Target
 
 __all__ = ["fingerprint_from_payload", "target_from_payload"]
 
@@ -43,11 +43,26 @@ def _item(data: Any) -> ItemContext | None:
         return None
     with contextlib.suppress(ValidationError, TypeError, ValueError):
         inner = data.get("inner")
+        texts = tuple(str(t) for t in data.get("texts") or ())[:12]
+        text_css = tuple(str(c) if c else None for c in data.get("text_css") or ())
+        listed = data.get("list")
         return ItemContext(
             css=str(data.get("css") or ""),
-            texts=tuple(str(t) for t in data.get("texts") or ())[:12],
+            texts=texts,
             inner=Locator.model_validate(inner) if isinstance(inner, dict) else None,
+            text_css=text_css[: len(texts)] if len(text_css) >= len(texts) else (),
+            own_css=str(data["own_css"]) if data.get("own_css") else None,
+            list=_item_list(listed),
         )
+    return None
+
+
+def _item_list(data: Any) -> ItemList | None:
+    """The list an item was one of, or None (also when it does not validate)."""
+    if not isinstance(data, dict):
+        return None
+    with contextlib.suppress(ValidationError, TypeError, ValueError):
+        return ItemList.model_validate(data)
     return None
 
 

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from desktop_app.core.induction import labels
 from desktop_app.core.induction.intent import make_intent_template
 from desktop_app.core.induction.irreversible import irreversible_events
+from desktop_app.core.induction.loops import drop_item_checks, fold_loop
 from desktop_app.core.induction.naming import label_of, snake_case, unique_name
 from desktop_app.core.induction.outcome import (
     NO_SUCCESS_NOTE,
@@ -634,8 +635,12 @@ def _name(intent: str | None, template: str | None, trajectory: Trajectory) -> s
     return f"Task on {domains[0]}" if domains else "Recorded task"
 
 
-def induce(trajectory: Trajectory, *, name: str | None = None) -> Induction:
-    """A draft workflow from one recorded demonstration, without an LLM."""
+def induce(trajectory: Trajectory, *, name: str | None = None, loops: bool = True) -> Induction:
+    """A draft workflow from one recorded demonstration, without an LLM.
+
+    With *loops*, the same steps done to several items of one list become a ``for_each``
+    (see :mod:`desktop_app.core.induction.loops`); without, they stay one after another.
+    """
     builder = _Builder(trajectory)
     for index, event in enumerate(builder.events):
         if event.injected:
@@ -645,14 +650,29 @@ def induce(trajectory: Trajectory, *, name: str | None = None) -> Induction:
         except ValueError as exc:  # a value that does not fit its guessed type
             builder.notes.append(f"event {index}: {exc}; kept as text")
     success = success_checks(builder.events, builder.values)
+    steps = tuple(builder.steps)
+    parameters = [s.parameter for s in builder.slots]
+    gone: set[str] = set()
+    folded = fold_loop(steps, builder.slots, trajectory.intent) if loops else None
+    if folded is not None:
+        builder.notes.extend(folded.notes)
+        if folded.steps != steps:
+            steps, gone = folded.steps, folded.dropped
+            parameters = [p for p in parameters if p.name not in gone]
+            if folded.added is not None:
+                parameters.append(folded.added)
+            success, dropped_checks = drop_item_checks(success, folded)
+            builder.notes.extend(dropped_checks)
     if not success:
         builder.notes.append(NO_SUCCESS_NOTE)
-    values = {s.parameter.name: s.value for s in builder.slots if s.value}
+    values = {
+        s.parameter.name: s.value for s in builder.slots if s.value and s.parameter.name not in gone
+    }
     template = make_intent_template(trajectory.intent, values) if trajectory.intent else None
     titles = list(
         dict.fromkeys(e.after.title for e in trajectory.events if e.after and e.after.title)
     )
-    asks = ", ".join(s.parameter.name.replace("_", " ") for s in builder.slots)
+    asks = ", ".join(p.name.replace("_", " ") for p in parameters)
     description = (
         (trajectory.intent.strip() + ". " if trajectory.intent.strip() else "")
         + (f"Goes through: {'; '.join(titles[:6])}. " if titles else "")
@@ -662,9 +682,9 @@ def induce(trajectory: Trajectory, *, name: str | None = None) -> Induction:
         name=name or _name(trajectory.intent, template, trajectory),
         description=description,
         domains=_domains(trajectory),
-        parameters=tuple(s.parameter for s in builder.slots),
+        parameters=tuple(parameters),
         intent_template=template,
-        steps=tuple(builder.steps),
+        steps=steps,
         success=success,
         source_trajectories=(trajectory.id,),
     )

@@ -8,6 +8,9 @@ refer to events and parameters that exist and only expect text the page really s
 else — an invalid answer after the client's repair round-trip, a refusal, a timeout — falls back
 to the heuristic result, and the caller is told why.
 
+Blocks (a loop, an ``if``) come from the draft and stay as they are: the model titles the
+steps inside them but cannot add, remove or reshape one.
+
 The success check is the draft's (``Workflow.success``, from what the end of the recording
 showed), its parameters renamed as the model named them: the model proposes none of its own.
 """
@@ -27,7 +30,14 @@ from desktop_app.core.induction.naming import label_of
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM, assert_no_secrets
 from desktop_app.core.models.common import Identifier
 from desktop_app.core.models.trajectory import Event, Trajectory
-from desktop_app.core.models.workflow import TextPresent, Workflow
+from desktop_app.core.models.workflow import (
+    ForEachStep,
+    Step,
+    TextPresent,
+    Workflow,
+    branches,
+    walk,
+)
 
 __all__ = [
     "InductionPlan",
@@ -98,9 +108,23 @@ def _clip(text: str) -> str:
     return text if len(text) <= _MAX_EVENT_TEXT else text[: _MAX_EVENT_TEXT - 1] + "…"
 
 
+def _loops_of(steps: tuple[Step, ...], inside: str | None = None) -> dict[str, str]:
+    """Step id → the title of the loop the step is done in, for steps inside a loop."""
+    found: dict[str, str] = {}
+    for step in steps:
+        if inside is not None:
+            found[step.id] = inside
+        for _name, body in branches(step):
+            loop = step.title if isinstance(step, ForEachStep) else inside
+            found.update(_loops_of(body, loop))
+    return found
+
+
 def _event_lines(trajectory: Trajectory, draft: Workflow) -> list[str]:
-    """One line per recorded event the draft has a step for: what, where, with which value."""
-    by_event = {e: s for s in draft.steps for e in s.source_events}
+    """One line per recorded event the draft has a step for: what, where, with which value
+    (and the loop it is done in, once for each item)."""
+    by_event = {e: s for s in walk(draft.steps) for e in s.source_events}
+    loops = _loops_of(draft.steps)
     lines = []
     for index, event in enumerate(trajectory.events):
         step = by_event.get(index)
@@ -124,6 +148,8 @@ def _event_lines(trajectory: Trajectory, draft: Workflow) -> list[str]:
             messages = _messages(event)
             if messages:
                 parts.append("showing " + "; ".join(f"'{_clip(m)}'" for m in messages[:2]))
+        if step.id in loops:
+            parts.append(f"(done for each item: {_clip(loops[step.id])})")
         lines.append(" ".join(parts))
     return lines
 
@@ -154,13 +180,20 @@ class _Rejected(Exception):
 
 
 def _apply(plan: InductionPlan, draft: Workflow, trajectory: Trajectory) -> Workflow:
-    """The draft with the plan's names, titles and expectations, or :class:`_Rejected`."""
-    step_by_event = {e: s for s in draft.steps for e in s.source_events}
+    """The draft with the plan's names, titles and expectations, or :class:`_Rejected`.
+
+    Blocks stay as the draft has them: the plan titles the steps inside them (and may expect
+    a message of a step in a branch, never of one done for each item of a loop, which showed
+    the first item's), and never leaves one of them out.
+    """
+    every = list(walk(draft.steps))
+    step_by_event = {e: s for s in every for e in s.source_events}
     param_by_event = {  # the value a step enters, else the label it acts on
         event: names[0]
-        for position, names in introduced_parameters(draft.steps).items()
-        for event in draft.steps[position].source_events
+        for position, names in introduced_parameters(every).items()
+        for event in every[position].source_events
     }
+    loops = _loops_of(draft.steps)
 
     renames: dict[str, str] = {}
     descriptions: dict[str, str] = {}
@@ -179,22 +212,29 @@ def _apply(plan: InductionPlan, draft: Workflow, trajectory: Trajectory) -> Work
     for event in planned:
         if event not in step_by_event:
             raise _Rejected(f"step plan refers to event {event}, which has no step")
-    steps: list[dict[str, Any]] = []
-    for step in draft.steps:
-        dumped = step.model_dump(mode="json")
-        plan_step = planned.get(step.source_events[0]) if step.source_events else None
-        if plan_step is not None:
-            if not plan_step.keep and not step.irreversible:
-                continue
-            dumped["title"] = plan_step.title
-            expect = plan_step.expect_text
-            if expect:
-                if expect not in _observed_texts(trajectory, plan_step.event):
-                    raise _Rejected(f"event {plan_step.event} never showed {expect!r}")
-                text_exp = TextPresent(text=expect).model_dump(mode="json")
-                if text_exp not in dumped["expectations"]:
-                    dumped["expectations"] = [text_exp, *dumped["expectations"]]
-        steps.append(dumped)
+
+    def planned_steps(draft_steps: tuple[Step, ...], top: bool) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for step in draft_steps:
+            dumped = step.model_dump(mode="json")
+            for name, body in branches(step):
+                dumped[name] = planned_steps(body, top=False)
+            plan_step = planned.get(step.source_events[0]) if step.source_events else None
+            if plan_step is not None:
+                if top and not plan_step.keep and not step.irreversible:
+                    continue
+                dumped["title"] = plan_step.title
+                expect = plan_step.expect_text
+                if expect and step.id not in loops:
+                    if expect not in _observed_texts(trajectory, plan_step.event):
+                        raise _Rejected(f"event {plan_step.event} never showed {expect!r}")
+                    text_exp = TextPresent(text=expect).model_dump(mode="json")
+                    if text_exp not in dumped["expectations"]:
+                        dumped["expectations"] = [text_exp, *dumped["expectations"]]
+            out.append(dumped)
+        return out
+
+    steps = planned_steps(draft.steps, top=True)
     data = draft.model_dump(mode="json")
     data.update(
         name=plan.name,

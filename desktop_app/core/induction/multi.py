@@ -1,7 +1,7 @@
 """Induction from several demonstrations of the same task.
 
-Each demonstration is induced on its own (``heuristic.induce``), then their steps are aligned:
-the first demonstration is the spine and every other one is merged in turn with
+Each demonstration is induced on its own (``heuristic.induce``, without loops), then their
+steps are aligned: the first demonstration is the spine and every other one is merged in turn with
 ``difflib.SequenceMatcher`` over *step keys*. A key says "the same action on the same element",
 regardless of the values entered: the step's kind, plus
 
@@ -22,8 +22,11 @@ Then, per aligned step:
   locators, expectations); values that differ make a parameter whose default is the first
   demonstration's value (a choice keeps its choices); secrets stay secret parameters, always:
   their values were never recorded;
-* a step in at least half of the demonstrations is kept (``optional`` when some lack it), one in
-  fewer is dropped;
+* steps some demonstrations lack because a dialog came in the others (a cookie banner, a
+  confirmation: ``branches``) become an ``if`` that does them only when the dialog's element
+  shows, however few demonstrations had them;
+* another step in at least half of the demonstrations is kept (``optional`` when some lack
+  it), one in fewer is dropped;
 * its expectations are the ones every demonstration that has the step observed.
 
 The success check is made of the checks every demonstration's own success check has (after
@@ -44,6 +47,7 @@ from urllib.parse import urlsplit
 from pydantic import TypeAdapter
 
 from desktop_app.core.errors import DocumentError
+from desktop_app.core.induction.branches import IF_WAIT_S, came_with_a_dialog, shown_condition
 from desktop_app.core.induction.heuristic import Induction, induce, introduced_parameters
 from desktop_app.core.induction.heuristic import _name as workflow_name
 from desktop_app.core.induction.intent import bind_intent, make_intent_template
@@ -55,9 +59,11 @@ from desktop_app.core.models.trajectory import ActionKind, SecretPlaceholder, Tr
 from desktop_app.core.models.workflow import (
     NON_TEMPLATE_FIELDS,
     CheckStep,
+    ElementVisible,
     Expectation,
     GotoStep,
     HotkeyStep,
+    IfStep,
     Parameter,
     ParameterType,
     PressStep,
@@ -187,7 +193,8 @@ class _Demo:
 
 
 def _demo(index: int, trajectory: Trajectory) -> _Demo:
-    demo = _Demo(index, trajectory, induce(trajectory))
+    # Each on its own without loops: a loop's steps would not line up with another's.
+    demo = _Demo(index, trajectory, induce(trajectory, loops=False))
     demo.keys = [step_key(s) for s in demo.steps]
     demo.entered = introduced_parameters(demo.steps)
     for position, names in demo.entered.items():
@@ -349,6 +356,9 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
     columns = _align(demos)
     keep = [2 * len(c.present()) >= n for c in columns]
     notes: list[str] = []
+    guards = _guards(columns, demos)
+    for begin, (end, _condition) in guards.items():
+        keep[begin:end] = [True] * (end - begin)
 
     # Parameters: one per kept step that enters a value; names of the first demonstration win.
     renamings = [_Renaming() for _ in demos]
@@ -425,7 +435,10 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
     steps: list[Step] = []
     aligned: list[AlignedStep] = []
     dropped: list[AlignedStep] = []
-    for column, kept in zip(columns, keep, strict=True):
+    branch: tuple[int, ElementVisible, list[Step]] | None = None  # (end, condition, steps)
+    for k, (column, kept) in enumerate(zip(columns, keep, strict=True)):
+        if k in guards:
+            branch = (guards[k][0], guards[k][1], [])
         present = column.present()
         versions: list[tuple[int, Step]] = []
         for d in present:
@@ -443,7 +456,7 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
                 f'step "{step.title}" appears in {len(present)} of {n} demonstrations: dropped'
             )
             continue
-        optional = len(present) < n
+        optional = len(present) < n and branch is None
         if optional:
             notes.append(
                 f'step "{step.title}" appears in {len(present)} of {n} demonstrations: '
@@ -468,10 +481,22 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
                 "source_events": (events[0],) if events[0] is not None else (),
             }
         )
-        steps.append(step)
         aligned.append(
             AlignedStep(title=step.title, step_id=step.id, events=events, optional=optional)
         )
+        if branch is None:
+            steps.append(step)
+            continue
+        branch[2].append(step)
+        if k + 1 == branch[0]:
+            guarded = _guarded(branch[1], tuple(branch[2]))
+            steps.append(guarded)
+            notes.append(
+                f'{len(branch[2])} step(s) from "{branch[2][0].title}" on appear in '
+                f"{len(present)} of {n} demonstrations, after a dialog: done only when "
+                f"{_describe(branch[1])} shows ({guarded.title!r})"
+            )
+            branch = None
     parameters = tuple(finals[k] for k in sorted(finals))
     success, success_notes = _agreed_success(demos, renamings)
     notes += success_notes
@@ -543,6 +568,44 @@ def induce_many(trajectories: Sequence[Trajectory], *, name: str | None = None) 
         intent_binds=tuple(binds),
     )
     return MultiInduction(workflow=workflow, notes=tuple(notes), alignment=alignment)
+
+
+def _guards(
+    columns: Sequence[_Column], demos: Sequence[_Demo]
+) -> dict[int, tuple[int, ElementVisible]]:
+    """The runs of steps some demonstrations lack because a dialog came in the others: first
+    column → (the column after the run, the condition the run is done under)."""
+    n = len(demos)
+    found: dict[int, tuple[int, ElementVisible]] = {}
+    k = 0
+    while k < len(columns):
+        present = columns[k].present()
+        end = k + 1
+        while end < len(columns) and columns[end].present() == present:
+            end += 1
+        if len(present) < n:
+            d = present[0]
+            cell = columns[k].cells[d]
+            assert cell is not None
+            step = demos[d].steps[cell]
+            event = demos[d].event_of(step)
+            events = demos[d].trajectory.events
+            condition = shown_condition(step)
+            if condition is not None and event is not None and came_with_a_dialog(events, event):
+                found[k] = (end, condition)
+        k = end
+    return found
+
+
+def _guarded(condition: ElementVisible, steps: tuple[Step, ...]) -> IfStep:
+    label = condition.target.locators[0]
+    said = label.name or label.value
+    return IfStep(
+        title=f"If '{said}' shows",
+        condition=condition,
+        timeout_s=IF_WAIT_S,
+        steps=steps,
+    )
 
 
 def _width(column: _Column, demos: Sequence[_Demo]) -> int:

@@ -26,6 +26,7 @@ from desktop_app.core.models.run import (
 from desktop_app.core.models.target import (
     Fingerprint,
     ItemContext,
+    ItemList,
     ItemScope,
     Locator,
     LocatorStrategy,
@@ -131,6 +132,7 @@ __all__ = [
     "IfStep",
     "ImageVisible",
     "ItemContext",
+    "ItemList",
     "ItemScope",
     "ItemSource",
     "ListItems",

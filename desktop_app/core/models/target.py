@@ -10,7 +10,15 @@ from pydantic import Field, model_validator
 
 from desktop_app.core.models.common import BoundingBox, FrozenModel
 
-__all__ = ["Fingerprint", "ItemContext", "ItemScope", "Locator", "LocatorStrategy", "Target"]
+__all__ = [
+    "Fingerprint",
+    "ItemContext",
+    "ItemList",
+    "ItemScope",
+    "Locator",
+    "LocatorStrategy",
+    "Target",
+]
 
 
 #: An XPath step picked by its index (``tr[2]``, ``*[local-name()='svg'][1]``).
@@ -108,17 +116,36 @@ class Locator(FrozenModel):
         return False
 
 
+class ItemList(FrozenModel):
+    """The list an item was one of when an element in it was recorded, as a loop over it reads
+    it: ``css`` matches the item and its siblings and nothing else on the page, ``texts`` are
+    the shown items' whole texts (spaces collapsed) in page order, ``at`` is the item's own
+    place among them; ``complete`` is False when an item was left out or cut short."""
+
+    css: str = Field(min_length=1)
+    texts: tuple[str, ...] = Field(default=(), max_length=100)
+    at: int = Field(ge=0)
+    complete: bool = True
+
+
 class ItemContext(FrozenModel):
     """The repeated item (table row, list item, card) an element was recorded in.
 
     ``css`` matches the item and its siblings; ``texts`` are the item's own short texts (its
     cells, its title), those that told it from its siblings first; ``inner`` finds the element
     inside the item (None for a candidate on a page being healed, which is described cheaply).
+    ``text_css`` says, for each text, a selector whose first match inside the item holds it
+    (None where none was found; empty in recordings made before it was recorded), ``own_css``
+    one for the element itself when it shows a text (a link named after its record); ``list`` is
+    the list the item was one of (None when it could not be told from the rest of the page).
     """
 
     css: str = Field(min_length=1)
     texts: tuple[str, ...] = Field(default=(), max_length=12)
     inner: Locator | None = None
+    text_css: tuple[str | None, ...] = Field(default=(), max_length=12)
+    own_css: str | None = None
+    list: ItemList | None = None
 
 
 class Fingerprint(FrozenModel):
