@@ -74,3 +74,25 @@ def test_the_owner_hears_once_how_the_job_ended_and_nothing_after_letting_go(gui
     gui.settle()
     assert owner.heard == ["done first", "failed the page went away", "stopped"]
     assert gui.window.tasks.last_error is None  # an expected error is the owner's to show
+
+
+def test_a_job_stepped_after_the_loop_stopped_still_reaches_the_store_thread(gui: Gui) -> None:
+    """qasync gives Qt's events one last pass after its loop stopped, with no loop marked
+    running: a job resumed then must still get its next store call (it once failed there with
+    "no running event loop", and a Review page never showed a verification's result)."""
+
+    async def job() -> int:
+        first = await gui.window.tasks.call(lambda: 20)
+        return first + await gui.window.tasks.call(lambda: 22)
+
+    stepped = job()
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()  # as in that last pass
+    pending = stepped.send(None)  # the first call, made outside a running loop
+    assert isinstance(pending, asyncio.Future) and pending.get_loop() is gui.loop
+    gui.run(pending)
+    second = stepped.send(None)  # resumed outside the loop again: the second call
+    gui.run(second)
+    with pytest.raises(StopIteration) as ended:
+        stepped.send(None)
+    assert ended.value.value == 42

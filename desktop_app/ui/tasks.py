@@ -45,7 +45,10 @@ def describe_error(exc: BaseException) -> str:
 
 def signal_future(signal: SignalInstance) -> asyncio.Future[tuple[Any, ...]]:
     """A future that resolves with the arguments of *signal*'s next emission."""
-    future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+    loop = _current_loop()
+    if loop is None:
+        raise RuntimeError("no event loop: the window is closed")
+    future: asyncio.Future[tuple[Any, ...]] = loop.create_future()
 
     def fire(*args: Any) -> None:
         with contextlib.suppress(RuntimeError, TypeError):
@@ -81,8 +84,14 @@ class TaskRunner(QObject):
     # ── running ─────────────────────────────────────────────────────────────────────────────
 
     def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[T]:
-        """Run blocking *fn* on the store thread; await the returned future for its result."""
-        loop = asyncio.get_running_loop()
+        """Run blocking *fn* on the store thread; await the returned future for its result.
+
+        A job may be stepped while no loop is marked running: qasync's ``run_until_complete``
+        gives Qt's events one last pass after its loop stopped, and a job waiting on the store
+        thread resumes there. Its next call still goes to the window's loop."""
+        loop = _current_loop()
+        if loop is None:
+            raise RuntimeError("no event loop: the window is closed")
         return loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
     def start(
