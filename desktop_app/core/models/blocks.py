@@ -132,6 +132,8 @@ class RepeatUntilStep(StepBase):
 
     kind: Literal["repeat_until"] = "repeat_until"
     condition: Condition
+    timeout_s: float = Field(default=IF_WAIT_S, gt=0, le=3600)
+    """How long the condition may take to hold, each time it is looked at."""
     max_rounds: int = Field(default=20, ge=1, le=1000)
     confirm: Literal["each", "once"] = "each"
     steps: tuple[Step, ...] = Field(min_length=1)
