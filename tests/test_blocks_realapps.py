@@ -61,9 +61,10 @@ def _tick_every_invoice(url: str) -> Workflow:
     )
 
 
-@pytest.mark.parametrize(
-    "implementation", ["vanillajs", "backbone", "vue", "react", "angularjs", "emberjs"]
-)
+#: Three implementations with different DOMs and timing: plain DOM, React rendering after
+#: ``load``, Backbone re-rendering a row whole on every change (vue, angularjs and emberjs pass
+#: too; left out to keep the suite short).
+@pytest.mark.parametrize("implementation", ["vanillajs", "react", "backbone"])
 def test_a_loop_ticks_each_of_50_matching_to_dos_and_no_other(implementation: str) -> None:
     todomvc = next(a for a in APPS if a.name == "todomvc")
     variant = next(v for v in todomvc.variants if v.name.endswith(f" {implementation}"))
