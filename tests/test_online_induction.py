@@ -349,9 +349,9 @@ def types_the_todo(body: dict[str, Any]) -> str:
     return json.dumps({**answer, "reason": "as asked"})
 
 
-# vanillajs renders on load. React compiles its JSX after load: the agent's first look can come
-# before the list is drawn (an agent step does not wait for the page yet; noted as open).
-@pytest.mark.parametrize("implementation", ["vanillajs"])
+# vanillajs renders on load; React compiles its JSX after load, so the agent's first look waits
+# for the page to come to rest.
+@pytest.mark.parametrize("implementation", ["vanillajs", "react"])
 def test_on_todomvc_what_the_agent_did_three_times_runs_without_it(
     implementation: str, llm: FakeOpenAIServer
 ) -> None:

@@ -503,6 +503,9 @@ class Replayer(SuccessChecks):
         tracker.note(f"{bound.variable} = {text.strip()[:80]!r}")
 
     async def _agent(self, bound: AgentStep, context: Context, tracker: Tracker) -> None:
+        # The agent's first look is at a page at rest, as a person's would be (an app that
+        # draws its list after load shows the agent an empty page otherwise).
+        tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
         output = await run_agent_step(
             AgentContext(context.version.workflow, bound, self._secrets, context.params.values),
             browser=self._browser,
