@@ -20,23 +20,10 @@ from __future__ import annotations
 from common import Section, isolated_home, main, median
 from invoices_site import Invoices, invoices_site
 from replay_support import approve, run, services
+from test_replay_blocks import _remind_in_row
 
 from desktop_app.core.models.run import RunStatus
-from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import ClickStep, ForEachStep, GotoStep, PageItems, Workflow
-
-
-def _remind(text: str) -> Target:
-    return Target(
-        locators=(
-            Locator(
-                strategy=LocatorStrategy.ROLE,
-                value="button",
-                name="Remind",
-                within=ItemScope(css="tr.invoice", text=text),
-            ),
-        )
-    )
 
 
 def _loop(url: str) -> Workflow:
@@ -50,7 +37,7 @@ def _loop(url: str) -> Workflow:
                 over=PageItems(css="tr.invoice", key="td.number"),
                 item="invoice",
                 limit=1000,
-                steps=(ClickStep(title="Remind {invoice}", target=_remind("{invoice}"),
+                steps=(ClickStep(title="Remind {invoice}", target=_remind_in_row("{invoice}"),
                                  reacts=True),),
             ),
         ),
@@ -63,7 +50,10 @@ def _flat(url: str, numbers: list[str]) -> Workflow:
         domains=("127.0.0.1",),
         steps=(
             GotoStep(title="Open the invoices", url=f"{url}/"),
-            *(ClickStep(title=f"Remind {n}", target=_remind(n), reacts=True) for n in numbers),
+            *(
+                ClickStep(title=f"Remind {n}", target=_remind_in_row(n), reacts=True)
+                for n in numbers
+            ),
         ),
     )
 

@@ -339,7 +339,7 @@ async def shot_editor_blocks(stage: Stage) -> None:
 async def shot_run(stage: Stage) -> None:
     """The run dialog, then the run window after a run that healed against the drifted app."""
     from desktop_app.demo_site import DEMO_PASSWORD
-    from desktop_app.ui.run_view import RunDialog, RunWindow
+    from desktop_app.ui.run_view import RunDialog
 
     window = stage.window
     window.open_run(stage.ids["create-contact"], None)
@@ -352,17 +352,7 @@ async def shot_run(stage: Stage) -> None:
     await _settle(stage)
     _save(stage, dialog, "run-dialog")
     dialog.run_button.click()
-    run_window = await _wait_for_top_level(RunWindow)
-    deadline = time.monotonic() + 120
-    while run_window.run is None:
-        if time.monotonic() > deadline:
-            raise SystemExit("gui_screenshots: error: the run did not finish")
-        await asyncio.sleep(0.1)
-    run_window.resize(1280, 820)
-    await _settle(stage, 1.0)
-    _save(stage, run_window, "run")
-    run_window.close()
-    await _settle(stage)
+    await _shoot_run_window(stage, "run")
 
 
 async def shot_run_loop(stage: Stage) -> None:
@@ -371,7 +361,7 @@ async def shot_run_loop(stage: Stage) -> None:
     from invoices_site import invoices_site
     from test_replay_blocks import _remind_each_unpaid
 
-    from desktop_app.ui.run_view import RunDialog, RunWindow
+    from desktop_app.ui.run_view import RunDialog
 
     window = stage.window
     services = window.backend.services
@@ -383,15 +373,22 @@ async def shot_run_loop(stage: Stage) -> None:
         dialog = await _wait_for_top_level(RunDialog)
         dialog.show_browser.setChecked(False)
         dialog.run_button.click()
-        run_window = await _wait_for_top_level(RunWindow)
-        deadline = time.monotonic() + 120
-        while run_window.run is None:
-            if time.monotonic() > deadline:
-                raise SystemExit("gui_screenshots: error: the loop's run did not finish")
-            await asyncio.sleep(0.1)
+        await _shoot_run_window(stage, "run-loop")
+
+
+async def _shoot_run_window(stage: Stage, name: str) -> None:
+    """Once the run window just opened has a finished run: its picture, then close it."""
+    from desktop_app.ui.run_view import RunWindow
+
+    run_window = await _wait_for_top_level(RunWindow)
+    deadline = time.monotonic() + 120
+    while run_window.run is None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"gui_screenshots: error: the run for {name} did not finish")
+        await asyncio.sleep(0.1)
     run_window.resize(1280, 820)
     await _settle(stage, 1.0)
-    _save(stage, run_window, "run-loop")
+    _save(stage, run_window, name)
     run_window.close()
     await _settle(stage)
 
