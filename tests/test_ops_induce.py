@@ -3,20 +3,29 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO
+from fakes.openai_server import FakeOpenAIServer
 
-from desktop_app.app import Services, open_services
+from desktop_app.app import Services, make_structured_llm, open_services
+from desktop_app.core.induction.cancel import InductionCancelled
+from desktop_app.core.induction.multi import NotTheSameTaskError
 from desktop_app.core.llm import LLMUnavailable, StructuredLLM
+from desktop_app.core.models.trajectory import TrajectoryKind
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.induce import LlmUse, choose_llm, induce
 from desktop_app.ops.record import delete_recording, keep_recording
 from desktop_app.settings import load_settings
 
 DATA = REPO / "tests" / "data"
+_BY: dict[str, Any] = {"actor": "ann", "origin": Origin.WINDOW}
 
 
 @pytest.fixture
@@ -81,3 +90,74 @@ def test_an_empty_recording_is_not_kept_and_a_deleted_one_says_which(
     )
     assert removed.summary == f"deleted the recording “{recording.intent}” ({recording.id[:8]})"
     assert services.trajectories.list() == []
+
+
+def test_recordings_of_different_kinds_or_sites_are_refused_and_nothing_is_saved(
+    services: Services,
+) -> None:
+    text = (DATA / "create-contact.trajectory.json").read_text(encoding="utf-8")
+    web = services.trajectories.import_json(text)
+    elsewhere = services.trajectories.import_json(
+        web.model_copy(
+            update={
+                "id": "e" * 32,
+                "start_url": "https://crm.example.com/login",
+                "events": tuple(
+                    e.model_copy(
+                        update={"before": e.before.model_copy(update={"url": None})}
+                        if e.before
+                        else {}
+                    )
+                    for e in web.events
+                ),
+            }
+        ).model_dump_json()
+    )
+    desktop = services.trajectories.import_json(
+        web.model_copy(
+            update={"id": "d" * 32, "kind": TrajectoryKind.DESKTOP, "start_url": None}
+        ).model_dump_json()
+    )
+    with pytest.raises(NotTheSameTaskError, match=r"\(web\) and d{8} \(desktop\) cannot be"):
+        induce(services.trajectories, services.workflows, [web.id, desktop.id], **_BY)
+    with pytest.raises(NotTheSameTaskError, match=r"\(127.0.0.1\) and e{8} \(crm.example.com\)"):
+        induce(services.trajectories, services.workflows, [web.id, elsewhere.id], **_BY)
+    assert services.workflows.count()[0] == 0
+
+
+def test_a_cancelled_induction_saves_nothing_even_while_the_llm_is_thinking(
+    llm: FakeOpenAIServer, services: Services
+) -> None:
+    text = (DATA / "create-contact.trajectory.json").read_text(encoding="utf-8")
+    recording = services.trajectories.import_json(text)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(InductionCancelled, match="no draft was saved"):
+        induce(services.trajectories, services.workflows, [recording.id], cancel=cancel, **_BY)
+    assert llm.requests == []  # stopped before it asked
+
+    gate = llm.hold("/v1/chat/completions")
+    cancel = threading.Event()
+    model = choose_llm(LlmUse.ON, lambda: make_structured_llm(services.settings))
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            job = pool.submit(
+                induce,
+                services.trajectories,
+                services.workflows,
+                [recording.id],
+                llm=model,
+                cancel=cancel,
+                **_BY,
+            )
+            deadline = time.monotonic() + 30
+            while not llm.requests_to("/v1/chat/completions"):  # the LLM has been asked
+                assert time.monotonic() < deadline, "the LLM was never asked"
+                time.sleep(0.02)
+            cancel.set()
+            with pytest.raises(InductionCancelled):
+                job.result(timeout=10)  # at once, not when the LLM answers
+    finally:
+        gate.set()
+    assert services.workflows.count()[0] == 0
+    assert [s.id for s in services.trajectories.list()] == [recording.id]

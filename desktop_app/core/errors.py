@@ -15,6 +15,7 @@
     ├── BrowserError             no browser, a browser that died, or one we could not attach to
     ├── ConfirmationRequired     a destructive operation was asked for without confirmation
     ├── EditError                an edit the workflow does not allow (core/editing/)
+    ├── InductionCancelled       an induction stopped before it saved (core/induction/cancel.py)
     ├── LLMError                 the LLM could not answer usefully (core/llm.py)
     │   ├── LLMUnavailable           not configured, or not reachable
     │   ├── LLMRateLimited           asked to wait

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -73,8 +74,11 @@ class ServicesBackend:
         key, _ = api_key(self.settings)
         return key is not None or self.settings.llm_base_url is not None
 
-    def induce(self, trajectory_ids: Sequence[str]) -> Induced:
-        """Induce and save a draft from recordings (the LLM when one is configured)."""
+    def induce(
+        self, trajectory_ids: Sequence[str], *, cancel: threading.Event | None = None
+    ) -> Induced:
+        """Induce and save a draft from recordings (the LLM when one is configured); *cancel*
+        stops it."""
         settings = self.settings
         return induce(
             self._services.trajectories,
@@ -84,6 +88,7 @@ class ServicesBackend:
             origin=Origin.WINDOW,
             llm=choose_llm(LlmUse.AUTO, lambda: make_structured_llm(settings)),
             llm_model=settings.llm_model,
+            cancel=cancel,
         )
 
     async def record(

@@ -8,20 +8,25 @@
   offline. Its failure keeps the offline result and says why in the notes.
 - **Composition:** steps that do what an approved workflow does become a call to it.
 - A secret a recording's stated intent gives never reaches the draft or a prompt.
+- **Cancel:** a caller may stop it from another thread (a ``threading.Event``); it then saves
+  nothing (see :mod:`desktop_app.core.induction.cancel`).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
+from desktop_app.core.induction.cancel import CancellableLLM, check_cancelled
 from desktop_app.core.induction.compose import compose as compose_workflow
 from desktop_app.core.induction.heuristic import Induction
 from desktop_app.core.induction.heuristic import induce as induce_one
 from desktop_app.core.induction.llm_inducer import induce_with_llm
-from desktop_app.core.induction.multi import induce_many
+from desktop_app.core.induction.multi import NotTheSameTaskError, induce_many
 from desktop_app.core.llm import LLMUnavailable, StructuredLLM
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.redaction import scrub_stated_secrets
@@ -94,6 +99,7 @@ def induce(
     llm_model: str = "",
     name: str | None = None,
     compose: bool = True,
+    cancel: threading.Event | None = None,
 ) -> Induced:
     """Induce a draft from the recordings *refs* and save it (blocking; LLM calls with *llm*).
 
@@ -108,13 +114,17 @@ def induce(
         llm_model: its model's name, for the version's note.
         name: the workflow's name (default: from the stated intent).
         compose: steps that do what an approved workflow does become a call to it.
+        cancel: set (from another thread) to stop it; nothing is saved then.
 
     Raises:
         NotFoundError: a recording does not exist.
         NotTheSameTaskError: the recordings do not show one task.
         StoreError: the draft could not be saved.
+        InductionCancelled: *cancel* was set before the draft was saved (nothing was).
     """
     recordings = [trajectories.get(ref) for ref in refs]
+    _check_combinable(recordings)
+    check_cancelled(cancel)
     # One recorded before intents were scrubbed may state a secret: never in a draft or a prompt.
     recordings = [
         r.model_copy(update={"intent": scrub_stated_secrets(r.intent)}) for r in recordings
@@ -128,8 +138,10 @@ def induce(
         many = induce_many(recordings, name=name)
         workflow, notes, alignment = many.workflow, list(many.notes), many.alignment
         note = "induced from trajectories " + ", ".join(r.id[:8] for r in recordings)
+    check_cancelled(cancel)
     if llm is not None:
-        improved = induce_with_llm(recordings[0], Induction(workflow, notes), llm)
+        asked = llm if cancel is None else CancellableLLM(llm, cancel)
+        improved = induce_with_llm(recordings[0], Induction(workflow, notes), asked)
         workflow, notes = improved.workflow, list(improved.notes)
         usage = improved.usage
         spent = f"{usage.calls} call(s), {usage.prompt_tokens + usage.completion_tokens} tokens"
@@ -143,6 +155,38 @@ def induce(
         ]
         composed = compose_workflow(workflow, library)
         workflow, notes = composed.workflow, [*notes, *composed.notes]
+    check_cancelled(cancel)  # the last point where stopping leaves nothing behind
     saved = workflows.save(workflow, actor=actor, change_note=note)
     changes = Changes.of(origin, workflows=[saved.version.workflow_id])
     return Induced(saved, tuple(notes), tuple(recordings), alignment, changes)
+
+
+def _check_combinable(recordings: Sequence[Trajectory]) -> None:
+    """Refuse recordings that cannot show one task: of different kinds (web and desktop), or
+    web recordings that start on different sites.
+
+    Raises:
+        NotTheSameTaskError: they cannot.
+    """
+    first = recordings[0]
+    for other in recordings[1:]:
+        if other.kind is not first.kind:
+            raise NotTheSameTaskError(
+                f"recordings {first.id[:8]} ({first.kind.value}) and {other.id[:8]} "
+                f"({other.kind.value}) cannot be combined: select recordings of one kind"
+            )
+        here, there = _site(first), _site(other)
+        if here and there and here != there:
+            raise NotTheSameTaskError(
+                f"recordings {first.id[:8]} ({here}) and {other.id[:8]} ({there}) start on "
+                "different sites, so they are not one task: select recordings of one site"
+            )
+
+
+def _site(recording: Trajectory) -> str:
+    """The host a web recording starts on ("" when it does not say), without ``www.``."""
+    url = recording.start_url or next(
+        (e.before.url for e in recording.events if e.before and e.before.url), None
+    )
+    host = (urlsplit(url).hostname or "") if url else ""
+    return host.removeprefix("www.")

@@ -8,6 +8,7 @@ the one asyncio loop (qasync) that Qt and Playwright share.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -156,9 +157,16 @@ class Backend(Protocol):
         """Whether an LLM endpoint or key is configured."""
         ...
 
-    def induce(self, trajectory_ids: Sequence[str]) -> Induced:
+    def induce(
+        self, trajectory_ids: Sequence[str], *, cancel: threading.Event | None = None
+    ) -> Induced:
         """Induce and save a draft from one recording, or several of one task (blocking; the
-        LLM names and describes it when one is configured)."""
+        LLM names and describes it when one is configured).
+
+        Raises:
+            InductionCancelled: *cancel* was set (from another thread) first; nothing is saved.
+            NotTheSameTaskError: the recordings cannot be combined.
+        """
         ...
 
     async def record(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
@@ -46,6 +47,7 @@ from desktop_app.ui.recordings_page import (
     ThumbnailCache,
     event_list_view,
     induce_draft,
+    say_cancelled,
     show_draft,
 )
 from desktop_app.ui.tasks import describe_error
@@ -437,6 +439,12 @@ class RecordingBar(QWidget):
             else "Pause: nothing you do in the browser is recorded until you resume (Alt+P)"
         )
         self.progress.setVisible(state in ("starting", "saving", "inducing"))
+        if state == "inducing":  # Stop becomes Cancel: the recording is kept, no draft is made
+            self.stop_button.setText("&Cancel")
+            self.stop_button.setToolTip(
+                "Stop learning the workflow: the recording is kept, and no draft is saved"
+            )
+            self.stop_button.setEnabled(True)
         if not live:
             self.note_row.hide()
 
@@ -493,6 +501,15 @@ def _identity(event: Event) -> tuple[object, ...]:
     return (event.action, event.at, event.tab, event.frame)
 
 
+#: Why a desktop recording may end empty (the window's words for NOTHING_RECORDED_ON_THE_DESKTOP).
+_NOTHING_ON_THE_DESKTOP = (
+    "No click or key press reached the recorder, so there is nothing to learn from and no "
+    "recording was kept. What is done in Procedura's own windows (this one and the recording "
+    "bar) and while paused is left out. Record again and do the task in another application's "
+    "window."
+)
+
+
 class RecordingController(QObject):
     """Runs one recording from the window: the bar, the job, and the induction after it.
 
@@ -515,6 +532,7 @@ class RecordingController(QObject):
         self._minimised = False
         self.controls: RecordingControls | None = None
         self.finished = False
+        self._induction: threading.Event | None = None
         self._raw: list[Event] = []
         self.thumbnails = ThumbnailCache(host, _THUMBNAIL, self)
         self.steps = EventListModel(self.thumbnails, self)
@@ -581,7 +599,8 @@ class RecordingController(QObject):
                 return None
             self.bar.set_state("inducing")
             self.bar.say("Learning a workflow from the recording…")
-            return await induce_draft(host, [kept.trajectory.id])
+            self._induction = threading.Event()
+            return await induce_draft(host, [kept.trajectory.id], cancel=self._induction)
         finally:
             self._close()
 
@@ -613,8 +632,10 @@ class RecordingController(QObject):
             box = QMessageBox(
                 QMessageBox.Icon.Information,
                 "Nothing was recorded",
-                "The browser closed before anything was done in it, so there is nothing to "
-                "learn from. Record again and do the task in the browser that opens.",
+                _NOTHING_ON_THE_DESKTOP
+                if self.request.kind == "desktop"
+                else "The browser closed before anything was done in it, so there is nothing "
+                "to learn from. Record again and do the task in the browser that opens.",
                 parent=self._host.window,
             )
             box.setObjectName("recording-empty")
@@ -625,10 +646,10 @@ class RecordingController(QObject):
         show_draft(self._host, draft)
         self.draft_opened.emit(draft.saved.version.workflow_id)
 
-    def _on_job_error(self, _exc: BaseException) -> bool:
+    def _on_job_error(self, exc: BaseException) -> bool:
         self.deleteLater()
         self._host.events.announce(Changes.of(Origin.WINDOW, recordings=[MANY]))
-        return False  # reported once, in the window, by the task runner
+        return say_cancelled(self._host, exc)  # else reported once, in the window
 
     def _close(self) -> None:
         """The recording is over (whatever ended it): close the bar, bring the window back."""
@@ -663,6 +684,11 @@ class RecordingController(QObject):
             self.bar.say("Paused: nothing you do in the browser is recorded until you resume.")
 
     def _on_bar_stop_clicked(self) -> None:
+        if self._induction is not None:  # Cancel, while the workflow is being induced
+            self._induction.set()
+            self.bar.stop_button.setEnabled(False)
+            self.bar.say("Cancelling…")
+            return
         if self.controls is None:
             return
         self.controls.stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 
 from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPixmap
@@ -28,7 +29,7 @@ from desktop_app.ops.changes import Origin
 from desktop_app.ops.induce import Induced
 from desktop_app.ops.record import delete_recording
 from desktop_app.ui.host import Host
-from desktop_app.ui.recordings_page.drafts import induce_draft, show_draft
+from desktop_app.ui.recordings_page.drafts import induce_draft, say_cancelled, show_draft
 from desktop_app.ui.recordings_page.event_list import EventListModel, event_list_view
 from desktop_app.ui.recordings_page.events import describe_event, screenshot_of
 from desktop_app.ui.recordings_page.model import RecordingsModel, _Filter
@@ -106,6 +107,14 @@ class RecordingsPage(QWidget):
             "Select several recordings of one task (Ctrl+click) to learn what varies"
         )
         self.induce_button.clicked.connect(self._on_induce_button_clicked)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("recordings-cancel-induce")
+        self.cancel_button.setToolTip(
+            "Stop learning the workflow: no draft is saved, and the recordings are kept"
+        )
+        self.cancel_button.hide()  # shown while a workflow is being induced
+        self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
+        self._induction: threading.Event | None = None
         self.delete_button = QPushButton("Delete…")
         self.delete_button.setObjectName("recordings-delete")
         self.delete_button.setToolTip(
@@ -176,6 +185,7 @@ class RecordingsPage(QWidget):
         self.events_view.activated.connect(self._on_events_view_activated)
         buttons = QHBoxLayout()
         buttons.addWidget(self.induce_button)
+        buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.delete_button)
         buttons.addStretch(1)
         side = QWidget()
@@ -253,7 +263,7 @@ class RecordingsPage(QWidget):
     def _update_buttons(self) -> None:
         live = _live_id(self._host)
         chosen = [summary for summary in self.chosen() if summary.id != live]
-        self.induce_button.setEnabled(bool(chosen))
+        self.induce_button.setEnabled(bool(chosen) and self._induction is None)
         self.induce_button.setText(
             f"Induce from {len(chosen)} recordings" if len(chosen) > 1 else "Induce workflow"
         )
@@ -319,21 +329,40 @@ class RecordingsPage(QWidget):
         chosen = [summary.id for summary in self.chosen() if summary.id != live]
         if not chosen:
             return
+        if self._induction is not None:
+            return  # one at a time
         host = self._host
+        cancel = self._induction = threading.Event()
         self.induce_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.show()
 
         async def job() -> Induced:
             try:
-                return await induce_draft(host, chosen)
+                return await induce_draft(host, chosen, cancel=cancel)
             finally:
-                self.induce_button.setEnabled(True)
+                self._induction = None
+                self.cancel_button.hide()
+                self._update_buttons()
 
         label = (
             "Inducing a workflow…"
             if len(chosen) == 1
             else (f"Inducing a workflow from {len(chosen)} recordings…")
         )
-        host.tasks.start(job(), label=label, on_done=lambda draft: show_draft(host, draft))
+        host.tasks.start(
+            job(),
+            label=label,
+            on_done=lambda draft: show_draft(host, draft),
+            on_error=lambda exc: say_cancelled(host, exc),
+        )
+
+    def _on_cancel_button_clicked(self) -> None:
+        if self._induction is None:
+            return
+        self._induction.set()
+        self.cancel_button.setEnabled(False)
+        self._host.show_status("Cancelling the induction…")
 
     def _on_delete_button_clicked(self) -> None:
         summary = self.selected()
