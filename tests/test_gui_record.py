@@ -10,6 +10,7 @@ import pytest
 from demo_tasks import HUMAN_CLICK_MS, KEY_DELAY_MS, click, sign_in, type_into
 from desktop_support import EMAIL, NAME, SAVE, Form, act, click_at, contact_form, needs_xvfb, xvfb
 from factories import T0
+from fakes.openai_server import FakeOpenAIServer
 from gui_support import Gui, top_level, until
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
@@ -412,3 +413,39 @@ def test_several_recordings_of_one_task_induce_one_workflow_from_the_recordings_
     assert all(i[:8] in version.change_note for i in ids)
     # What differs between the demonstrations became parameters (the CLI finds these four too).
     assert len(version.workflow.parameters) == 4
+
+
+def test_cancelling_an_induction_on_the_recordings_screen_saves_nothing(
+    llm: FakeOpenAIServer, gui: Gui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("create-contact", "create-contact-2"):
+        text = (DATA / f"{name}.trajectory.json").read_text(encoding="utf-8")
+        gui.call(lambda text=text: gui.services.trajectories.import_json(text))
+    opened: list[str] = []
+    monkeypatch.setattr(gui.window, "open_editor", lambda wid, version=None: opened.append(wid))
+    gate = llm.hold("/v1/chat/completions")  # the LLM thinks until the test is over
+    page = gui.window.recordings
+    gui.window.show_screen("Recordings")
+
+    async def scenario() -> None:
+        gui.window.events.recordings_changed.emit("")
+        await until(lambda: len(page.visible_rows()) == 2, what="the recordings listed")
+        assert not page.cancel_button.isVisibleTo(page)
+        page.table.selectAll()
+        page.induce_button.click()
+        await until(lambda: bool(llm.requests_to("/v1/chat/completions")), what="the LLM asked")
+        assert page.cancel_button.isVisibleTo(page) and not page.induce_button.isEnabled()
+        page.cancel_button.click()
+        await until(lambda: not page.cancel_button.isVisibleTo(page), what="the job to stop")
+        assert page.induce_button.isEnabled()  # the LLM has not answered, and need not
+
+    try:
+        gui.run(scenario())
+        gui.settle()
+        assert gui.window.statusBar().currentMessage().startswith("Induction cancelled")
+        assert gui.window.tasks.last_error is None  # no error dialog: the person asked for it
+    finally:
+        gate.set()
+    assert not opened
+    assert gui.call(gui.services.workflows.count)[0] == 0
+    assert len(gui.call(gui.services.trajectories.list)) == 2
