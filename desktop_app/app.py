@@ -344,7 +344,8 @@ async def record_desktop(
     loop's thread). Windows matching *sensitive_windows* (see
     :meth:`~desktop_app.adapters.desktop.recorder.DesktopRecorder.mark_sensitive_window`) are
     sensitive from the start. With *exclude_terminal*, what is done in the terminal this process
-    runs in is left out (the command line's Ctrl+C).
+    was started from is left out (the command line's Ctrl+C); there is none when standard input
+    is not a terminal (see :func:`~desktop_app.adapters.desktop.recorder.terminal_window`).
 
     Raises:
         DesktopUnavailable: no display, or input cannot be captured here (nothing is stored).

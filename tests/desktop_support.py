@@ -226,3 +226,63 @@ def masked(png: bytes, box: BoundingBox) -> bool:
     region = image[int(box.y) : int(box.y + box.height), int(box.x) : int(box.x + box.width)]
     red, green, blue = MASK_COLOUR
     return region.size > 0 and bool((region == (blue, green, red)).all())
+
+
+@contextlib.contextmanager
+def terminal_like_window(title: str = "Terminal") -> Iterator[str]:
+    """A plain top-level window of this process (``_NET_WM_PID`` says so), as a terminal
+    emulator's would be for a command started in it; its id (for ``WINDOWID``)."""
+    from Xlib import Xatom, display
+
+    connection = display.Display()
+    try:
+        screen = connection.screen()
+        window = screen.root.create_window(
+            500, 420, 400, 200, 0, screen.root_depth, background_pixel=screen.white_pixel
+        )
+        window.set_wm_name(title)
+        window.set_wm_class("terminal", "Terminal")
+        pid = connection.intern_atom("_NET_WM_PID")
+        window.change_property(pid, Xatom.CARDINAL, 32, [os.getpid()])
+        window.map()
+        connection.sync()
+        handle = str(window.id)
+        wait_for(
+            lambda: (
+                subprocess.run(
+                    ["xdotool", "getwindowname", handle], capture_output=True, check=False
+                ).returncode
+                == 0
+            ),
+            what="the window to be shown",
+        )
+        yield handle
+        window.destroy()
+        connection.sync()
+    finally:
+        connection.close()
+
+
+@contextlib.contextmanager
+def window_manager_says_active(handle: str) -> Iterator[None]:
+    """Root window properties as a window manager sets them, naming *handle* the active window
+    (a bare Xvfb has no window manager to say which one is)."""
+    from Xlib import X, Xatom, display
+
+    connection = display.Display()
+    try:
+        root = connection.screen().root
+        check = root.create_window(-10, -10, 1, 1, 0, X.CopyFromParent)
+        for name, value in (
+            ("_NET_SUPPORTING_WM_CHECK", check.id),
+            ("_NET_ACTIVE_WINDOW", int(handle)),
+        ):
+            root.change_property(connection.intern_atom(name), Xatom.WINDOW, 32, [value])
+        connection.sync()
+        yield
+        for name in ("_NET_SUPPORTING_WM_CHECK", "_NET_ACTIVE_WINDOW"):
+            root.delete_property(connection.intern_atom(name))
+        check.destroy()
+        connection.sync()
+    finally:
+        connection.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -27,9 +28,11 @@ from desktop_support import (
     masked,
     needs_xvfb,
     record,
+    terminal_like_window,
     typed,
     until,
     wait_for,
+    window_manager_says_active,
     xdotool,
     xvfb,
 )
@@ -261,30 +264,105 @@ def test_pauses_and_procedura_own_windows_are_left_out(home: Path, tmp_path: Pat
     ]
 
 
+def _record_command(out: Path, *, stdin: int, **env: str) -> subprocess.Popen[str]:
+    """``procedura record desktop --out OUT`` started with *stdin*, recording once it says so."""
+    environ = {k: v for k, v in os.environ.items() if k != "WINDOWID"} | env
+    process = subprocess.Popen(
+        [*(sys.executable, "-m", "desktop_app", "record", "desktop"), "--out", str(out)],
+        cwd=REPO,
+        env=environ,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    started = process.stderr.readline()
+    assert started.startswith("recording "), started
+    return process
+
+
+def _stored(value: str) -> bool:
+    with open_services(load_settings(), write=False) as services:
+        return any(
+            e.value == value
+            for summary in services.trajectories.list()
+            for e in services.trajectories.raw_events(summary.id)
+        )
+
+
+def _finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+    """Ctrl+C: what the command said and how it ended."""
+    try:
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return process.returncode, stdout, stderr
+
+
 @pytest.mark.slow
 @needs_xvfb
-def test_the_terminal_recording_started_from_is_left_out(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_terminal_recording_started_from_is_left_out(home: Path, tmp_path: Path) -> None:
+    out = tmp_path / "recording.json"
+    terminal, tty = pty.openpty()  # the command runs in a terminal: its input is one
+    try:
+        with (
+            xvfb(),
+            contact_form(tmp_path / "saved.json") as form,
+            terminal_like_window() as window,
+        ):
+            # The terminal's window belongs to the process the command was started from.
+            process = _record_command(out, stdin=tty, WINDOWID=window)
+            xdotool("windowfocus", "--sync", window)
+            xdotool("type", "in the terminal")
+            xdotool("key", "ctrl+c")
+            xdotool("windowfocus", "--sync", form.window)
+            xdotool(*click_at(form, NAME, "click", "1"))
+            xdotool("type", "Jane")
+            wait_for(lambda: _stored("Jane"), what="the typing to be stored while recording")
+            code, _, stderr = _finish(process)
+    finally:
+        os.close(terminal)
+        os.close(tty)
+    assert code == 0, stderr
+    saved = Trajectory.model_validate_json(out.read_text(encoding="utf-8"))
+    assert [(e.action, e.value) for e in saved.events] == [
+        (ActionKind.DESKTOP_CLICK, None),
+        (ActionKind.DESKTOP_TYPE, "Jane"),
+    ]
+
+
+@pytest.mark.slow
+@needs_xvfb
+def test_record_desktop_started_outside_a_terminal_records_the_active_window(
+    home: Path, tmp_path: Path
 ) -> None:
-    with xvfb(), contact_form(tmp_path / "out.json") as form:
-        monkeypatch.setenv("WINDOWID", form.window)  # as xterm says which window it is
+    """Started from a menu or a launcher, the command has no terminal: the window the person
+    works in is active, and it is recorded (it was once taken for the terminal and left out)."""
+    out = tmp_path / "recording.json"
+    form_out = tmp_path / "saved.json"
+    with xvfb(), contact_form(form_out) as form, window_manager_says_active(form.window):
+        process = _record_command(out, stdin=subprocess.DEVNULL)
+        xdotool(*click_at(form, NAME, "click", "1"))
+        xdotool("type", "Jane")
+        wait_for(lambda: _stored("Jane"), what="the typing to be stored while recording")
+        code, stdout, stderr = _finish(process)
+        assert code == 0, stderr
+        assert stdout.startswith("recorded 2 events as trajectory ")
 
-        async def scenario(recorder: DesktopRecorder, seen: list[Event]) -> None:
-            await act(*click_at(form, NAME, "click", "1"))
-            await act("type", "in the terminal")
-            await act("key", "ctrl+c")
-            await act(*click_at(form, SAVE, "mousedown", "1", "sleep", "0.1", "mouseup", "1"))
-            assert (await asyncio.to_thread(form.saved))["name"] == "in the terminal"
-            recorder.add_note("done")
-            await until(lambda: seen, "the note")
-
-        async def run() -> Trajectory:
-            with open_services(load_settings(), write=True) as services:
-                return await record(services, scenario, exclude_terminal=True)
-
-        trajectory = asyncio.run(run())
-
-    assert [e.action for e in trajectory.events] == [ActionKind.NOTE]
+        # Nothing done: not kept, and the command says so and why it may be, in one line.
+        process = _record_command(tmp_path / "empty.json", stdin=subprocess.DEVNULL)
+        code, stdout, stderr = _finish(process)
+    assert code == 1 and stdout == ""
+    assert stderr.count("\n") == 1
+    assert stderr.startswith("error: nothing was recorded: no click or key press reached the")
+    assert "do the task in another application's window" in stderr
+    with open_services(load_settings(), write=False) as services:
+        assert len(services.trajectories.list()) == 1
+    assert not (tmp_path / "empty.json").exists()
 
 
 def test_record_desktop_without_a_display_says_so_and_stores_nothing(home: Path) -> None:

@@ -324,6 +324,35 @@ def test_recording_the_desktop_from_the_window(
     assert _grep(home, "private@example.test") == []
 
 
+@needs_xvfb
+def test_a_desktop_recording_with_nothing_in_it_says_why_and_keeps_nothing(gui: Gui) -> None:
+    async def scenario() -> None:
+        dialog = await _open_dialog(gui)
+        dialog.desktop_choice.setChecked(True)
+        dialog.start_button.click()
+        controller = active_recording(gui.window)
+        assert isinstance(controller, RecordingController)
+        await until(lambda: controller.controls is not None, what="the recorder to listen")
+        controller.bar.stop_button.click()
+        await until(lambda: _empty_box() is not None, what="the message")
+
+    with xvfb():
+        gui.run(scenario())
+    gui.settle()
+    box = _empty_box()
+    assert box is not None and box.windowTitle() == "Nothing was recorded"
+    assert box.text().startswith("No click or key press reached the recorder")
+    assert "another application's window" in box.text()  # not "in the browser"
+    assert gui.window.statusBar().currentMessage() == "Nothing was recorded"
+    assert gui.call(gui.services.trajectories.list) == []
+    box.close()
+
+
+def _empty_box() -> QMessageBox | None:
+    boxes = [b for b in top_level(QMessageBox) if b.objectName() == "recording-empty"]
+    return boxes[0] if boxes else None  # type: ignore[return-value]
+
+
 @pytest.fixture
 def missing_browser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     path = tmp_path / "no-such-chrome"

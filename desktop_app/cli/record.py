@@ -29,7 +29,11 @@ from desktop_app.core.recording import PROFILE_NAME_RULE, is_profile_name
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.induce import NEEDS_AN_LLM, LlmUse, choose_llm
 from desktop_app.ops.induce import induce as induce_draft
-from desktop_app.ops.record import NOTHING_RECORDED, keep_recording
+from desktop_app.ops.record import (
+    NOTHING_RECORDED,
+    NOTHING_RECORDED_ON_THE_DESKTOP,
+    keep_recording,
+)
 
 __all__ = ["induce", "record"]
 
@@ -205,9 +209,11 @@ def _record_until_stopped(
     ctx: click.Context,
     out: str | None,
     record: Callable[[Any, asyncio.Event], Awaitable[Trajectory]],
+    *,
+    nothing: str = NOTHING_RECORDED,
 ) -> None:
     """Run *record* until it ends or Ctrl+C/SIGTERM stops it; then say what was recorded (and
-    write it to *out*)."""
+    write it to *out*); an empty recording is not kept, and *nothing* says so (exit 1)."""
 
     async def run(services: Any) -> Trajectory:
         stop = asyncio.Event()
@@ -221,7 +227,7 @@ def _record_until_stopped(
         kept = keep_recording(services.trajectories, asyncio.run(run(services)), origin=Origin.CLI)
         trajectory = kept.trajectory
         if trajectory is None:
-            fail(NOTHING_RECORDED, 1)
+            fail(nothing, 1)
         text = services.trajectories.export_json(trajectory.id) if out else None
     if text is not None:
         write_output(text, out, force=True)
@@ -282,4 +288,5 @@ def record_desktop_command(
             sensitive_windows=sensitive_windows,
             exclude_terminal=True,
         ),
+        nothing=NOTHING_RECORDED_ON_THE_DESKTOP,
     )

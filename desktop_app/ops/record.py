@@ -16,11 +16,26 @@ if TYPE_CHECKING:
     from desktop_app.core.models.trajectory import Trajectory
     from desktop_app.core.trajectories import TrajectoryLibrary
 
-__all__ = ["NOTHING_RECORDED", "Kept", "Removed", "delete_recording", "keep_recording", "started"]
+__all__ = [
+    "NOTHING_RECORDED",
+    "NOTHING_RECORDED_ON_THE_DESKTOP",
+    "Kept",
+    "Removed",
+    "delete_recording",
+    "keep_recording",
+    "started",
+]
 
 #: What a person is told when a recording ended before anything was done.
 NOTHING_RECORDED = (
     "nothing was recorded: the recording ended before anything was done, so none was kept"
+)
+
+#: The same for a desktop recording, with what keeps input from being recorded there.
+NOTHING_RECORDED_ON_THE_DESKTOP = (
+    "nothing was recorded: no click or key press reached the recorder, so none was kept "
+    "(what is done in Procedura's own windows, in the terminal it was started from and while "
+    "paused is left out; do the task in another application's window)"
 )
 
 

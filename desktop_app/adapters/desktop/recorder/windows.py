@@ -6,32 +6,74 @@ import contextlib
 import fnmatch
 import os
 from collections.abc import Iterable
+from pathlib import Path
 
 from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.desktop import Window
 
-__all__ = ["handle_of", "terminal_window", "title_matches", "window_at"]
+__all__ = [
+    "ancestor_pids",
+    "handle_of",
+    "started_from_a_terminal",
+    "terminal_window",
+    "title_matches",
+    "window_at",
+]
 
 
 def terminal_window() -> Window | None:
-    """The window of the terminal this process runs in (to leave out what is typed there, such
-    as the Ctrl+C that ends a recording), if it can be told.
+    """The window of the terminal this process was started from (to leave out what is typed
+    there, such as the Ctrl+C that ends a recording), if it can be told for sure.
 
-    It is the window ``$WINDOWID`` names (xterm, Konsole, kitty, Alacritty…), else the active
-    window when a window manager says which one that is.
+    Only a window that belongs to one of this process's ancestors (its ``_NET_WM_PID``) counts:
+    the one ``$WINDOWID`` names (xterm, Konsole, kitty, Alacritty…), else the active window.
+    None when standard input is not a terminal (started from a menu, a launcher or a script):
+    then no window is a terminal of ours, and leaving out the active one would leave out the
+    very application the person works in.
 
     Raises:
         DesktopUnavailable: there is no display to ask.
     """
     from desktop_app.adapters.desktop.x11 import X11
 
+    if not started_from_a_terminal():
+        return None
+    ancestors = ancestor_pids()
     with X11() as x11:
-        window = None
+        candidates = []
         with contextlib.suppress(ValueError):
-            window = x11.window(int(os.environ.get("WINDOWID", "")))
-        if window is None and x11.has_window_manager():
-            window = x11.active_window()
-        return window
+            candidates.append(x11.window(int(os.environ.get("WINDOWID", ""))))
+        if x11.has_window_manager():
+            candidates.append(x11.active_window())
+        return next((w for w in candidates if w is not None and w.pid in ancestors), None)
+
+
+def started_from_a_terminal() -> bool:
+    """Whether standard input is a terminal (a command typed in a terminal)."""
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+def ancestor_pids(pid: int | None = None) -> frozenset[int]:
+    """The processes *pid* (default: this one) descends from, read from ``/proc`` (none where
+    there is no ``/proc``)."""
+    found: set[int] = set()
+    current = _parent(os.getpid() if pid is None else pid)
+    while current is not None and current > 0 and current not in found:
+        found.add(current)
+        current = _parent(current)
+    return frozenset(found)
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    # "pid (comm) state ppid …": the command name may hold spaces and parentheses
+    return int(stat.rsplit(")", 1)[1].split()[1])
 
 
 def handle_of(window: Window | None) -> int | None:
