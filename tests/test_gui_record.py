@@ -348,6 +348,47 @@ def test_a_desktop_recording_with_nothing_in_it_says_why_and_keeps_nothing(gui: 
     box.close()
 
 
+@needs_xvfb
+def test_the_induction_after_a_recording_can_be_cancelled_and_the_recording_stays(
+    llm: FakeOpenAIServer, gui: Gui, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(gui.window, "open_editor", lambda wid, version=None: opened.append(wid))
+    said: list[str] = []
+    monkeypatch.setattr(gui.window, "show_status", said.append)
+    gate = llm.hold("/v1/chat/completions")
+
+    async def scenario(form: Form) -> None:
+        dialog = await _open_dialog(gui)
+        dialog.desktop_choice.setChecked(True)
+        dialog.start_button.click()
+        controller = active_recording(gui.window)
+        assert isinstance(controller, RecordingController)
+        await until(lambda: controller.controls is not None, what="the recorder to listen")
+        await act(*click_at(form, NAME, "click", "1"))
+        await act("type", "Jane")
+        await until(lambda: controller.steps.rowCount() >= 2, what="the typing in the live list")
+        bar = controller.bar
+        bar.stop_button.click()
+        await until(lambda: bool(llm.requests_to("/v1/chat/completions")), what="the LLM asked")
+        assert bar.stop_button.text() == "&Cancel" and bar.stop_button.isEnabled()
+        bar.stop_button.click()
+        await until(lambda: controller.finished, what="the induction to stop")
+
+    try:
+        with xvfb(), contact_form(tmp_path / "out.json") as form:
+            gui.run(scenario(form))
+        gui.settle()
+        assert said[-1] == "Induction cancelled: no draft was saved, and the recordings are kept"
+        assert gui.window.tasks.last_error is None
+    finally:
+        gate.set()
+    assert not opened
+    assert gui.call(gui.services.workflows.count)[0] == 0
+    (kept,) = gui.call(gui.services.trajectories.list)
+    assert kept.event_count == 2
+
+
 def _empty_box() -> QMessageBox | None:
     boxes = [b for b in top_level(QMessageBox) if b.objectName() == "recording-empty"]
     return boxes[0] if boxes else None  # type: ignore[return-value]
@@ -452,6 +493,8 @@ def test_cancelling_an_induction_on_the_recordings_screen_saves_nothing(
         gui.call(lambda text=text: gui.services.trajectories.import_json(text))
     opened: list[str] = []
     monkeypatch.setattr(gui.window, "open_editor", lambda wid, version=None: opened.append(wid))
+    said: list[str] = []
+    monkeypatch.setattr(gui.window, "show_status", said.append)
     gate = llm.hold("/v1/chat/completions")  # the LLM thinks until the test is over
     page = gui.window.recordings
     gui.window.show_screen("Recordings")
@@ -471,7 +514,7 @@ def test_cancelling_an_induction_on_the_recordings_screen_saves_nothing(
     try:
         gui.run(scenario())
         gui.settle()
-        assert gui.window.statusBar().currentMessage().startswith("Induction cancelled")
+        assert said[-1].startswith("Induction cancelled: no draft was saved")
         assert gui.window.tasks.last_error is None  # no error dialog: the person asked for it
     finally:
         gate.set()

@@ -768,4 +768,6 @@ def start_recording(host: Host) -> None:
     dialog.request_made.connect(begin)
     dialog.open()
     with contextlib.suppress(RuntimeError):  # the window is closing
-        host.tasks.start(dialog.load(), label="Loading profiles…")
+        loading = host.tasks.start(dialog.load(), label="Loading profiles…")
+        if loading is not None:  # a dialog closed at once (Start) has no profiles to fill
+            dialog.finished.connect(lambda _result: loading.cancel())
