@@ -168,6 +168,8 @@ def _check_combinable(recordings: Sequence[Trajectory]) -> None:
     Raises:
         NotTheSameTaskError: they cannot.
     """
+    if len(recordings) < 2:  # one recording is always its own task
+        return
     first = recordings[0]
     for other in recordings[1:]:
         if other.kind is not first.kind:
