@@ -53,6 +53,7 @@ from desktop_app.ops.library import (
 )
 from desktop_app.ops.review import Archived, Decision, Reviewed, archive, decide
 from desktop_app.ops.scores import Scored, score
+from desktop_app.ui import theme
 from desktop_app.ui.host import Host
 from desktop_app.ui.scores_html import record_html
 from desktop_app.ui.table_model import RowsModel, current_item, select_source_row, visible_items
@@ -499,7 +500,8 @@ class LibraryPage(QWidget):
         self._update_buttons(row)
         if row is None:
             self.details.setHtml(
-                "<p style='color:gray'>Select a workflow to see what it does.</p>"
+                f"<p style='color:{theme.colours().muted}'>"
+                "Select a workflow to see what it does.</p>"
                 if self.proxy.rowCount()
                 else ""
             )
@@ -696,7 +698,8 @@ def _summary_html(
     status = _STATUS_LABELS[s.status]
     approved = f" · approved v{s.approved_version}" if s.approved_version is not None else ""
     parts.append(
-        f"<p style='color:gray;margin-top:0'>{status}{approved} · latest v{s.latest_version} "
+        f"<p style='color:{theme.colours().muted};margin-top:0'>"
+        f"{status}{approved} · latest v{s.latest_version} "
         f"({s.latest_status.value}) · {', '.join(s.domains) or 'no domain'}</p>"
     )
     if s.description:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.person import PersonAnswer, Question
+from desktop_app.ui import theme
 
 __all__ = ["ConfirmDialog", "DialogPerson", "LocateDialog", "PersonDialog"]
 
@@ -139,7 +140,7 @@ class ConfirmDialog(PersonDialog):
             element.setObjectName("person-element")
             element.setWordWrap(True)
             element.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            element.setStyleSheet("font-family: monospace;")
+            theme.set_role(element, "code")
             form = QFormLayout()
             form.addRow("Element:", element)
             self._layout.addLayout(form)

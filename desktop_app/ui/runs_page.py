@@ -41,6 +41,7 @@ from desktop_app.core.models.run import MASK, Run, RunStatus, RunStep, StepStatu
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.values import value_text
+from desktop_app.ui import theme
 from desktop_app.ui.backend import Backend
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_models import (
@@ -52,6 +53,7 @@ from desktop_app.ui.run_models import (
     run_seconds,
     run_summary,
     status_color,
+    status_tone,
 )
 from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
 from desktop_app.ui.table_model import RowsModel
@@ -63,7 +65,6 @@ RUN_LIMIT: Final = 500
 _SORT_ROLE: Final = Qt.ItemDataRole.UserRole + 1
 _RUN_ID_ROLE: Final = Qt.ItemDataRole.UserRole + 2
 #: The colour of a run's error in its record.
-_ERROR_COLOR: Final = "#b3261e"
 
 _TRIGGERS: Final = {
     "gui": "window",
@@ -267,7 +268,7 @@ class _RunDetails(QWidget):
         self.error = QLabel()
         self.error.setObjectName("run-details-error")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet(f"color: {_ERROR_COLOR};")
+        theme.set_tone(self.error, "error")
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.again_button = QPushButton("Run &again…")
@@ -384,8 +385,7 @@ class _RunDetails(QWidget):
         self.title.setText(
             f"{name} · version {run.workflow_version} · {RUN_STATUS_LABELS[run.status]}"
         )
-        color = status_color(run.status)
-        self.title.setStyleSheet(f"color: {color.name()};" if color is not None else "")
+        theme.set_tone(self.title, status_tone(run.status))
         started = run.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         trigger = _TRIGGERS.get(run.trigger.value, run.trigger.value)
         where = f"Started {started} from the {trigger} · run {run.id[:8]}"
@@ -397,8 +397,7 @@ class _RunDetails(QWidget):
         self.error.setText(reason)
         self.error.setVisible(bool(reason))
         # A run done, unverified has no error, only a reason: in its own colour, not in red.
-        color = status_color(run.status) if run.status is RunStatus.UNVERIFIED else None
-        self.error.setStyleSheet(f"color: {color.name() if color else _ERROR_COLOR};")
+        theme.set_tone(self.error, "unverified" if run.status is RunStatus.UNVERIFIED else "error")
         self.review_button.setVisible(run.proposed_version is not None)
         if run.proposed_version is not None:
             self.review_button.setText(f"Review &proposal (version {run.proposed_version})")

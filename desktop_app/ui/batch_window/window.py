@@ -32,15 +32,13 @@ from desktop_app.core.batch import (
     previous_successes,
     run_batch,
 )
-from desktop_app.core.models.run import RunStatus
 from desktop_app.ops.changes import Origin, run_changes
+from desktop_app.ui import theme
 from desktop_app.ui.backend import RunRequest
-from desktop_app.ui.batch_window.colors import _AMBER, _GREY, _RED
 from desktop_app.ui.batch_window.progress import RowsProgressModel, _Progress
 from desktop_app.ui.host import Host
 from desktop_app.ui.jobs import Job
 from desktop_app.ui.person_dialogs import DialogPerson
-from desktop_app.ui.run_models import status_color
 from desktop_app.ui.tasks import describe_error
 from desktop_app.ui.windows import bring_forward, may_close_while_running
 
@@ -387,22 +385,22 @@ class BatchWindow(QMainWindow):
                 if entry.status is None:  # its result was saved as interrupted
                     self.rows_model.update(entry.line, status=RowStatus.INTERRUPTED)
             headline = f"✗ Stopped: {error}" if error else "■ Stopped"
-            color = _RED if error else _AMBER
+            tone: theme.Tone = "error" if error else "warning"
         elif summary.all_succeeded:
             headline = f"✓ All {len(summary.results)} rows succeeded"
-            color = status_color(RunStatus.SUCCEEDED) or _GREY
+            tone = "ok"
         elif summary.not_done:
             unverified = summary.count(RowStatus.UNVERIFIED)
             headline = f"✗ {summary.not_done} of {len(summary.results)} rows did not succeed" + (
                 f", {unverified} done, unverified" if unverified else ""
             )
-            color = _RED
+            tone = "error"
         else:  # every row that did not succeed did every step: nothing showed the task was done
             unverified = summary.count(RowStatus.UNVERIFIED)
             headline = f"⚠ {unverified} of {len(summary.results)} rows done, unverified"
-            color = status_color(RunStatus.UNVERIFIED) or _GREY
+            tone = "unverified"
         self.outcome.setText(headline)
-        self.outcome.setStyleSheet(f"color: {color.name()};")
+        theme.set_tone(self.outcome, tone)
         self._update_progress()
         self.status_label.setText(summary.line() if summary.results else "Nothing ran.")
         self.results_label.setText(f"Results: {self._results.path}")

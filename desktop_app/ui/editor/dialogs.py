@@ -30,6 +30,7 @@ from desktop_app.core.models.workflow import (
     TitleMatches,
     UrlMatches,
 )
+from desktop_app.ui import theme
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
 __all__ = [
@@ -152,7 +153,7 @@ class LocatorDialog(QDialog):
         self.item_text.set_names(names)
         self.error = QLabel()
         self.error.setObjectName("locator-error")
-        self.error.setStyleSheet("color: #b3261e")
+        theme.set_tone(self.error, "error")
         self.error.setWordWrap(True)
         self.error.hide()
 
@@ -282,7 +283,7 @@ class ExpectationDialog(QDialog):
         self.locator_edit: LocatorDialog | None = None
         self.error = QLabel()
         self.error.setObjectName("expectation-error")
-        self.error.setStyleSheet("color: #b3261e")
+        theme.set_tone(self.error, "error")
         self.error.setWordWrap(True)
         self.error.hide()
 

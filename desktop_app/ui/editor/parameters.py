@@ -12,7 +12,6 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.editing import Issue, parameter_uses
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.core.values import value_text
+from desktop_app.ui import theme
 from desktop_app.ui.editor.template_edit import TemplateEdit
 from desktop_app.ui.table_model import RowsModel
 
@@ -110,7 +110,7 @@ class ParameterModel(RowsModel[Parameter]):
             lines += [str(issue) for issue in self._problems.get(param.name, [])]
             return "\n".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole and self._problems.get(param.name):
-            return QColor("#9a6700")
+            return theme.color("warning")
         return None
 
 
@@ -167,7 +167,7 @@ class ParameterPanel(QWidget):
         )
         self.empty.setObjectName("editor-parameters-empty")
         self.empty.setWordWrap(True)
-        self.empty.setStyleSheet("color: gray")
+        theme.set_tone(self.empty, "muted")
 
         self.details = QGroupBox("Parameter")
         form = QFormLayout(self.details)
@@ -216,7 +216,7 @@ class ParameterPanel(QWidget):
         self.error = QLabel()
         self.error.setObjectName("editor-parameter-error")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #b3261e")
+        theme.set_tone(self.error, "error")
         self.error.hide()
 
         layout = QVBoxLayout(self)

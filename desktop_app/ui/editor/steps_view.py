@@ -12,6 +12,7 @@ from desktop_app.core.editing import Issue
 from desktop_app.core.models.workflow import Step
 from desktop_app.core.step_kinds import Family, kind_spec
 from desktop_app.core.templating import pieces
+from desktop_app.ui import theme
 from desktop_app.ui.editor.step_rows import StepListModel, StepRow
 from desktop_app.ui.editor.thumbnails import CARD_HEIGHT, THUMB_SIZE, ThumbnailCache
 
@@ -80,9 +81,9 @@ class StepCardDelegate(QStyledItemDelegate):
         painter.fillPath(path, fill)
         errors = [i for i in issues if i.is_error]
         border = (
-            QColor("#c0392b")
+            theme.color("error_border")
             if errors
-            else QColor("#d29922")
+            else theme.color("warning_border")
             if issues
             else palette.highlight().color()
             if selected
@@ -146,7 +147,7 @@ class StepCardDelegate(QStyledItemDelegate):
             first = errors[0] if errors else issues[0]
             more = f"  (+{len(issues) - 1})" if len(issues) > 1 else ""
             mark = "✖" if errors else "⚠"
-            painter.setPen(QColor("#b3261e") if errors else QColor("#9a6700"))
+            painter.setPen(theme.color("error") if errors else theme.color("warning"))
             text = f"{mark} {first.message}{more}"
             painter.drawText(
                 QRectF(left, card.top() + 30 + metrics.height() + 2, width, metrics.height()),
@@ -210,7 +211,7 @@ class StepCardDelegate(QStyledItemDelegate):
         height = metrics.height()
         end = x + width
         if not step.title:
-            painter.setPen(QColor("#b3261e"))
+            painter.setPen(theme.color("error"))
             painter.drawText(QRectF(x, y, width, height), "(no title)", QTextOption())
             return
         flags = (
@@ -227,8 +228,8 @@ class StepCardDelegate(QStyledItemDelegate):
             if is_name:
                 chip = QPainterPath()
                 chip.addRoundedRect(QRectF(x, y, advance, height), 5, 5)
-                painter.fillPath(chip, QColor("#dbe7fb"))
-                painter.setPen(QColor("#1c4b96"))
+                painter.fillPath(chip, theme.color("info_bg"))
+                painter.setPen(theme.color("info_fg"))
                 painter.drawText(QRectF(x + 4, y, advance - 6, height), int(flags), shown)
             else:
                 painter.setPen(color)

@@ -147,10 +147,6 @@ class EditorWindow(EditorActions, LocatorTests):
         self.banner = QLabel("Loading…")
         self.banner.setObjectName("editor-banner")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet(
-            "QLabel { background: palette(alternate-base); padding: 6px 10px;"
-            " border-bottom: 1px solid palette(mid); }"
-        )
         splitter = QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(self.form)

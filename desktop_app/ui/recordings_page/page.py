@@ -27,6 +27,7 @@ from desktop_app.core.views import TrajectorySummary
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.induce import Induced
 from desktop_app.ops.record import delete_recording
+from desktop_app.ui import theme
 from desktop_app.ui.host import Host
 from desktop_app.ui.recordings_page.drafts import induce_draft, show_draft
 from desktop_app.ui.recordings_page.event_list import EventListModel, event_list_view
@@ -57,7 +58,7 @@ def _details_html(summary: TrajectorySummary, trajectory: Trajectory | None, *, 
         else ""
     )
     parts.append(
-        f"<p style='color:gray;margin-top:0'>{kind} · {started}{duration} · "
+        f"<p style='color:{theme.colours().muted};margin-top:0'>{kind} · {started}{duration} · "
         f"{events} events{observed} · id {summary.id[:8]}</p>"
     )
     if summary.start:
@@ -70,7 +71,7 @@ def _details_html(summary: TrajectorySummary, trajectory: Trajectory | None, *, 
             "</p>"
         )
     if trajectory is not None and not trajectory.events:
-        parts.append("<p style='color:gray'>Nothing was recorded.</p>")
+        parts.append(f"<p style='color:{theme.colours().muted}'>Nothing was recorded.</p>")
     return "".join(parts)
 
 
@@ -267,7 +268,7 @@ class RecordingsPage(QWidget):
         self.events.set_events([])
         if summary is None:
             self.header.setText(
-                "<p style='color:gray'>Select a recording to see its steps.</p>"
+                f"<p style='color:{theme.colours().muted}'>Select a recording to see its steps.</p>"
                 if self.model.rowCount()
                 else ""
             )
