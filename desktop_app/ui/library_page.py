@@ -244,6 +244,10 @@ class LibraryPage(QWidget):
 
         self.search = QLineEdit()
         self.search.setObjectName("library-search")
+        self.search.setAccessibleName("Search workflows")
+        self.search.setAccessibleDescription(
+            "Type what you want to do; the list shows the workflows that match"
+        )
         self.search.setPlaceholderText("What do you want to do?  e.g. “add a person to the CRM”")
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip(
@@ -258,11 +262,13 @@ class LibraryPage(QWidget):
 
         self.status_filter = QComboBox()
         self.status_filter.setObjectName("library-status-filter")
+        self.status_filter.setAccessibleName("Status filter")
         self.status_filter.addItem("All (not archived)", None)
         for status in WorkflowStatus:
             self.status_filter.addItem(_STATUS_LABELS[status], status)
         self.domain_filter = QComboBox()
         self.domain_filter.setObjectName("library-domain-filter")
+        self.domain_filter.setAccessibleName("Domain filter")
         self.domain_filter.addItem("All domains", None)
         self.status_filter.currentIndexChanged.connect(self._apply_filters)
         self.domain_filter.currentIndexChanged.connect(self._apply_filters)
@@ -287,6 +293,7 @@ class LibraryPage(QWidget):
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setObjectName("library-table")
+        self.table.setAccessibleName("Workflows")
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -320,6 +327,7 @@ class LibraryPage(QWidget):
 
         self.details = QTextBrowser()
         self.details.setObjectName("library-details")
+        self.details.setAccessibleName("Workflow details")
         self.details.setOpenLinks(False)
         self.run_button = QPushButton("Run…")
         self.run_button.setObjectName("library-run")

@@ -184,6 +184,7 @@ class LocateDialog(PersonDialog):
         self.setMinimumSize(520, 380)
         self.choices = QListWidget()
         self.choices.setObjectName("person-choices")
+        self.choices.setAccessibleName("Elements to choose from")
         self.choices.setAlternatingRowColors(True)
         for choice in question.choices:
             score = f"   ({choice.score:.0%} alike)" if choice.score is not None else ""
@@ -199,6 +200,7 @@ class LocateDialog(PersonDialog):
         self._layout.addWidget(self.choices, 1)
         self.selector = QLineEdit()
         self.selector.setObjectName("person-selector")
+        self.selector.setAccessibleName("CSS selector")
         self.selector.setPlaceholderText("or a CSS selector, e.g. #save or button.primary")
         self.selector.setClearButtonEnabled(True)
         self._layout.addWidget(self.selector)

@@ -165,6 +165,7 @@ class RecordDialog(QDialog):
         )
         self.profile = QComboBox()
         self.profile.setObjectName("record-profile")
+        self.profile.setAccessibleName("Browser profile")
         self.profile.setEditable(True)
         self.profile.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         line = self.profile.lineEdit()

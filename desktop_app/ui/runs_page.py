@@ -293,6 +293,7 @@ class _RunDetails(QWidget):
 
         self.parameters = QTableWidget(0, 2)
         self.parameters.setObjectName("run-parameters")
+        self.parameters.setAccessibleName("Parameters")
         self.parameters.setHorizontalHeaderLabels(["Parameter", "Value"])
         self.parameters.verticalHeader().hide()
         self.parameters.horizontalHeader().setStretchLastSection(True)
@@ -305,6 +306,7 @@ class _RunDetails(QWidget):
         self.steps_model = RunStepsModel(self)
         self.steps = QTableView()
         self.steps.setObjectName("run-record-steps")
+        self.steps.setAccessibleName("Steps")
         self.steps.setModel(self.steps_model)
         self.steps.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.steps.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -527,11 +529,13 @@ class RunsPage(QWidget):
 
         self.workflow_filter = QComboBox()
         self.workflow_filter.setObjectName("runs-workflow-filter")
+        self.workflow_filter.setAccessibleName("Workflow filter")
         self.workflow_filter.setToolTip("Only the runs of one workflow")
         self.workflow_filter.setMinimumWidth(220)
         self.workflow_filter.addItem("All workflows", None)
         self.status_filter = QComboBox()
         self.status_filter.setObjectName("runs-status-filter")
+        self.status_filter.setAccessibleName("Status filter")
         self.status_filter.setToolTip("Only the runs that ended one way")
         self.status_filter.addItem("Any status", None)
         for status in RunStatus:
@@ -558,6 +562,7 @@ class RunsPage(QWidget):
 
         self.table = QTableView()
         self.table.setObjectName("runs-table")
+        self.table.setAccessibleName("Runs")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(RunColumn.STARTED, Qt.SortOrder.DescendingOrder)

@@ -126,6 +126,8 @@ _OWN_PALETTE_PROPERTY: Final = "procedura_dark_palette"
 _CONNECTED_PROPERTY: Final = "procedura_theme_connected"
 
 _current: Colours = LIGHT
+#: Tones that have no colour of their own.
+_SAME_AS: Final = {"busy": "muted"}
 
 
 def colours() -> Colours:
@@ -139,12 +141,12 @@ def is_dark() -> bool:
 
 
 def color(name: str) -> QColor:
-    """One of the current colours by its field name, e.g. ``color("error")``.
+    """One of the current colours by its field name or a :data:`Tone`, e.g. ``color("error")``.
 
     Raises:
         KeyError: no such colour.
     """
-    value = asdict(_current).get(name)
+    value = asdict(_current).get(_SAME_AS.get(name, name))
     if not isinstance(value, str):
         known = ", ".join(asdict(_current))
         raise KeyError(f"no theme colour {name!r} (known: {known})")

@@ -188,6 +188,7 @@ class BatchDialog(QDialog):
         self.mapping_model.mapping_edited.connect(self._on_mapping_model_mapping_edited)
         self.mapping_view = QTableView()
         self.mapping_view.setObjectName("batch-mapping")
+        self.mapping_view.setAccessibleName("Columns and parameters")
         self.mapping_view.setModel(self.mapping_model)
         self.mapping_view.setItemDelegateForColumn(
             MappingModel.PARAMETER, _ParameterDelegate(workflow, self.mapping_view)

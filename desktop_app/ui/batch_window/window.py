@@ -154,6 +154,7 @@ class BatchWindow(QMainWindow):
         self.rows_model.set_rows(_Progress(r.line, r.shown(400)) for r in self._plan.rows)
         self.rows_view = QTableView()
         self.rows_view.setObjectName("batch-rows")
+        self.rows_view.setAccessibleName("Rows")
         self.rows_view.setModel(self.rows_model)
         self.rows_view.verticalHeader().hide()
         self.rows_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

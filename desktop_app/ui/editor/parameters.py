@@ -137,6 +137,7 @@ class ParameterPanel(QWidget):
         self.model = ParameterModel(self)
         self.table = QTableView()
         self.table.setObjectName("editor-parameter-table")
+        self.table.setAccessibleName("Parameters")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

@@ -92,6 +92,7 @@ class StepForm(StepFields, StepLocators):
     def __init__(self, thumbnails: ThumbnailCache, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("editor-step-form")
+        self.setAccessibleName("Selected step")
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self._thumbnails = thumbnails
@@ -157,6 +158,7 @@ class StepForm(StepFields, StepLocators):
         url_row.addWidget(QLabel("Test on page"))
         self.test_url = QLineEdit()
         self.test_url.setObjectName("editor-test-url")
+        self.test_url.setAccessibleName("Test on page")
         self.test_url.setPlaceholderText("The address of a page where this element is")
         self.test_url.setToolTip(
             "“Test” opens this page once in a browser and highlights what a locator finds. "

@@ -94,6 +94,7 @@ class RecordingsPage(QWidget):
 
         self.filter = QLineEdit()
         self.filter.setObjectName("recordings-filter")
+        self.filter.setAccessibleName("Filter recordings")
         self.filter.setPlaceholderText("Filter by intent or address")
         self.filter.setClearButtonEnabled(True)
         self.record_button = QPushButton("Record…")
@@ -165,6 +166,7 @@ class RecordingsPage(QWidget):
 
         self.header = QLabel()
         self.header.setObjectName("recordings-details")
+        self.header.setAccessibleName("Recording details")
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -173,6 +175,7 @@ class RecordingsPage(QWidget):
         self.events_view = event_list_view(
             self.events, QSize(160, 100), "recordings-events", tiles=True
         )
+        self.events_view.setAccessibleName("Recorded steps")
         self.events_view.setToolTip("Double-click a step to see its screenshot full size")
         self.events_view.activated.connect(self._on_events_view_activated)
         buttons = QHBoxLayout()

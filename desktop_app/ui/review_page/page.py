@@ -126,12 +126,15 @@ class ReviewPage(QWidget):
 
         self.workflow_combo = QComboBox()
         self.workflow_combo.setObjectName("review-workflow")
+        self.workflow_combo.setAccessibleName("Workflow to review")
         self.workflow_combo.setToolTip("Any workflow, to compare two of its versions")
         self.base_combo = QComboBox()
         self.base_combo.setObjectName("review-base")
+        self.base_combo.setAccessibleName("Compare against version")
         self.base_combo.setToolTip("The version to compare against (the older one, usually)")
         self.compared_combo = QComboBox()
         self.compared_combo.setObjectName("review-compared")
+        self.compared_combo.setAccessibleName("Version under review")
         self.compared_combo.setToolTip("The version to review: what it changes is shown")
         self.workflow_combo.activated.connect(self._on_workflow_combo_activated)
         self.base_combo.activated.connect(self._on_base_combo_activated)
@@ -159,6 +162,7 @@ class ReviewPage(QWidget):
         self.title.setWordWrap(True)
         self.subtitle = QLabel()
         self.subtitle.setObjectName("review-subtitle")
+        self.subtitle.setAccessibleName("What is compared")
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextFormat(Qt.TextFormat.PlainText)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -205,6 +209,7 @@ class ReviewPage(QWidget):
 
         self.diff_view = DiffBrowser()
         self.diff_view.setObjectName("review-diff")
+        self.diff_view.setAccessibleName("Changes")
         self.diff_view.setOpenLinks(False)
         self.diff_view.document().setDefaultStyleSheet(css())
 

@@ -139,6 +139,7 @@ class RunWindow(QMainWindow):
         self.steps_model = RunStepsModel(self)
         self.steps = QTableView()
         self.steps.setObjectName("run-steps")
+        self.steps.setAccessibleName("Steps")
         self.steps.setModel(self.steps_model)
         self.steps.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.steps.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

@@ -100,6 +100,8 @@ def _caption(text: str, buddy: QWidget | None = None) -> QLabel:
     label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if buddy is not None:
         label.setBuddy(buddy)
+        if not buddy.accessibleName():  # the caption is in another row widget: say it here
+            buddy.setAccessibleName(text.replace("&", "").rstrip(":"))
     return label
 
 

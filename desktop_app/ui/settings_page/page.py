@@ -94,6 +94,7 @@ class SettingsPage(SettingsSections):
 
         scroll = QScrollArea()
         scroll.setObjectName("settings-scroll")
+        scroll.setAccessibleName("Settings")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
@@ -102,6 +103,7 @@ class SettingsPage(SettingsSections):
 
         self.message = QLabel()
         self.message.setObjectName("settings-message")
+        self.message.setAccessibleName("Settings status")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.revert_button = QPushButton("Re&vert")
