@@ -76,7 +76,7 @@ class Colours:
 LIGHT: Final = Colours(
     error="#b3261e",
     warning="#8a5a00",
-    ok="#1a7f37",
+    ok="#18753a",
     unverified="#a34f00",
     muted="#5f6368",
     info="#1c4b96",
