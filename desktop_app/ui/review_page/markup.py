@@ -193,7 +193,7 @@ def _step_block(step: StepChange) -> str:
     return (
         '<table width="100%" cellspacing="0" cellpadding="4" style="margin-top: 6px;">'
         f'<tr><td width="22" align="center" style="background-color: {foreground}; '
-        f'color: white;"><b>{mark}</b></td>'
+        f'color: {background};"><b>{mark}</b></td>'  # the tint's colours swapped: light or dark
         f'<td style="background-color: {background}; color: {foreground};">'
         f'<b>{title}</b> &nbsp;<span style="color: {foreground};">{what}</span>'
         f'<table cellspacing="0" cellpadding="2" style="margin-top: 2px;">{"".join(rows)}'
