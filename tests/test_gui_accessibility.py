@@ -21,10 +21,12 @@ from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.person import Choice, Question
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.batch_window import BatchDialog, BatchWindow, open_batch
+from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS, ExpectationDialog, LocatorDialog
 from desktop_app.ui.editor.window import EditorWindow
 from desktop_app.ui.person_dialogs import ConfirmDialog, LocateDialog
 from desktop_app.ui.record import RecordDialog, RecordingBar
 from desktop_app.ui.recordings_page.event_list import EventListModel
+from desktop_app.ui.review_page.widgets import CommentDialog
 from desktop_app.ui.run_view import RunDialog, RunWindow, load_setup
 from desktop_app.ui.tray import WorkflowSearchDialog
 
@@ -135,7 +137,25 @@ def test_every_screen_and_window_names_its_controls(gui: Gui, tmp_path: Path) ->
     for where in range(len(editor.workflow.steps)):  # each kind of step has its own fields
         editor.select_step(where)
         _assert_named(editor, f"the step editor, step {where + 1}")
+    names = [p.name for p in editor.workflow.parameters]
+    assert editor.parameters.select(names[0])
+    _assert_named(editor, "the step editor, a parameter")
+    locator = LocatorDialog(editor, None, names)
+    locator.show()
+    _assert_named(locator, "the locator dialog")
+    locator.reject()
+    for kind in EXPECTATION_KINDS:
+        check = ExpectationDialog(editor, kind, None, names)
+        check.show()
+        _assert_named(check, f"the {kind} check dialog")
+        check.reject()
     editor.close()
+    comment = CommentDialog(
+        window, title="Request changes", prompt="What should change?", confirm="OK", required=True
+    )
+    comment.show()
+    _assert_named(comment, "the review comment")
+    comment.reject()
 
     # Running: the parameter dialog and the run window (not started).
     window.open_run(workflow_id)

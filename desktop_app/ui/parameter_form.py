@@ -400,6 +400,7 @@ class ParameterForm(QWidget):
 
     def _choice(self, param: Parameter, label: QLabel) -> _Field:
         combo = QComboBox()
+        combo.setAccessibleName(field_label(param))
         if not param.required or param.default is None:
             combo.addItem("(choose one)" if param.required else "(none)", "")
         for choice in param.choices:

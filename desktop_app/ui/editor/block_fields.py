@@ -164,6 +164,7 @@ class ConditionEditor(_Tested):
         self._names: list[str] = []
         self.kind = QComboBox()
         self.kind.setObjectName("condition-kind")
+        self.kind.setAccessibleName("Condition")
         for kind, label in CONDITION_KINDS.items():
             self.kind.addItem(label, kind)
         self.kind.activated.connect(self._on_kind_activated)
@@ -171,6 +172,7 @@ class ConditionEditor(_Tested):
         self.text.setObjectName("condition-text")
         self.match = QComboBox()
         self.match.setObjectName("condition-match")
+        self.match.setAccessibleName("Match")
         for value, label in _MATCHES:
             self.match.addItem(label, value)
         self.element = QLabel()
@@ -185,6 +187,7 @@ class ConditionEditor(_Tested):
         self.value.setObjectName("condition-value")
         self.op = QComboBox()
         self.op.setObjectName("condition-op")
+        self.op.setAccessibleName("Comparison")
         for op, words in COMPARISONS.items():
             self.op.addItem(words, op)
         self.to = TemplateEdit(placeholder_text="what to compare with, e.g. Unpaid")
@@ -341,6 +344,7 @@ class SourceEditor(_Tested):
         self._source: ItemSource | None = None
         self.kind = QComboBox()
         self.kind.setObjectName("source-kind")
+        self.kind.setAccessibleName("Items from")
         for kind, label in SOURCE_KINDS.items():
             self.kind.addItem(label, kind)
         self.kind.activated.connect(lambda _i: self._commit())

@@ -112,6 +112,7 @@ class LocatorDialog(QDialog):
         self.setWindowTitle("Edit locator" if locator is not None else "Add a locator")
         self.strategy = QComboBox()
         self.strategy.setObjectName("locator-strategy")
+        self.strategy.setAccessibleName("Find by")
         for strategy, label in STRATEGY_LABELS.items():
             self.strategy.addItem(label, strategy)
             self.strategy.setItemData(
@@ -119,6 +120,7 @@ class LocatorDialog(QDialog):
             )
         self.role = QComboBox()
         self.role.setObjectName("locator-role")
+        self.role.setAccessibleName("Role")
         self.role.setEditable(True)
         self.role.addItems(_ROLES)
         self.value = TemplateEdit(placeholder_text="e.g. Email, #email, //input[@name='email']")
@@ -273,6 +275,7 @@ class ExpectationDialog(QDialog):
         self.text.set_names(names)
         self.match = QComboBox()
         self.match.setObjectName("expectation-match")
+        self.match.setAccessibleName("Compare")
         for value, label in (
             ("glob", "Pattern (* matches anything)"),
             ("exact", "Exactly"),

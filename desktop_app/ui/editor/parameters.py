@@ -180,6 +180,7 @@ class ParameterPanel(QWidget):
         self.name.editingFinished.connect(self._on_name_editing_finished)
         self.type = QComboBox()
         self.type.setObjectName("editor-parameter-type")
+        self.type.setAccessibleName("Type")
         for type_, label in _TYPE_LABELS.items():
             self.type.addItem(label, type_)
         self.type.activated.connect(self._on_type_activated)
