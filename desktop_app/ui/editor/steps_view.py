@@ -26,7 +26,8 @@ __all__ = [
 
 _Index = QModelIndex | QPersistentModelIndex
 
-#: The colour of a step card's stripe, by what the step is for (its kind's family).
+#: The colour of a step's number badge (white on it), by what the step is for (its kind's
+#: family): mid-tone fills that read the same on a light or a dark list.
 _FAMILY_COLORS: dict[Family, str] = {
     "navigate": "#2f6fb3",
     "act": "#7048b6",
@@ -37,6 +38,12 @@ _FAMILY_COLORS: dict[Family, str] = {
     "desktop": "#5a6b7b",
     "control": "#8a6d1f",
 }
+
+
+def _control_color() -> QColor:
+    """A block's rail and its "Otherwise" heading: the theme's amber, readable in either scheme."""
+    return theme.color("warning")
+
 
 #: How far a block's own steps are indented under it, per level.
 INDENT = 22
@@ -70,7 +77,7 @@ class StepCardDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         card = QRectF(option.rect.adjusted(6 + INDENT * row.depth, 3, -6, -3))
         if row.depth:  # the rail joining a block's own steps to it
-            painter.setPen(QColor(_FAMILY_COLORS["control"]))
+            painter.setPen(_control_color())
             rail = option.rect.left() + 6 + INDENT * row.depth - INDENT / 2
             painter.drawLine(int(rail), option.rect.top(), int(rail), option.rect.bottom())
         path = QPainterPath()
@@ -166,13 +173,13 @@ class StepCardDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rail = option.rect.left() + 6 + INDENT * row.depth - INDENT / 2
-        painter.setPen(QColor(_FAMILY_COLORS["control"]))
+        painter.setPen(_control_color())
         painter.drawLine(int(rail), option.rect.top(), int(rail), option.rect.bottom())
         box = QRectF(option.rect.adjusted(6 + INDENT * row.depth, 3, -6, -3))
         font = QFont(option.font)
         if row.kind == "otherwise":
             font.setBold(True)
-            color = QColor(_FAMILY_COLORS["control"])
+            color = _control_color()
         else:
             font.setItalic(True)
             color = palette.placeholderText().color()
