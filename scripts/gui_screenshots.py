@@ -558,6 +558,9 @@ def main(argv: list[str] | None = None) -> int:
         keyring.set_keyring(MemoryKeyring())  # never the real keyring of whoever runs this
         app = QApplication(["procedura"])
         app.setApplicationName("Procedura")
+        from desktop_app.ui import theme
+
+        theme.apply(app)  # as the app does at start
         app.setQuitOnLastWindowClosed(False)
         loop = qasync.QEventLoop(app)
         asyncio.set_event_loop(loop)

@@ -110,6 +110,15 @@ def procedura() -> Iterator[Cli]:
     yield Cli()
 
 
+@pytest.fixture(scope="session")
+def qapp(qapp: Any) -> Any:
+    """pytest-qt's application, with the app's theme, so tests see what users see."""
+    from desktop_app.ui import theme
+
+    theme.apply(qapp)
+    return qapp
+
+
 @pytest.fixture
 def gui(qapp: Any) -> Iterator[Any]:
     """The desktop app's main window over this test's data directory (see gui_support)."""

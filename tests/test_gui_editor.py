@@ -31,6 +31,7 @@ from desktop_app.core.models.workflow import (
 )
 from desktop_app.core.step_kinds import KINDS
 from desktop_app.demo_site import DemoSite
+from desktop_app.ui import theme
 from desktop_app.ui.editor.dialogs import ExpectationDialog, LocatorDialog
 from desktop_app.ui.editor.exports import EXPORT_FORMATS
 from desktop_app.ui.editor.steps_view import StepListModel
@@ -269,13 +270,13 @@ def test_typing_a_brace_offers_parameters_and_shows_placeholders_as_chips(
     # a known placeholder is a blue chip, an unknown one red
     layout = value.document().firstBlock().layout()
     formats = {f.start: f.format.background().color().name() for f in layout.formats()}
-    assert formats == {3: "#dbe7fb"}
+    assert formats == {3: theme.colours().info_bg}
     type_into(value, "{nobody}")
     formats = {
         f.start: f.format.background().color().name()
         for f in value.document().firstBlock().layout().formats()
     }
-    assert formats == {0: "#fbe0de"}
+    assert formats == {0: theme.colours().error_bg}
     editor.close()
 
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from replay_support import approved
 
 from desktop_app.settings import data_dir_pointer_path, default_home, load_settings, platform_home
-from desktop_app.ui.settings_page import FAILURE_COLOR, SUCCESS_COLOR, SettingsPage
+from desktop_app.ui.settings_page import SettingsPage
 
 pytestmark = pytest.mark.slow
 
@@ -110,7 +110,7 @@ def test_changed_fields_are_applied_to_the_settings_file(gui: Gui, home: Path) -
     assert gui.backend.settings.llm_model == "qwen2.5:7b-instruct"  # in force now
     assert changed
     assert page.message.text() == "Settings saved."
-    assert SUCCESS_COLOR in page.message.styleSheet()
+    assert page.message.property("tone") == "ok"  # in green
     assert not page.apply_button.isEnabled()
     text = (home / "settings.toml").read_text()
     assert "key" not in text.split("kept here.")[1]  # only the header mentions the key
@@ -172,14 +172,14 @@ def test_an_invalid_value_is_shown_and_nothing_is_written(gui: Gui, home: Path) 
     gui.settle()
 
     assert page.message.text().startswith("setting llm_base_url: 'localhost:11434/v1' is not")
-    assert FAILURE_COLOR in page.message.styleSheet()
-    assert FAILURE_COLOR in base_url.styleSheet()
+    assert page.message.property("tone") == "error"  # in red
+    assert base_url.property("invalid") is True  # framed in red
     assert not (home / "settings.toml").exists()
     assert page.apply_button.isEnabled()  # the changes are still there to fix
     assert gui.window.tasks.last_error is None  # shown on the screen, not as a dialog
 
     base_url.setText("http://localhost:11434/v1")
-    assert base_url.styleSheet() == ""
+    assert base_url.property("invalid") is False
     _edit(page, "browser").setText(str(home / "no-such-browser"))
     page.apply_button.click()
     gui.settle()
@@ -226,7 +226,7 @@ def test_test_connection_reports_the_model_or_one_line_in_red(
     line = page.test_result.text()
     assert line.startswith(f"gpt-4o-mini at {chat_server.base_url} answered in ")
     assert line.endswith(" ms")
-    assert SUCCESS_COLOR in page.test_result.styleSheet()
+    assert page.test_result.property("tone") == "ok"
     assert tested == [(True, line)]
     assert not page.test_details_button.isVisible()
     assert len(chat_server.requests_to("/v1/chat/completions")) == 1
@@ -247,7 +247,7 @@ def test_test_connection_failure_is_one_red_line_with_details(
     line = page.test_result.text()
     assert line.startswith(f"cannot reach the LLM endpoint {url}: connection refused")
     assert "\n" not in line
-    assert FAILURE_COLOR in page.test_result.styleSheet()
+    assert page.test_result.property("tone") == "error"
     assert page.test_details_button.isVisible()
     assert not page.test_details.isVisible()
     page.test_details_button.click()

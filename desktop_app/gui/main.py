@@ -53,6 +53,7 @@ def main(settings: Settings, argv: Sequence[str] = (), *, minimized: bool = Fals
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.resources import resource_path
+    from desktop_app.ui import theme
 
     app = QApplication.instance() or QApplication(["procedura", *argv])
     assert isinstance(app, QApplication)
@@ -62,6 +63,7 @@ def main(settings: Settings, argv: Sequence[str] = (), *, minimized: bool = Fals
     app.setQuitOnLastWindowClosed(False)  # the loop ends the app, after the jobs are cancelled
     icon = QIcon(str(resource_path("icons", "procedura-256.png")))
     app.setWindowIcon(icon)
+    theme.apply(app)  # one style sheet for every window, light or dark as the system is
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:

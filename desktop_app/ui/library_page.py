@@ -53,6 +53,7 @@ from desktop_app.ops.library import (
 )
 from desktop_app.ops.review import Archived, Decision, Reviewed, archive, decide
 from desktop_app.ops.scores import Scored, score
+from desktop_app.ui import theme
 from desktop_app.ui.host import Host
 from desktop_app.ui.scores_html import record_html
 from desktop_app.ui.table_model import RowsModel, current_item, select_source_row, visible_items
@@ -243,6 +244,10 @@ class LibraryPage(QWidget):
 
         self.search = QLineEdit()
         self.search.setObjectName("library-search")
+        self.search.setAccessibleName("Search workflows")
+        self.search.setAccessibleDescription(
+            "Type what you want to do; the list shows the workflows that match"
+        )
         self.search.setPlaceholderText("What do you want to do?  e.g. “add a person to the CRM”")
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip(
@@ -257,11 +262,13 @@ class LibraryPage(QWidget):
 
         self.status_filter = QComboBox()
         self.status_filter.setObjectName("library-status-filter")
+        self.status_filter.setAccessibleName("Status filter")
         self.status_filter.addItem("All (not archived)", None)
         for status in WorkflowStatus:
             self.status_filter.addItem(_STATUS_LABELS[status], status)
         self.domain_filter = QComboBox()
         self.domain_filter.setObjectName("library-domain-filter")
+        self.domain_filter.setAccessibleName("Domain filter")
         self.domain_filter.addItem("All domains", None)
         self.status_filter.currentIndexChanged.connect(self._apply_filters)
         self.domain_filter.currentIndexChanged.connect(self._apply_filters)
@@ -286,6 +293,7 @@ class LibraryPage(QWidget):
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setObjectName("library-table")
+        self.table.setAccessibleName("Workflows")
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -319,6 +327,7 @@ class LibraryPage(QWidget):
 
         self.details = QTextBrowser()
         self.details.setObjectName("library-details")
+        self.details.setAccessibleName("Workflow details")
         self.details.setOpenLinks(False)
         self.run_button = QPushButton("Run…")
         self.run_button.setObjectName("library-run")
@@ -499,7 +508,8 @@ class LibraryPage(QWidget):
         self._update_buttons(row)
         if row is None:
             self.details.setHtml(
-                "<p style='color:gray'>Select a workflow to see what it does.</p>"
+                f"<p style='color:{theme.colours().muted}'>"
+                "Select a workflow to see what it does.</p>"
                 if self.proxy.rowCount()
                 else ""
             )
@@ -696,7 +706,8 @@ def _summary_html(
     status = _STATUS_LABELS[s.status]
     approved = f" · approved v{s.approved_version}" if s.approved_version is not None else ""
     parts.append(
-        f"<p style='color:gray;margin-top:0'>{status}{approved} · latest v{s.latest_version} "
+        f"<p style='color:{theme.colours().muted};margin-top:0'>"
+        f"{status}{approved} · latest v{s.latest_version} "
         f"({s.latest_status.value}) · {', '.join(s.domains) or 'no domain'}</p>"
     )
     if s.description:

@@ -24,33 +24,10 @@ from desktop_app.ui.collector import GuiThreadCollector
 from desktop_app.ui.host import AppEvents
 from desktop_app.ui.tasks import TaskRunner
 
-__all__ = ["STYLE", "MainWindow", "Screen"]
+__all__ = ["MainWindow", "Screen"]
 
 #: How long an editor's test browser may take to close when the app quits.
 SHUTDOWN_GRACE_S = 3.0
-
-#: The window's look: a quiet navigation column, roomy rows, a clear selection.
-STYLE = """
-QListWidget#navigation {
-    background: palette(window);
-    border: none;
-    border-right: 1px solid palette(mid);
-    padding-top: 8px;
-    font-size: 11pt;
-}
-QListWidget#navigation::item {
-    padding: 9px 14px;
-    border-radius: 6px;
-    margin: 1px 8px;
-}
-QListWidget#navigation::item:selected {
-    background: palette(highlight);
-    color: palette(highlighted-text);
-}
-QTableView, QListView, QTreeView { gridline-color: palette(midlight); }
-QHeaderView::section { padding: 4px 6px; }
-QStackedWidget > QWidget { font-size: 10pt; }
-"""
 
 
 class Screen(Protocol):
@@ -112,6 +89,8 @@ class MainWindow(QMainWindow):
         self._nav.setIconSize(QSize(20, 20))
         self._nav.setFixedWidth(180)
         self._nav.setFrameShape(QListWidget.Shape.NoFrame)
+        self._nav.setAccessibleName("Screens")
+        self._nav.setAccessibleDescription("Library, Recordings, Review, Runs and Settings")
         self._stack = QStackedWidget()
         for name, screen in zip(self.SCREENS, self._screens, strict=True):
             QListWidgetItem(name, self._nav)
@@ -124,12 +103,12 @@ class MainWindow(QMainWindow):
         layout.addWidget(self._nav)
         layout.addWidget(self._stack, 1)
         self.setCentralWidget(central)
-        self.setStyleSheet(STYLE)
 
         self._progress = QProgressBar()
         self._progress.setObjectName("busy")
         self._progress.setRange(0, 0)
         self._progress.setMaximumWidth(160)
+        self._progress.setAccessibleName("Busy")
         self._progress.hide()
         self._busy_label = QLabel()
         self.statusBar().addPermanentWidget(self._busy_label)
@@ -289,15 +268,7 @@ class MainWindow(QMainWindow):
 
 
 def _record_icon() -> QIcon:
-    """A red dot, the universal "record" sign."""
-    from PySide6.QtGui import QColor, QPainter, QPixmap
+    """A red dot, the universal "record" sign (an SVG: crisp at any scale)."""
+    from desktop_app.resources import resource_path
 
-    pixmap = QPixmap(32, 32)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor("#d93025"))
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.drawEllipse(6, 6, 20, 20)
-    painter.end()
-    return QIcon(pixmap)
+    return QIcon(str(resource_path("icons", "record.svg")))

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.core.replay.parameters import BoundParameters, ParameterError, bind_parameters
 from desktop_app.core.values import value_text
+from desktop_app.ui import theme
 
 __all__ = ["ParameterForm", "field_label"]
 
@@ -39,7 +40,6 @@ _PLACEHOLDERS: Final[dict[ParameterType, str]] = {
     ParameterType.DATE: "YYYY-MM-DD",
     ParameterType.EMAIL: "name@example.com",
 }
-_INVALID_STYLE: Final = "color: #b3261e;"
 
 
 def field_label(param: Parameter) -> str:
@@ -185,7 +185,7 @@ class ParameterForm(QWidget):
         self.error_label = QLabel()
         self.error_label.setObjectName("parameter-error")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(_INVALID_STYLE)
+        theme.set_tone(self.error_label, "error")
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
         layout.addWidget(self.error_label)
@@ -262,7 +262,7 @@ class ParameterForm(QWidget):
             self._error, self._error_name = problem, name or None
         for name, field in self._fields.items():
             problem = problems.get(name, "")
-            field.label.setStyleSheet(_INVALID_STYLE if problem else "")
+            theme.set_tone(field.label, "error" if problem else None)
             inline = self._problem_labels[name]
             inline.setText(problem)
             inline.setVisible(bool(problem))
@@ -344,7 +344,7 @@ class ParameterForm(QWidget):
         problem = QLabel()
         problem.setObjectName(f"problem-{param.name}")
         problem.setWordWrap(True)
-        problem.setStyleSheet(_INVALID_STYLE)
+        theme.set_tone(problem, "error")
         problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         problem.hide()
         self._problem_labels[param.name] = problem
@@ -400,6 +400,7 @@ class ParameterForm(QWidget):
 
     def _choice(self, param: Parameter, label: QLabel) -> _Field:
         combo = QComboBox()
+        combo.setAccessibleName(field_label(param))
         if not param.required or param.default is None:
             combo.addItem("(choose one)" if param.required else "(none)", "")
         for choice in param.choices:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.person import PersonAnswer, Question
+from desktop_app.ui import theme
 
 __all__ = ["ConfirmDialog", "DialogPerson", "LocateDialog", "PersonDialog"]
 
@@ -139,7 +140,7 @@ class ConfirmDialog(PersonDialog):
             element.setObjectName("person-element")
             element.setWordWrap(True)
             element.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            element.setStyleSheet("font-family: monospace;")
+            theme.set_role(element, "code")
             form = QFormLayout()
             form.addRow("Element:", element)
             self._layout.addLayout(form)
@@ -183,6 +184,7 @@ class LocateDialog(PersonDialog):
         self.setMinimumSize(520, 380)
         self.choices = QListWidget()
         self.choices.setObjectName("person-choices")
+        self.choices.setAccessibleName("Elements to choose from")
         self.choices.setAlternatingRowColors(True)
         for choice in question.choices:
             score = f"   ({choice.score:.0%} alike)" if choice.score is not None else ""
@@ -198,6 +200,7 @@ class LocateDialog(PersonDialog):
         self._layout.addWidget(self.choices, 1)
         self.selector = QLineEdit()
         self.selector.setObjectName("person-selector")
+        self.selector.setAccessibleName("CSS selector")
         self.selector.setPlaceholderText("or a CSS selector, e.g. #save or button.primary")
         self.selector.setClearButtonEnabled(True)
         self._layout.addWidget(self.selector)

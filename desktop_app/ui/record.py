@@ -40,6 +40,7 @@ from desktop_app.core.recording import PROFILE_NAME_RULE, clean_events, is_profi
 from desktop_app.ops.changes import MANY, Changes, Origin
 from desktop_app.ops.induce import Induced
 from desktop_app.ops.record import keep_recording, started
+from desktop_app.ui import theme
 from desktop_app.ui.backend import RecordingControls, RecordingRequest
 from desktop_app.ui.host import Host
 from desktop_app.ui.recordings_page import (
@@ -166,6 +167,7 @@ class RecordDialog(QDialog):
         )
         self.profile = QComboBox()
         self.profile.setObjectName("record-profile")
+        self.profile.setAccessibleName("Browser profile")
         self.profile.setEditable(True)
         self.profile.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         line = self.profile.lineEdit()
@@ -264,7 +266,7 @@ class RecordDialog(QDialog):
             self.url_hint.setText(f"Opens {url}")
         else:
             self.url_hint.setText("")
-        self.url_hint.setStyleSheet("color: #b00020" if url is None else "color: palette(mid)")
+        theme.set_tone(self.url_hint, "error" if url is None else "muted")
         profile = self.profile.currentText().strip()
         bad_profile = bool(profile) and not is_profile_name(profile)
         self.profile_hint.setText(
@@ -276,7 +278,7 @@ class RecordDialog(QDialog):
                 else ""
             )
         )
-        self.profile_hint.setStyleSheet("color: #b00020" if bad_profile else "color: palette(mid)")
+        theme.set_tone(self.profile_hint, "error" if bad_profile else "muted")
         self.start_button.setEnabled(url is not None and not bad_profile)
 
     def _on_buttons_accepted(self) -> None:
@@ -417,16 +419,16 @@ class RecordingBar(QWidget):
 
     def set_state(self, state: str) -> None:
         """Show where the recording is: starting, recording, paused, saving or inducing."""
-        texts = {
-            "starting": ("Starting the browser…", "#555"),
-            "recording": ("● Recording", "#c62828"),
-            "paused": ("❚❚ Paused", "#b26a00"),
-            "saving": ("Saving…", "#555"),
-            "inducing": ("Inducing…", "#555"),
+        texts: dict[str, tuple[str, theme.Tone]] = {
+            "starting": ("Starting the browser…", "busy"),
+            "recording": ("● Recording", "recording"),
+            "paused": ("❚❚ Paused", "warning"),
+            "saving": ("Saving…", "busy"),
+            "inducing": ("Inducing…", "busy"),
         }
-        text, color = texts[state]
+        text, tone = texts[state]
         self.state.setText(text)
-        self.state.setStyleSheet(f"color: {color}; font-weight: bold")
+        theme.set_tone(self.state, tone, strong=True)
         live = state in ("recording", "paused")
         for button in (self.pause_button, self.mark_button, self.note_button, self.stop_button):
             button.setEnabled(live)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop_app.core.models.run import Resolution, Run, RunStatus, RunStep, StepStatus
 from desktop_app.core.outcomes import failure_lines
+from desktop_app.ui import theme
 from desktop_app.ui.table_model import RowsModel
 
 __all__ = [
@@ -72,25 +73,27 @@ _STEP_STATUS: Final[dict[StepStatus, str]] = {
 }
 
 
-_GREEN: Final = QColor("#1b7f3b")
-_RED: Final = QColor("#b3261e")
-_AMBER: Final = QColor("#9a6700")
-#: Done, unverified: neither the success green nor the failure red (nor the amber of a stop).
-_ORANGE: Final = QColor("#b35900")
-_GREY: Final = QColor("#6e6e6e")
+def status_tone(status: RunStatus | StepStatus | None) -> theme.Tone | None:
+    """The theme's tone of a status (None: plain text).
+
+    Done, unverified has its own: neither the success green nor the failure red (nor the amber
+    of a stop).
+    """
+    if status in (RunStatus.SUCCEEDED, StepStatus.SUCCEEDED):
+        return "ok"
+    if status is RunStatus.UNVERIFIED:
+        return "unverified"
+    if status in (RunStatus.FAILED, StepStatus.FAILED):
+        return "error"
+    if status in (RunStatus.ABORTED, RunStatus.INTERRUPTED, StepStatus.SKIPPED):
+        return "warning"
+    return None
 
 
 def status_color(status: RunStatus | StepStatus | None) -> QColor | None:
-    """The text colour of a status (None: the palette's)."""
-    if status in (RunStatus.SUCCEEDED, StepStatus.SUCCEEDED):
-        return _GREEN
-    if status is RunStatus.UNVERIFIED:
-        return _ORANGE
-    if status in (RunStatus.FAILED, StepStatus.FAILED):
-        return _RED
-    if status in (RunStatus.ABORTED, RunStatus.INTERRUPTED, StepStatus.SKIPPED):
-        return _AMBER
-    return None
+    """The text colour of a status in the current scheme (None: the palette's)."""
+    tone = status_tone(status)
+    return theme.color(tone) if tone is not None else None
 
 
 def run_seconds(run: Run) -> float | None:
@@ -355,15 +358,15 @@ class RunStepsModel(RowsModel[_Row]):
         step = row.step
         if step is None:
             if column is StepColumn.STATUS and not row.running:
-                return QBrush(_GREY)
+                return QBrush(theme.color("muted"))
             return None
         if column is StepColumn.STATUS:
             color = status_color(step.status)
             return QBrush(color) if color is not None else None
         if column is StepColumn.RESOLUTION and step.resolution and step.resolution.is_heal:
-            return QBrush(_AMBER)
+            return QBrush(theme.color("warning"))
         if column is StepColumn.DETAIL and step.error:
-            return QBrush(_RED)
+            return QBrush(theme.color("error"))
         return None
 
     def _changed(self, row: int) -> None:

@@ -41,6 +41,7 @@ from desktop_app.core.models.run import MASK, Run, RunStatus, RunStep, StepStatu
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.values import value_text
+from desktop_app.ui import theme
 from desktop_app.ui.backend import Backend
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_models import (
@@ -52,6 +53,7 @@ from desktop_app.ui.run_models import (
     run_seconds,
     run_summary,
     status_color,
+    status_tone,
 )
 from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
 from desktop_app.ui.table_model import RowsModel
@@ -63,7 +65,6 @@ RUN_LIMIT: Final = 500
 _SORT_ROLE: Final = Qt.ItemDataRole.UserRole + 1
 _RUN_ID_ROLE: Final = Qt.ItemDataRole.UserRole + 2
 #: The colour of a run's error in its record.
-_ERROR_COLOR: Final = "#b3261e"
 
 _TRIGGERS: Final = {
     "gui": "window",
@@ -267,7 +268,7 @@ class _RunDetails(QWidget):
         self.error = QLabel()
         self.error.setObjectName("run-details-error")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet(f"color: {_ERROR_COLOR};")
+        theme.set_tone(self.error, "error")
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.again_button = QPushButton("Run &again…")
@@ -292,6 +293,7 @@ class _RunDetails(QWidget):
 
         self.parameters = QTableWidget(0, 2)
         self.parameters.setObjectName("run-parameters")
+        self.parameters.setAccessibleName("Parameters")
         self.parameters.setHorizontalHeaderLabels(["Parameter", "Value"])
         self.parameters.verticalHeader().hide()
         self.parameters.horizontalHeader().setStretchLastSection(True)
@@ -304,6 +306,7 @@ class _RunDetails(QWidget):
         self.steps_model = RunStepsModel(self)
         self.steps = QTableView()
         self.steps.setObjectName("run-record-steps")
+        self.steps.setAccessibleName("Steps")
         self.steps.setModel(self.steps_model)
         self.steps.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.steps.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -384,8 +387,7 @@ class _RunDetails(QWidget):
         self.title.setText(
             f"{name} · version {run.workflow_version} · {RUN_STATUS_LABELS[run.status]}"
         )
-        color = status_color(run.status)
-        self.title.setStyleSheet(f"color: {color.name()};" if color is not None else "")
+        theme.set_tone(self.title, status_tone(run.status))
         started = run.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         trigger = _TRIGGERS.get(run.trigger.value, run.trigger.value)
         where = f"Started {started} from the {trigger} · run {run.id[:8]}"
@@ -397,8 +399,7 @@ class _RunDetails(QWidget):
         self.error.setText(reason)
         self.error.setVisible(bool(reason))
         # A run done, unverified has no error, only a reason: in its own colour, not in red.
-        color = status_color(run.status) if run.status is RunStatus.UNVERIFIED else None
-        self.error.setStyleSheet(f"color: {color.name() if color else _ERROR_COLOR};")
+        theme.set_tone(self.error, "unverified" if run.status is RunStatus.UNVERIFIED else "error")
         self.review_button.setVisible(run.proposed_version is not None)
         if run.proposed_version is not None:
             self.review_button.setText(f"Review &proposal (version {run.proposed_version})")
@@ -528,11 +529,13 @@ class RunsPage(QWidget):
 
         self.workflow_filter = QComboBox()
         self.workflow_filter.setObjectName("runs-workflow-filter")
+        self.workflow_filter.setAccessibleName("Workflow filter")
         self.workflow_filter.setToolTip("Only the runs of one workflow")
         self.workflow_filter.setMinimumWidth(220)
         self.workflow_filter.addItem("All workflows", None)
         self.status_filter = QComboBox()
         self.status_filter.setObjectName("runs-status-filter")
+        self.status_filter.setAccessibleName("Status filter")
         self.status_filter.setToolTip("Only the runs that ended one way")
         self.status_filter.addItem("Any status", None)
         for status in RunStatus:
@@ -559,6 +562,7 @@ class RunsPage(QWidget):
 
         self.table = QTableView()
         self.table.setObjectName("runs-table")
+        self.table.setAccessibleName("Runs")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(RunColumn.STARTED, Qt.SortOrder.DescendingOrder)

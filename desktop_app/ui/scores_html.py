@@ -7,6 +7,7 @@ import html
 from collections.abc import Sequence
 
 from desktop_app.core.scores import VersionRecord
+from desktop_app.ui import theme
 
 __all__ = ["record_html"]
 
@@ -37,7 +38,7 @@ def record_html(records: Sequence[VersionRecord], *, stale: str | None = None) -
     parts = []
     if stale is not None:
         parts.append(
-            "<p style='color: #9a6700;'>⚠ <b>Stale</b>: "
+            f"<p style='color: {theme.colours().warning};'>⚠ <b>Stale</b>: "
             f"{html.escape(stale)}. Run it to see that it still works, or review it; it is "
             "never archived or deleted for this.</p>"
         )
@@ -48,7 +49,8 @@ def record_html(records: Sequence[VersionRecord], *, stale: str | None = None) -
     rows = "".join(_row(r) for r in records)
     parts.append(
         "<table cellspacing='0' cellpadding='3' border='1' "
-        f"style='border-color: #d1d5db; border-style: solid;'><tr>{head}</tr>{rows}</table>"
+        f"style='border-color: {theme.colours().line}; border-style: solid;'>"
+        f"<tr>{head}</tr>{rows}</table>"
     )
     for record in records:
         if record.last_failure is not None and record.last_failure_at is not None:

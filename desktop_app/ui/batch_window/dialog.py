@@ -48,8 +48,8 @@ from desktop_app.core.models.run import RunTrigger
 from desktop_app.core.models.workflow import ParameterType
 from desktop_app.core.replay.render import check_base_url
 from desktop_app.ops.run import replay_options
+from desktop_app.ui import theme
 from desktop_app.ui.backend import RunRequest
-from desktop_app.ui.batch_window.colors import _AMBER, _ERROR_STYLE, _GREY, _RED
 from desktop_app.ui.batch_window.mapping import MappingModel, _Mapping, _ParameterDelegate
 from desktop_app.ui.batch_window.window import BatchWindow
 from desktop_app.ui.host import Host
@@ -153,10 +153,7 @@ class BatchDialog(QDialog):
                 f"⚠ Version {setup.version.version} is not approved. Run it to try it out."
             )
             warning.setObjectName("draft-warning")
-            warning.setStyleSheet(
-                "background: #fff4ce; color: #5c4400; border: 1px solid #e0c060; "
-                "border-radius: 4px; padding: 6px;"
-            )
+            theme.set_role(warning, "banner", "warning")
             layout.addWidget(warning)
 
         file_row = QHBoxLayout()
@@ -191,6 +188,7 @@ class BatchDialog(QDialog):
         self.mapping_model.mapping_edited.connect(self._on_mapping_model_mapping_edited)
         self.mapping_view = QTableView()
         self.mapping_view.setObjectName("batch-mapping")
+        self.mapping_view.setAccessibleName("Columns and parameters")
         self.mapping_view.setModel(self.mapping_model)
         self.mapping_view.setItemDelegateForColumn(
             MappingModel.PARAMETER, _ParameterDelegate(workflow, self.mapping_view)
@@ -423,19 +421,19 @@ class BatchDialog(QDialog):
             self.report.addItem(item)
 
         if loaded is not None and loaded.error:
-            add(f"✗ {loaded.error}", _RED)
+            add(f"✗ {loaded.error}", theme.color("error"))
             return
         if plan is None:
             return
         if loaded is not None and loaded.results_error:
-            add(f"✗ {loaded.results_error}", _RED)
+            add(f"✗ {loaded.results_error}", theme.color("error"))
         for issue in plan.issues:
             if issue.blocking:
-                add(f"✗ {issue}", _RED)
+                add(f"✗ {issue}", theme.color("error"))
         for problem in plan.problems:
-            add(f"✗ {problem}", _RED)
+            add(f"✗ {problem}", theme.color("error"))
         for note in plan.notes():
-            add(f"⚠ {note}", _AMBER)
+            add(f"⚠ {note}", theme.color("warning"))
         defaults = [
             f"{p.name} = {_shown_default(p.default)}"
             for p in plan.unmapped()
@@ -444,14 +442,14 @@ class BatchDialog(QDialog):
         if defaults:
             add(
                 "• Not in the file, so every row uses the default: " + ", ".join(defaults),
-                _GREY,
+                theme.color("muted"),
             )
         if self._done:
             assert self._path is not None
             add(
                 f"↻ {len(self._done)} row(s) succeeded in an earlier run "
                 f"({results_path(self._path).name}); they are skipped",
-                _GREY,
+                theme.color("muted"),
             )
         if plan.ok and not (loaded is not None and loaded.results_error):
             add(f"✓ {len(plan.rows)} row(s) checked: every value fits its parameter")
@@ -503,7 +501,7 @@ class BatchDialog(QDialog):
         self.run_button.setToolTip(problem or "Start the batch (Ctrl+Enter)")
         if problem:
             self.status.setText(problem)
-            self.status.setStyleSheet(_ERROR_STYLE if plan is not None or self._loaded else "")
+            theme.set_tone(self.status, "error" if plan is not None or self._loaded else None)
         else:
             skipped = f", {len(self._done)} skipped (succeeded before)" if self._done else ""
             assert self._path is not None
@@ -511,7 +509,7 @@ class BatchDialog(QDialog):
                 f"Ready: {todo} row(s) to run{skipped}. Results go to "
                 f"{results_path(self._path).name} next to the file."
             )
-            self.status.setStyleSheet("")
+            theme.set_tone(self.status, None)
         parallel = self.parallel.value() > 1
         self.show_browser.setEnabled(not parallel)
         self.show_browser.setToolTip(

@@ -16,7 +16,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QComboBox, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from desktop_app.core.models.workflow import ParameterType, Workflow
-from desktop_app.ui.batch_window.colors import _ERROR_STYLE, _GREY, _RED
+from desktop_app.ui import theme
 from desktop_app.ui.table_model import RowsModel
 
 __all__ = ["MappingModel", "_Mapping", "_ParameterDelegate"]
@@ -92,9 +92,9 @@ class MappingModel(RowsModel[_Mapping]):
             return item.parameter or ""
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == self.PARAMETER and (secret or (item.parameter and param is None)):
-                return _RED
+                return theme.color("error")
             if column == self.PARAMETER and item.parameter is None:
-                return _GREY
+                return theme.color("muted")
         if role == Qt.ItemDataRole.ToolTipRole and column == self.PARAMETER:
             if secret:
                 return (
@@ -150,13 +150,13 @@ class _ParameterDelegate(QStyledItemDelegate):
         found = editor.findData(index.data(Qt.ItemDataRole.EditRole) or "")
         if found < 0:  # a secret: not offered, shown as "ignored" in the combo
             found = 0
-            editor.setStyleSheet(_ERROR_STYLE)
+            theme.set_invalid(editor, True)
             editor.setToolTip(
                 "This column names a secret parameter. Secrets are never read from a file; "
                 "leave it ignored and type the secret below."
             )
         else:
-            editor.setStyleSheet("")
+            theme.set_invalid(editor, False)
         editor.setCurrentIndex(found)
 
     def setModelData(

@@ -9,7 +9,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from desktop_app.core.batch import RowStatus
 from desktop_app.core.models.run import RunStatus
-from desktop_app.ui.batch_window.colors import _GREY
+from desktop_app.ui import theme
 from desktop_app.ui.run_models import status_color
 from desktop_app.ui.table_model import RowsModel
 
@@ -80,7 +80,7 @@ class RowsProgressModel(RowsModel[_Progress]):
                 return item.error
         if role == Qt.ItemDataRole.ForegroundRole and column == self.STATUS:
             if item.status is None or item.status is RowStatus.PENDING:
-                return None if item.status is None else _GREY
+                return None if item.status is None else theme.color("muted")
             return status_color(RunStatus(item.status.value))
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == self.ERROR and item.error:

@@ -32,15 +32,13 @@ from desktop_app.core.batch import (
     previous_successes,
     run_batch,
 )
-from desktop_app.core.models.run import RunStatus
 from desktop_app.ops.changes import Origin, run_changes
+from desktop_app.ui import theme
 from desktop_app.ui.backend import RunRequest
-from desktop_app.ui.batch_window.colors import _AMBER, _GREY, _RED
 from desktop_app.ui.batch_window.progress import RowsProgressModel, _Progress
 from desktop_app.ui.host import Host
 from desktop_app.ui.jobs import Job
 from desktop_app.ui.person_dialogs import DialogPerson
-from desktop_app.ui.run_models import status_color
 from desktop_app.ui.tasks import describe_error
 from desktop_app.ui.windows import bring_forward, may_close_while_running
 
@@ -156,6 +154,7 @@ class BatchWindow(QMainWindow):
         self.rows_model.set_rows(_Progress(r.line, r.shown(400)) for r in self._plan.rows)
         self.rows_view = QTableView()
         self.rows_view.setObjectName("batch-rows")
+        self.rows_view.setAccessibleName("Rows")
         self.rows_view.setModel(self.rows_model)
         self.rows_view.verticalHeader().hide()
         self.rows_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -387,22 +386,22 @@ class BatchWindow(QMainWindow):
                 if entry.status is None:  # its result was saved as interrupted
                     self.rows_model.update(entry.line, status=RowStatus.INTERRUPTED)
             headline = f"✗ Stopped: {error}" if error else "■ Stopped"
-            color = _RED if error else _AMBER
+            tone: theme.Tone = "error" if error else "warning"
         elif summary.all_succeeded:
             headline = f"✓ All {len(summary.results)} rows succeeded"
-            color = status_color(RunStatus.SUCCEEDED) or _GREY
+            tone = "ok"
         elif summary.not_done:
             unverified = summary.count(RowStatus.UNVERIFIED)
             headline = f"✗ {summary.not_done} of {len(summary.results)} rows did not succeed" + (
                 f", {unverified} done, unverified" if unverified else ""
             )
-            color = _RED
+            tone = "error"
         else:  # every row that did not succeed did every step: nothing showed the task was done
             unverified = summary.count(RowStatus.UNVERIFIED)
             headline = f"⚠ {unverified} of {len(summary.results)} rows done, unverified"
-            color = status_color(RunStatus.UNVERIFIED) or _GREY
+            tone = "unverified"
         self.outcome.setText(headline)
-        self.outcome.setStyleSheet(f"color: {color.name()};")
+        theme.set_tone(self.outcome, tone)
         self._update_progress()
         self.status_label.setText(summary.line() if summary.results else "Nothing ran.")
         self.results_label.setText(f"Results: {self._results.path}")

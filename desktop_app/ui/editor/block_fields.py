@@ -44,6 +44,7 @@ from desktop_app.core.models.workflow import (
     UrlMatches,
     ValueCompare,
 )
+from desktop_app.ui import theme
 from desktop_app.ui.editor.dialogs import LocatorDialog
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
@@ -71,7 +72,12 @@ SOURCE_KINDS: Final = {
     "csv": "The rows of a CSV file",
     "page": "The items of a list or table on the page",
 }
-_TONES: Final = {"good": "#1f7a3f", "warn": "#9a6700", "bad": "#b3261e", "busy": "#5a6b7b"}
+_TONES: Final[dict[str, theme.Tone]] = {
+    "good": "ok",
+    "warn": "warning",
+    "bad": "error",
+    "busy": "busy",
+}
 _ELEMENT_KINDS: Final = ("visible", "hidden", "present")
 _MATCHES: Final = (
     ("glob", "Pattern (* matches anything)"),
@@ -135,7 +141,7 @@ class _Tested(QWidget):
     def set_result(self, text: str, tone: str) -> None:
         """Show what the test found; *tone* is good, warn, bad or busy."""
         self.result.setText(text)
-        self.result.setStyleSheet(f"color: {_TONES.get(tone, _TONES['busy'])}")
+        theme.set_tone(self.result, _TONES.get(tone, "busy"))
 
     def result_text(self) -> str:
         """What the last test said ("" when not tested since the last change)."""
@@ -158,6 +164,7 @@ class ConditionEditor(_Tested):
         self._names: list[str] = []
         self.kind = QComboBox()
         self.kind.setObjectName("condition-kind")
+        self.kind.setAccessibleName("Condition")
         for kind, label in CONDITION_KINDS.items():
             self.kind.addItem(label, kind)
         self.kind.activated.connect(self._on_kind_activated)
@@ -165,6 +172,7 @@ class ConditionEditor(_Tested):
         self.text.setObjectName("condition-text")
         self.match = QComboBox()
         self.match.setObjectName("condition-match")
+        self.match.setAccessibleName("Match")
         for value, label in _MATCHES:
             self.match.addItem(label, value)
         self.element = QLabel()
@@ -179,6 +187,7 @@ class ConditionEditor(_Tested):
         self.value.setObjectName("condition-value")
         self.op = QComboBox()
         self.op.setObjectName("condition-op")
+        self.op.setAccessibleName("Comparison")
         for op, words in COMPARISONS.items():
             self.op.addItem(words, op)
         self.to = TemplateEdit(placeholder_text="what to compare with, e.g. Unpaid")
@@ -335,6 +344,7 @@ class SourceEditor(_Tested):
         self._source: ItemSource | None = None
         self.kind = QComboBox()
         self.kind.setObjectName("source-kind")
+        self.kind.setAccessibleName("Items from")
         for kind, label in SOURCE_KINDS.items():
             self.kind.addItem(label, kind)
         self.kind.activated.connect(lambda _i: self._commit())
@@ -362,7 +372,7 @@ class SourceEditor(_Tested):
         )
         self.error = QLabel()
         self.error.setObjectName("source-error")
-        self.error.setStyleSheet(f"color: {_TONES['bad']}")
+        theme.set_tone(self.error, "error")
         self.error.hide()
         self._form = QFormLayout()
         self._form.setContentsMargins(0, 0, 0, 0)

@@ -30,6 +30,7 @@ from desktop_app.core.models.workflow import (
     TitleMatches,
     UrlMatches,
 )
+from desktop_app.ui import theme
 from desktop_app.ui.editor.template_edit import TemplateEdit
 
 __all__ = [
@@ -111,6 +112,7 @@ class LocatorDialog(QDialog):
         self.setWindowTitle("Edit locator" if locator is not None else "Add a locator")
         self.strategy = QComboBox()
         self.strategy.setObjectName("locator-strategy")
+        self.strategy.setAccessibleName("Find by")
         for strategy, label in STRATEGY_LABELS.items():
             self.strategy.addItem(label, strategy)
             self.strategy.setItemData(
@@ -118,6 +120,7 @@ class LocatorDialog(QDialog):
             )
         self.role = QComboBox()
         self.role.setObjectName("locator-role")
+        self.role.setAccessibleName("Role")
         self.role.setEditable(True)
         self.role.addItems(_ROLES)
         self.value = TemplateEdit(placeholder_text="e.g. Email, #email, //input[@name='email']")
@@ -152,7 +155,7 @@ class LocatorDialog(QDialog):
         self.item_text.set_names(names)
         self.error = QLabel()
         self.error.setObjectName("locator-error")
-        self.error.setStyleSheet("color: #b3261e")
+        theme.set_tone(self.error, "error")
         self.error.setWordWrap(True)
         self.error.hide()
 
@@ -272,6 +275,7 @@ class ExpectationDialog(QDialog):
         self.text.set_names(names)
         self.match = QComboBox()
         self.match.setObjectName("expectation-match")
+        self.match.setAccessibleName("Compare")
         for value, label in (
             ("glob", "Pattern (* matches anything)"),
             ("exact", "Exactly"),
@@ -282,7 +286,7 @@ class ExpectationDialog(QDialog):
         self.locator_edit: LocatorDialog | None = None
         self.error = QLabel()
         self.error.setObjectName("expectation-error")
-        self.error.setStyleSheet("color: #b3261e")
+        theme.set_tone(self.error, "error")
         self.error.setWordWrap(True)
         self.error.hide()
 

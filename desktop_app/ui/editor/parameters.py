@@ -12,7 +12,6 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.editing import Issue, parameter_uses
 from desktop_app.core.models.workflow import Parameter, ParameterType, Workflow
 from desktop_app.core.values import value_text
+from desktop_app.ui import theme
 from desktop_app.ui.editor.template_edit import TemplateEdit
 from desktop_app.ui.table_model import RowsModel
 
@@ -110,7 +110,7 @@ class ParameterModel(RowsModel[Parameter]):
             lines += [str(issue) for issue in self._problems.get(param.name, [])]
             return "\n".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole and self._problems.get(param.name):
-            return QColor("#9a6700")
+            return theme.color("warning")
         return None
 
 
@@ -137,6 +137,7 @@ class ParameterPanel(QWidget):
         self.model = ParameterModel(self)
         self.table = QTableView()
         self.table.setObjectName("editor-parameter-table")
+        self.table.setAccessibleName("Parameters")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -167,7 +168,7 @@ class ParameterPanel(QWidget):
         )
         self.empty.setObjectName("editor-parameters-empty")
         self.empty.setWordWrap(True)
-        self.empty.setStyleSheet("color: gray")
+        theme.set_tone(self.empty, "muted")
 
         self.details = QGroupBox("Parameter")
         form = QFormLayout(self.details)
@@ -179,6 +180,7 @@ class ParameterPanel(QWidget):
         self.name.editingFinished.connect(self._on_name_editing_finished)
         self.type = QComboBox()
         self.type.setObjectName("editor-parameter-type")
+        self.type.setAccessibleName("Type")
         for type_, label in _TYPE_LABELS.items():
             self.type.addItem(label, type_)
         self.type.activated.connect(self._on_type_activated)
@@ -216,7 +218,7 @@ class ParameterPanel(QWidget):
         self.error = QLabel()
         self.error.setObjectName("editor-parameter-error")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #b3261e")
+        theme.set_tone(self.error, "error")
         self.error.hide()
 
         layout = QVBoxLayout(self)

@@ -43,6 +43,7 @@ class StepFields(StepFormBase):
         for spec in kind_spec(step.kind).form_fields:
             widget = self._make_field(spec)
             widget.setObjectName(f"step-{spec.name.replace('_', '-')}")
+            widget.setAccessibleName(spec.label.replace("&", "").rstrip(":"))
             if spec.tip:
                 widget.setToolTip(spec.tip)
             self._fields[spec.name] = widget

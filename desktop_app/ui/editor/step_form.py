@@ -54,6 +54,7 @@ from desktop_app.core.models.workflow import (
     Workflow,
 )
 from desktop_app.core.step_kinds import kind_spec
+from desktop_app.ui import theme
 from desktop_app.ui.editor.block_fields import ConditionEditor, SourceEditor
 from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS, ExpectationDialog
 from desktop_app.ui.editor.step_fields import StepFields
@@ -65,7 +66,6 @@ __all__ = ["StepForm"]
 
 #: The size the selected step's screenshot is shown at, at most.
 SCREENSHOT_SIZE = QSize(480, 300)
-_PROBLEM_STYLE = "border: 1px solid #c0392b; border-radius: 3px;"
 
 
 def _top(field: str) -> str:
@@ -92,6 +92,7 @@ class StepForm(StepFields, StepLocators):
     def __init__(self, thumbnails: ThumbnailCache, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("editor-step-form")
+        self.setAccessibleName("Selected step")
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self._thumbnails = thumbnails
@@ -133,7 +134,7 @@ class StepForm(StepFields, StepLocators):
         self.error = QLabel()
         self.error.setObjectName("editor-form-error")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #b3261e; font-weight: 600")
+        theme.set_tone(self.error, "error", strong=True)
         self.error.hide()
         content.addWidget(self.error)
 
@@ -157,6 +158,7 @@ class StepForm(StepFields, StepLocators):
         url_row.addWidget(QLabel("Test on page"))
         self.test_url = QLineEdit()
         self.test_url.setObjectName("editor-test-url")
+        self.test_url.setAccessibleName("Test on page")
         self.test_url.setPlaceholderText("The address of a page where this element is")
         self.test_url.setToolTip(
             "“Test” opens this page once in a browser and highlights what a locator finds. "
@@ -208,7 +210,7 @@ class StepForm(StepFields, StepLocators):
         self.fingerprint = QLabel()
         self.fingerprint.setObjectName("editor-fingerprint")
         self.fingerprint.setWordWrap(True)
-        self.fingerprint.setStyleSheet("color: palette(placeholder-text)")
+        theme.set_tone(self.fingerprint, "muted")
         target_layout.addWidget(self.fingerprint)
         content.addWidget(self.target_box)
 
@@ -321,7 +323,7 @@ class StepForm(StepFields, StepLocators):
         self.content.show()
         self.heading.setText(
             f"<h3 style='margin:0'>Step {path_label(index)} · {kind_spec(step.kind).label}</h3>"
-            f"<span style='color:gray'>id {step.id}</span>"
+            f"<span style='color:{theme.colours().muted}'>id {step.id}</span>"
         )
         self.title.set_names(self._names)
         self.title.set_text(step.title)
@@ -489,7 +491,7 @@ class StepForm(StepFields, StepLocators):
 
     def _show_problems(self, issues: list[Issue]) -> None:
         for widget in self._flagged:
-            widget.setStyleSheet("")
+            theme.set_invalid(widget, False)
             widget.setToolTip(widget.property("plain_tip") or "")
         self._flagged = []
         if not issues:
@@ -497,7 +499,7 @@ class StepForm(StepFields, StepLocators):
             return
         lines = []
         for issue in issues:
-            color = "#b3261e" if issue.is_error else "#9a6700"
+            color = theme.colours().error if issue.is_error else theme.colours().warning
             mark = "✖" if issue.is_error else "⚠"
             where = f"<b>{issue.field}</b>: " if issue.field else ""
             lines.append(f"<span style='color:{color}'>{mark} {where}{_html(issue.message)}</span>")
@@ -505,7 +507,7 @@ class StepForm(StepFields, StepLocators):
             if flagged is not None and issue.is_error and flagged not in self._flagged:
                 if flagged.property("plain_tip") is None:
                     flagged.setProperty("plain_tip", flagged.toolTip())
-                flagged.setStyleSheet(_PROBLEM_STYLE)
+                theme.set_invalid(flagged, True)
                 flagged.setToolTip(issue.message)
                 self._flagged.append(flagged)
         self.problems.setText("<br>".join(lines))

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGroupBox, QLabel, QTableWidget, QTableWidgetItem, QToolButton
 
 from desktop_app.core.describe import describe_locator, item_noun
 from desktop_app.core.editing import TARGETED_KINDS
 from desktop_app.core.models.target import Locator, LocatorStrategy
 from desktop_app.core.models.workflow import Step
+from desktop_app.ui import theme
 from desktop_app.ui.editor.dialogs import LocatorDialog
 from desktop_app.ui.editor.step_form_base import StepFormBase
 
 __all__ = ["StepLocators"]
 
-_TONES = {"good": "#1f7a3f", "warn": "#9a6700", "bad": "#b3261e", "busy": "#5a6b7b"}
+_TONES: Final[dict[str, theme.Tone]] = {
+    "good": "ok",
+    "warn": "warning",
+    "bad": "error",
+    "busy": "busy",
+}
 
 
 class StepLocators(StepFormBase):
@@ -105,7 +112,7 @@ class StepLocators(StepFormBase):
 
     def _show_result(self, row: int, text: str, tone: str) -> None:
         item = QTableWidgetItem(text)
-        item.setForeground(QColor(_TONES.get(tone, "#5a6b7b")))
+        item.setForeground(theme.color(_TONES.get(tone, "busy")))
         self.locators.setItem(row, 3, item)
 
     def _current_locators(self) -> tuple[Locator, ...]:

@@ -24,6 +24,7 @@ from PySide6.QtCore import (
 from desktop_app.core.editing import Issue, StepPath, path_label, step_summary
 from desktop_app.core.models.workflow import Step, Workflow, branches
 from desktop_app.core.step_kinds import kind_spec
+from desktop_app.ui import theme
 from desktop_app.ui.editor.thumbnails import THUMB_SIZE, ThumbnailCache
 
 __all__ = ["RowKind", "StepListModel", "StepRow", "step_rows"]
@@ -226,7 +227,7 @@ class StepListModel(QAbstractListModel):
             if summary:
                 lines.append(f"<tt>{_html(summary)}</tt>")
             for issue in self._issues.get(shown.path, []):
-                color = "#b3261e" if issue.is_error else "#9a6700"
+                color = theme.colours().error if issue.is_error else theme.colours().warning
                 lines.append(f"<span style='color:{color}'>{_html(str(issue))}</span>")
             return "<br>".join(lines)
         return None

@@ -12,6 +12,7 @@ from desktop_app.core.editing import Issue
 from desktop_app.core.models.workflow import Step
 from desktop_app.core.step_kinds import Family, kind_spec
 from desktop_app.core.templating import pieces
+from desktop_app.ui import theme
 from desktop_app.ui.editor.step_rows import StepListModel, StepRow
 from desktop_app.ui.editor.thumbnails import CARD_HEIGHT, THUMB_SIZE, ThumbnailCache
 
@@ -25,7 +26,8 @@ __all__ = [
 
 _Index = QModelIndex | QPersistentModelIndex
 
-#: The colour of a step card's stripe, by what the step is for (its kind's family).
+#: The colour of a step's number badge (white on it), by what the step is for (its kind's
+#: family): mid-tone fills that read the same on a light or a dark list.
 _FAMILY_COLORS: dict[Family, str] = {
     "navigate": "#2f6fb3",
     "act": "#7048b6",
@@ -36,6 +38,12 @@ _FAMILY_COLORS: dict[Family, str] = {
     "desktop": "#5a6b7b",
     "control": "#8a6d1f",
 }
+
+
+def _control_color() -> QColor:
+    """A block's rail and its "Otherwise" heading: the theme's amber, readable in either scheme."""
+    return theme.color("warning")
+
 
 #: How far a block's own steps are indented under it, per level.
 INDENT = 22
@@ -69,7 +77,7 @@ class StepCardDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         card = QRectF(option.rect.adjusted(6 + INDENT * row.depth, 3, -6, -3))
         if row.depth:  # the rail joining a block's own steps to it
-            painter.setPen(QColor(_FAMILY_COLORS["control"]))
+            painter.setPen(_control_color())
             rail = option.rect.left() + 6 + INDENT * row.depth - INDENT / 2
             painter.drawLine(int(rail), option.rect.top(), int(rail), option.rect.bottom())
         path = QPainterPath()
@@ -80,9 +88,9 @@ class StepCardDelegate(QStyledItemDelegate):
         painter.fillPath(path, fill)
         errors = [i for i in issues if i.is_error]
         border = (
-            QColor("#c0392b")
+            theme.color("error_border")
             if errors
-            else QColor("#d29922")
+            else theme.color("warning_border")
             if issues
             else palette.highlight().color()
             if selected
@@ -146,7 +154,7 @@ class StepCardDelegate(QStyledItemDelegate):
             first = errors[0] if errors else issues[0]
             more = f"  (+{len(issues) - 1})" if len(issues) > 1 else ""
             mark = "✖" if errors else "⚠"
-            painter.setPen(QColor("#b3261e") if errors else QColor("#9a6700"))
+            painter.setPen(theme.color("error") if errors else theme.color("warning"))
             text = f"{mark} {first.message}{more}"
             painter.drawText(
                 QRectF(left, card.top() + 30 + metrics.height() + 2, width, metrics.height()),
@@ -165,13 +173,13 @@ class StepCardDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rail = option.rect.left() + 6 + INDENT * row.depth - INDENT / 2
-        painter.setPen(QColor(_FAMILY_COLORS["control"]))
+        painter.setPen(_control_color())
         painter.drawLine(int(rail), option.rect.top(), int(rail), option.rect.bottom())
         box = QRectF(option.rect.adjusted(6 + INDENT * row.depth, 3, -6, -3))
         font = QFont(option.font)
         if row.kind == "otherwise":
             font.setBold(True)
-            color = QColor(_FAMILY_COLORS["control"])
+            color = _control_color()
         else:
             font.setItalic(True)
             color = palette.placeholderText().color()
@@ -210,7 +218,7 @@ class StepCardDelegate(QStyledItemDelegate):
         height = metrics.height()
         end = x + width
         if not step.title:
-            painter.setPen(QColor("#b3261e"))
+            painter.setPen(theme.color("error"))
             painter.drawText(QRectF(x, y, width, height), "(no title)", QTextOption())
             return
         flags = (
@@ -227,8 +235,8 @@ class StepCardDelegate(QStyledItemDelegate):
             if is_name:
                 chip = QPainterPath()
                 chip.addRoundedRect(QRectF(x, y, advance, height), 5, 5)
-                painter.fillPath(chip, QColor("#dbe7fb"))
-                painter.setPen(QColor("#1c4b96"))
+                painter.fillPath(chip, theme.color("info_bg"))
+                painter.setPen(theme.color("info_fg"))
                 painter.drawText(QRectF(x + 4, y, advance - 6, height), int(flags), shown)
             else:
                 painter.setPen(color)

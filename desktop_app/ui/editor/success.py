@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.describe import describe_expectation
 from desktop_app.core.editing import Issue, known_names
 from desktop_app.core.models.workflow import Expectation, Workflow
+from desktop_app.ui import theme
 from desktop_app.ui.editor.dialogs import EXPECTATION_KINDS, ExpectationDialog
 
 __all__ = ["EMPTY_WARNING", "SuccessPanel"]
@@ -42,10 +43,8 @@ _TIP = (
     "settled. A run succeeds only when every check here holds; without any, a run that did "
     "every step ends “done, unverified”."
 )
-_ERROR = "#b3261e"
 #: The most checks shown at once (the list scrolls beyond).
 _MAX_ROWS = 4
-_WARNING = "#9a6700"
 
 
 class SuccessPanel(QGroupBox):
@@ -72,12 +71,12 @@ class SuccessPanel(QGroupBox):
         layout.setContentsMargins(8, 6, 8, 6)
         self.lead = QLabel("After the last step, the run checks that:")
         self.lead.setObjectName("editor-success-lead")
-        self.lead.setStyleSheet("color: palette(placeholder-text)")
+        theme.set_tone(self.lead, "muted")
         layout.addWidget(self.lead)
         self.warning = QLabel(f"⚠ {EMPTY_WARNING}")
         self.warning.setObjectName("editor-success-empty")
         self.warning.setWordWrap(True)
-        self.warning.setStyleSheet(f"color: {_WARNING}; font-weight: 600")
+        theme.set_tone(self.warning, "warning", strong=True)
         layout.addWidget(self.warning)
         self.checks = QListWidget()
         self.checks.setObjectName("success-list")
@@ -136,7 +135,7 @@ class SuccessPanel(QGroupBox):
             item = QListWidgetItem(describe_expectation(check))
             found = [i for i in mine if i.success_index == k]
             if any(i.is_error for i in found):
-                item.setForeground(QColor(_ERROR))
+                item.setForeground(theme.color("error"))
             if found:
                 item.setToolTip("\n".join(i.message for i in found))
             elif _kind_of(check) not in EXPECTATION_KINDS:
@@ -157,20 +156,18 @@ class SuccessPanel(QGroupBox):
     def _show_problems(self, issues: list[Issue]) -> None:
         if not issues:
             self.problems.hide()
-            self.checks.setStyleSheet("")
+            theme.set_invalid(self.checks, False)
             return
         lines = []
         for issue in issues:
-            color = _ERROR if issue.is_error else _WARNING
+            color = theme.colours().error if issue.is_error else theme.colours().warning
             mark = "✖" if issue.is_error else "⚠"
             where = f"check {(issue.success_index or 0) + 1}: "
             lines.append(f"<span style='color:{color}'>{mark} {where}{_html(issue.message)}</span>")
         self.problems.setText("<br>".join(lines))
         self.problems.show()
         errors = any(i.is_error for i in issues)
-        self.checks.setStyleSheet(
-            "QListWidget { border: 1px solid #c0392b; border-radius: 3px; }" if errors else ""
-        )
+        theme.set_invalid(self.checks, errors)
 
     def texts(self) -> list[str]:
         """The checks as shown, one line each."""

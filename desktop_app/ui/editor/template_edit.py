@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal
 from PySide6.QtGui import (
-    QColor,
     QFocusEvent,
     QFont,
     QKeyEvent,
@@ -23,16 +22,12 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QCompleter, QFrame, QPlainTextEdit, QWidget
 
 from desktop_app.core.editing import placeholder_spans
+from desktop_app.ui import theme
 
 __all__ = ["PlaceholderHighlighter", "TemplateEdit"]
 
 #: A placeholder being typed just before the cursor: ``{`` and the start of a name.
 _TYPING = re.compile(r"(?<!\{)\{([a-z0-9_]*)$")
-
-KNOWN_BACKGROUND = QColor("#dbe7fb")
-KNOWN_FOREGROUND = QColor("#1c4b96")
-UNKNOWN_BACKGROUND = QColor("#fbe0de")
-UNKNOWN_FOREGROUND = QColor("#a4251a")
 
 
 class PlaceholderHighlighter(QSyntaxHighlighter):
@@ -42,14 +37,14 @@ class PlaceholderHighlighter(QSyntaxHighlighter):
         super().__init__(document)
         self._names = names
         self._known = QTextCharFormat()
-        self._known.setBackground(KNOWN_BACKGROUND)
-        self._known.setForeground(KNOWN_FOREGROUND)
+        self._known.setBackground(theme.color("info_bg"))
+        self._known.setForeground(theme.color("info_fg"))
         self._known.setFontWeight(QFont.Weight.DemiBold)
         self._unknown = QTextCharFormat()
-        self._unknown.setBackground(UNKNOWN_BACKGROUND)
-        self._unknown.setForeground(UNKNOWN_FOREGROUND)
+        self._unknown.setBackground(theme.color("error_bg"))
+        self._unknown.setForeground(theme.color("error_fg"))
         self._unknown.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-        self._unknown.setUnderlineColor(UNKNOWN_FOREGROUND)
+        self._unknown.setUnderlineColor(theme.color("error_fg"))
         self._unknown.setToolTip("Not a parameter nor a stored variable")
 
     def highlightBlock(self, text: str) -> None:

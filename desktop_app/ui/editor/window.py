@@ -92,6 +92,7 @@ class EditorWindow(EditorActions, LocatorTests):
         self.steps_model.move_requested.connect(self._on_steps_model_move_requested)
         self.steps_view = QListView()
         self.steps_view.setObjectName("editor-steps")
+        self.steps_view.setAccessibleName("Steps")
         self.steps_view.setModel(self.steps_model)
         self.steps_view.setItemDelegate(StepCardDelegate(self.steps_view))
         self.steps_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -147,10 +148,6 @@ class EditorWindow(EditorActions, LocatorTests):
         self.banner = QLabel("Loading…")
         self.banner.setObjectName("editor-banner")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet(
-            "QLabel { background: palette(alternate-base); padding: 6px 10px;"
-            " border-bottom: 1px solid palette(mid); }"
-        )
         splitter = QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(self.form)
@@ -175,6 +172,7 @@ class EditorWindow(EditorActions, LocatorTests):
         self.workflow_panel.workflow_edited.connect(self._on_workflow_panel_workflow_edited)
         self.problems = QListWidget()
         self.problems.setObjectName("editor-problems")
+        self.problems.setAccessibleName("Problems")
         self.problems.itemActivated.connect(self._on_problems_item_activated)
         self.problems.itemClicked.connect(self._on_problems_item_activated)
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core import editing
 from desktop_app.core.editing import Issue, StepPath, Where
 from desktop_app.core.models.workflow import Workflow, WorkflowStatus, WorkflowVersion, walk
+from desktop_app.ui import theme
 from desktop_app.ui.editor.parameters import ParameterPanel, WorkflowPanel
 from desktop_app.ui.editor.step_form import StepForm
 from desktop_app.ui.editor.step_rows import StepRow
@@ -177,7 +178,8 @@ class EditorWindowBase(QMainWindow):
         if inside:
             text += f" ({inside} more inside blocks)"
         if errors:
-            text += f" · <span style='color:#b3261e'>{errors} to fix before saving</span>"
+            red = theme.colours().error
+            text += f" · <span style='color:{red}'>{errors} to fix before saving</span>"
         self.steps_header.setText(text)
         base = self.base
         suffix = f" — v{base.version} ({_STATUS_TEXT[base.status]})" if base is not None else ""

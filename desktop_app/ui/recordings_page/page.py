@@ -28,6 +28,7 @@ from desktop_app.core.views import TrajectorySummary
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.induce import Induced
 from desktop_app.ops.record import delete_recording
+from desktop_app.ui import theme
 from desktop_app.ui.host import Host
 from desktop_app.ui.recordings_page.drafts import induce_draft, say_cancelled, show_draft
 from desktop_app.ui.recordings_page.event_list import EventListModel, event_list_view
@@ -58,7 +59,7 @@ def _details_html(summary: TrajectorySummary, trajectory: Trajectory | None, *, 
         else ""
     )
     parts.append(
-        f"<p style='color:gray;margin-top:0'>{kind} · {started}{duration} · "
+        f"<p style='color:{theme.colours().muted};margin-top:0'>{kind} · {started}{duration} · "
         f"{events} events{observed} · id {summary.id[:8]}</p>"
     )
     if summary.start:
@@ -71,7 +72,7 @@ def _details_html(summary: TrajectorySummary, trajectory: Trajectory | None, *, 
             "</p>"
         )
     if trajectory is not None and not trajectory.events:
-        parts.append("<p style='color:gray'>Nothing was recorded.</p>")
+        parts.append(f"<p style='color:{theme.colours().muted}'>Nothing was recorded.</p>")
     return "".join(parts)
 
 
@@ -94,6 +95,7 @@ class RecordingsPage(QWidget):
 
         self.filter = QLineEdit()
         self.filter.setObjectName("recordings-filter")
+        self.filter.setAccessibleName("Filter recordings")
         self.filter.setPlaceholderText("Filter by intent or address")
         self.filter.setClearButtonEnabled(True)
         self.record_button = QPushButton("Record…")
@@ -173,6 +175,7 @@ class RecordingsPage(QWidget):
 
         self.header = QLabel()
         self.header.setObjectName("recordings-details")
+        self.header.setAccessibleName("Recording details")
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -181,6 +184,7 @@ class RecordingsPage(QWidget):
         self.events_view = event_list_view(
             self.events, QSize(160, 100), "recordings-events", tiles=True
         )
+        self.events_view.setAccessibleName("Recorded steps")
         self.events_view.setToolTip("Double-click a step to see its screenshot full size")
         self.events_view.activated.connect(self._on_events_view_activated)
         buttons = QHBoxLayout()
@@ -277,7 +281,7 @@ class RecordingsPage(QWidget):
         self.events.set_events([])
         if summary is None:
             self.header.setText(
-                "<p style='color:gray'>Select a recording to see its steps.</p>"
+                f"<p style='color:{theme.colours().muted}'>Select a recording to see its steps.</p>"
                 if self.model.rowCount()
                 else ""
             )

@@ -14,16 +14,17 @@ from desktop_app.core.outcomes import failure_lines, outcome_words, verification
 from desktop_app.core.replay.learning import REPLAY_ACTOR
 from desktop_app.core.replay.online import ONLINE_ACTOR
 from desktop_app.core.scores import VersionRecord
+from desktop_app.ui import theme
 from desktop_app.ui.scores_html import record_html
 
 __all__ = [
-    "CSS",
     "RUNGS",
-    "STATUS_COLOURS",
+    "css",
     "diff_html",
     "escape",
     "healed_html",
     "page",
+    "status_colour",
     "status_words",
     "verification_html",
     "version_html",
@@ -39,18 +40,35 @@ RUNGS: Final = {
     Resolution.PERSON: "a person (rung 5)",
 }
 
-# Colours for the diff: dark text on light tints, readable on light and dark themes alike.
-_ADDED: Final = ("#e3f4e6", "#14532d")
-_REMOVED: Final = ("#fde7e7", "#7f1d1d")
-_CHANGED: Final = ("#fff3d6", "#5c3b00")
-_MOVED: Final = ("#e6ecfb", "#1e3a8a")
-_PLAIN: Final = ("#f3f4f6", "#1f2937")
-STATUS_COLOURS: Final = {
-    WorkflowStatus.DRAFT: "#6b7280",
-    WorkflowStatus.IN_REVIEW: "#b45309",
-    WorkflowStatus.APPROVED: "#15803d",
-    WorkflowStatus.ARCHIVED: "#6b7280",
+# The diff's tints, by what happened; the theme gives each a background and a text colour for
+# the scheme in force (dark text on light tints, light text on dark ones).
+_ADDED: Final = "added"
+_REMOVED: Final = "removed"
+_CHANGED: Final = "changed"
+_MOVED: Final = "moved"
+_PLAIN: Final = "plain"
+_STATUS_TONES: Final[dict[WorkflowStatus, theme.Tone]] = {
+    WorkflowStatus.DRAFT: "muted",
+    WorkflowStatus.IN_REVIEW: "warning",
+    WorkflowStatus.APPROVED: "ok",
+    WorkflowStatus.ARCHIVED: "muted",
 }
+
+
+def _pair(kind: str) -> tuple[str, str]:
+    """The background and text colour of a diff tint in the current scheme."""
+    c = theme.colours()
+    return {
+        _ADDED: (c.ok_bg, c.ok_fg),
+        _REMOVED: (c.error_bg, c.error_fg),
+        _CHANGED: (c.warning_bg, c.warning_fg),
+        _MOVED: (c.info_bg, c.info_fg),
+    }.get(kind, (c.plain_bg, c.plain_fg))
+
+
+def status_colour(status: WorkflowStatus) -> str:
+    """The colour a version's status is written in (current scheme)."""
+    return theme.color(_STATUS_TONES[status]).name()
 
 
 def when(moment: datetime) -> str:
@@ -63,12 +81,14 @@ def status_words(status: WorkflowStatus) -> str:
     return status.value.replace("_", " ")
 
 
-CSS: Final = """
-h2 { margin-top: 14px; margin-bottom: 4px; font-size: large; }
-.muted { color: #6b7280; }
-.code { font-family: monospace; }
-td { vertical-align: top; }
-"""
+def css() -> str:
+    """The review page's style sheet (its muted grey from the current scheme)."""
+    return (
+        "h2 { margin-top: 14px; margin-bottom: 4px; font-size: large; }\n"
+        f".muted {{ color: {theme.colours().muted}; }}\n"
+        ".code { font-family: monospace; }\n"
+        "td { vertical-align: top; }\n"
+    )
 
 
 def escape(text: str | None) -> str:
@@ -76,8 +96,8 @@ def escape(text: str | None) -> str:
     return html.escape(text or "")
 
 
-def _tint(colours: tuple[str, str], text: str, *, strike: bool = False) -> str:
-    background, foreground = colours
+def _tint(kind: str, text: str, *, strike: bool = False) -> str:
+    background, foreground = _pair(kind)
     deco = " text-decoration: line-through;" if strike else ""
     return (
         f'<span style="background-color: {background}; color: {foreground};{deco}">'
@@ -139,7 +159,7 @@ def _step_block(step: StepChange) -> str:
         colours, mark, what = _PLAIN, " ", "unchanged"
     if step.moved and step.status == "changed":
         what = "changed and moved"
-    background, foreground = colours
+    background, foreground = _pair(colours)
     title = escape(step_heading(step))
     if step.old_title is not None:
         title += f' <span class="muted">(was “{escape(step.old_title)}”)</span>'
@@ -173,7 +193,7 @@ def _step_block(step: StepChange) -> str:
     return (
         '<table width="100%" cellspacing="0" cellpadding="4" style="margin-top: 6px;">'
         f'<tr><td width="22" align="center" style="background-color: {foreground}; '
-        f'color: white;"><b>{mark}</b></td>'
+        f'color: {background};"><b>{mark}</b></td>'  # the tint's colours swapped: light or dark
         f'<td style="background-color: {background}; color: {foreground};">'
         f'<b>{title}</b> &nbsp;<span style="color: {foreground};">{what}</span>'
         f'<table cellspacing="0" cellpadding="2" style="margin-top: 2px;">{"".join(rows)}'
@@ -293,7 +313,7 @@ def healed_html(version: WorkflowVersion, runs: Sequence[Run], images: Sequence[
             continue
         parts.append(
             "<table width='100%' cellspacing='0' cellpadding='4' border='1' "
-            "style='border-color: #d1d5db; border-style: solid;'>"
+            f"style='border-color: {theme.colours().line}; border-style: solid;'>"
             "<tr><th align='left'>Step</th><th align='left'>Healed by</th>"
             "<th align='left'>Locator used</th><th align='left'>Why</th></tr>"
         )
@@ -329,7 +349,7 @@ def healed_html(version: WorkflowVersion, runs: Sequence[Run], images: Sequence[
 
 def page(body: str) -> str:
     """*body* as a whole HTML document, with the screen's style sheet."""
-    return f"<html><head><style>{CSS}</style></head><body>{body}</body></html>"
+    return f"<html><head><style>{css()}</style></head><body>{body}</body></html>"
 
 
 def version_html(
@@ -352,7 +372,8 @@ def version_html(
     )
     if not compared.workflow.success:
         parts.append(
-            "<p style='color: #9a6700;'>⚠ No success check: runs of this version end “done, "
+            f"<p style='color: {theme.colours().warning};'>"
+            "⚠ No success check: runs of this version end “done, "
             "unverified”. <b>Done when</b> in the step editor adds what shows the task was "
             "done.</p>"
         )
@@ -383,7 +404,7 @@ def verification_html(version: WorkflowVersion, run: Run | None) -> str:
         )
         return "".join(parts)
     good = verified(run)
-    color = "#1a7f37" if good else "#cf222e"
+    color = theme.colours().ok if good else theme.colours().error
     parts.append(
         f"<p style='color: {color};'>{'✓' if good else '✗'} {escape(verification_words(run))} "
         f"<span class='muted'>(run <span class='code'>{escape(run.id[:8])}</span>, "

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, WorkflowVersion
 from desktop_app.core.replay.learning import REPLAY_ACTOR
-from desktop_app.ui.review_page.markup import STATUS_COLOURS, status_words, when
+from desktop_app.ui.review_page.markup import status_colour, status_words, when
 from desktop_app.ui.table_model import RowsModel
 
 __all__ = ["HistoryModel", "QueueEntry", "ReviewQueueModel"]
@@ -61,7 +61,8 @@ class QueueEntry:
 
 
 def _dot(colour: str) -> QIcon:
-    pixmap = QPixmap(14, 14)
+    pixmap = QPixmap(28, 28)  # drawn at twice the size: crisp on a 2x screen
+    pixmap.setDevicePixelRatio(2)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -162,5 +163,5 @@ class HistoryModel(RowsModel[StatusTransition]):
                 t.comment,
             )[index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 2:
-            return QColor(STATUS_COLOURS[t.to_status])
+            return QColor(status_colour(t.to_status))
         return None

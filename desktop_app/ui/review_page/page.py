@@ -37,13 +37,14 @@ from desktop_app.core.views import WorkflowSummary
 from desktop_app.ops.changes import MANY, Changes, Origin
 from desktop_app.ops.review import Decision, Reviewed, decide
 from desktop_app.ops.scores import approved_at
+from desktop_app.ui import theme
 from desktop_app.ui.host import Host
 from desktop_app.ui.review_page.loading import compute, load_queue, load_workflow
 from desktop_app.ui.review_page.markup import (
-    CSS,
-    STATUS_COLOURS,
+    css,
     escape,
     page,
+    status_colour,
     status_words,
     version_html,
     when,
@@ -125,12 +126,15 @@ class ReviewPage(QWidget):
 
         self.workflow_combo = QComboBox()
         self.workflow_combo.setObjectName("review-workflow")
+        self.workflow_combo.setAccessibleName("Workflow to review")
         self.workflow_combo.setToolTip("Any workflow, to compare two of its versions")
         self.base_combo = QComboBox()
         self.base_combo.setObjectName("review-base")
+        self.base_combo.setAccessibleName("Compare against version")
         self.base_combo.setToolTip("The version to compare against (the older one, usually)")
         self.compared_combo = QComboBox()
         self.compared_combo.setObjectName("review-compared")
+        self.compared_combo.setAccessibleName("Version under review")
         self.compared_combo.setToolTip("The version to review: what it changes is shown")
         self.workflow_combo.activated.connect(self._on_workflow_combo_activated)
         self.base_combo.activated.connect(self._on_base_combo_activated)
@@ -158,6 +162,7 @@ class ReviewPage(QWidget):
         self.title.setWordWrap(True)
         self.subtitle = QLabel()
         self.subtitle.setObjectName("review-subtitle")
+        self.subtitle.setAccessibleName("What is compared")
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextFormat(Qt.TextFormat.PlainText)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -199,15 +204,14 @@ class ReviewPage(QWidget):
         self.problem = QLabel()
         self.problem.setObjectName("review-error")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(
-            "background-color: #fde7e7; color: #7f1d1d; padding: 6px; border-radius: 4px;"
-        )
+        theme.set_role(self.problem, "banner", "error")
         self.problem.hide()
 
         self.diff_view = DiffBrowser()
         self.diff_view.setObjectName("review-diff")
+        self.diff_view.setAccessibleName("Changes")
         self.diff_view.setOpenLinks(False)
-        self.diff_view.document().setDefaultStyleSheet(CSS)
+        self.diff_view.document().setDefaultStyleSheet(css())
 
         self.history_model = HistoryModel(self)
         self.history = QTableView()
@@ -393,10 +397,11 @@ class ReviewPage(QWidget):
         self._update_buttons()
 
     def _show_header(self, compared: WorkflowVersion, base: WorkflowVersion | None) -> None:
-        colour = STATUS_COLOURS[compared.status]
+        colour = status_colour(compared.status)
+        amber = theme.colours().warning
         repair = {
-            REPLAY_ACTOR: " &nbsp;<span style='color: #b45309;'>⚕ repair</span>",
-            ONLINE_ACTOR: " &nbsp;<span style='color: #b45309;'>⟳ learned from runs</span>",
+            REPLAY_ACTOR: f" &nbsp;<span style='color: {amber};'>⚕ repair</span>",
+            ONLINE_ACTOR: f" &nbsp;<span style='color: {amber};'>⟳ learned from runs</span>",
         }.get(compared.created_by, "")
         self.title.setText(
             f"<span style='font-size: x-large; font-weight: 600;'>"

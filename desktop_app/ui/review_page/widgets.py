@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui import theme
+
 __all__ = ["CommentDialog", "DiffBrowser"]
 
 
@@ -67,7 +69,7 @@ class CommentDialog(QDialog):
         label.setBuddy(self.editor)
         self.problem = QLabel("Say what should change: a comment is required.")
         self.problem.setObjectName("review-comment-problem")
-        self.problem.setStyleSheet("color: #b91c1c;")
+        theme.set_tone(self.problem, "error")
         self.problem.hide()
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel

@@ -26,6 +26,7 @@ from desktop_app.core.models.workflow import GotoStep, WorkflowVersion, walk
 from desktop_app.core.replay.render import check_base_url
 from desktop_app.ops.run import replay_options
 from desktop_app.settings import Settings
+from desktop_app.ui import theme
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.parameter_form import ParameterForm
 from desktop_app.ui.run_view.run_setup import STATUS_WORDS, RunSetup
@@ -102,10 +103,7 @@ class RunDialog(QDialog):
             )
             warning.setObjectName("draft-warning")
             warning.setWordWrap(True)
-            warning.setStyleSheet(
-                "background: #fff4ce; color: #5c4400; border: 1px solid #e0c060; "
-                "border-radius: 4px; padding: 6px;"
-            )
+            theme.set_role(warning, "banner", "warning")
             layout.addWidget(warning)
 
         values = dict(previous.values) if previous is not None else setup.last_values
@@ -184,7 +182,7 @@ class RunDialog(QDialog):
 
         self.options_error = QLabel()
         self.options_error.setObjectName("run-options-error")
-        self.options_error.setStyleSheet("color: #b3261e;")
+        theme.set_tone(self.options_error, "error")
         self.options_error.setWordWrap(True)
         self.options_error.hide()
         layout.addWidget(self.options_error)

@@ -34,6 +34,7 @@ from desktop_app.core.replay.ladder import public_title
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.ops.changes import Origin, run_changes
+from desktop_app.ui import theme
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
 from desktop_app.ui.jobs import Job
@@ -43,7 +44,7 @@ from desktop_app.ui.run_models import (
     RunStepsModel,
     StepColumn,
     run_summary,
-    status_color,
+    status_tone,
 )
 from desktop_app.ui.run_view.dialog import RunDialog
 from desktop_app.ui.run_view.run_setup import STATUS_WORDS, RunSetup
@@ -138,6 +139,7 @@ class RunWindow(QMainWindow):
         self.steps_model = RunStepsModel(self)
         self.steps = QTableView()
         self.steps.setObjectName("run-steps")
+        self.steps.setAccessibleName("Steps")
         self.steps.setModel(self.steps_model)
         self.steps.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.steps.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -452,8 +454,7 @@ class RunWindow(QMainWindow):
         if run is not None:
             status = run.status
             self.outcome.setText(_OUTCOME[status])
-            color = status_color(status)
-            self.outcome.setStyleSheet(f"color: {color.name()};" if color is not None else "")
+            theme.set_tone(self.outcome, status_tone(status))
             lines = [run_summary(run, with_status=False)]
             reason = outcome_reason(run)
             if reason:
@@ -479,7 +480,7 @@ class RunWindow(QMainWindow):
             self.record_button.setVisible(True)
         else:
             self.outcome.setText("✗ Not run" if error else "Stopped")
-            self.outcome.setStyleSheet("color: #b3261e;")
+            theme.set_tone(self.outcome, "error")
             self.summary_text.setText(error)
             self.status_label.setText("Not run")
             self.review_button.hide()

@@ -10,8 +10,7 @@ Its parts: :mod:`.page` (the screen: loading, changes, apply, the key, the tests
 the screen shows).
 """
 
-from desktop_app.ui.settings_page.fields import FAILURE_COLOR, SUCCESS_COLOR
 from desktop_app.ui.settings_page.page import SettingsPage
 from desktop_app.ui.settings_page.state import SettingsState
 
-__all__ = ["FAILURE_COLOR", "SUCCESS_COLOR", "SettingsPage", "SettingsState"]
+__all__ = ["SettingsPage", "SettingsState"]

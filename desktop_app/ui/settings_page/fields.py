@@ -10,14 +10,10 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QWidget
 
 from desktop_app.settings import Settings
+from desktop_app.ui import theme
 
-__all__ = ["FAILURE_COLOR", "SUCCESS_COLOR"]
+__all__: list[str] = []
 
-#: Colours of the one-line reports (readable on light and dark themes).
-SUCCESS_COLOR = "#1a7f37"
-FAILURE_COLOR = "#cf222e"
-_MUTED = "color: #6a737d;"
-_INVALID = f"border: 1px solid {FAILURE_COLOR};"
 _FIELD_WIDTH = 420
 _CAPTION_WIDTH = 170
 
@@ -54,9 +50,7 @@ class _Field:
         self.changed = changed
         self.env_badge = QLabel()
         self.env_badge.setObjectName(f"settings-{name}-env")
-        self.env_badge.setStyleSheet(
-            "QLabel { border: 1px solid palette(mid); border-radius: 8px; padding: 1px 6px; }"
-        )
+        theme.set_role(self.env_badge, "badge")
         self.env_badge.hide()
         self.help = ""
 
@@ -94,7 +88,7 @@ def _bounds(name: str) -> tuple[float | None, bool, float | None]:
 def _explain(text: str) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
-    label.setStyleSheet(_MUTED)
+    theme.set_tone(label, "muted")
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 
@@ -106,6 +100,8 @@ def _caption(text: str, buddy: QWidget | None = None) -> QLabel:
     label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if buddy is not None:
         label.setBuddy(buddy)
+        if not buddy.accessibleName():  # the caption is in another row widget: say it here
+            buddy.setAccessibleName(text.replace("&", "").rstrip(":"))
     return label
 
 

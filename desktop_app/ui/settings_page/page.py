@@ -32,12 +32,9 @@ from desktop_app.settings import (
     platform_home,
     read_data_dir_pointer,
 )
+from desktop_app.ui import theme
 from desktop_app.ui.host import Host
 from desktop_app.ui.settings_page.fields import (
-    _INVALID,
-    _MUTED,
-    FAILURE_COLOR,
-    SUCCESS_COLOR,
     _explain,
     _Field,
     _WheelGuard,
@@ -79,7 +76,7 @@ class SettingsPage(SettingsSections):
         column.setContentsMargins(16, 12, 16, 12)
         column.setSpacing(14)
         title = QLabel("Settings")
-        title.setStyleSheet("font-size: 16pt; font-weight: 600;")
+        theme.set_role(title, "heading")
         column.addWidget(title)
         column.addWidget(
             _explain(
@@ -97,6 +94,7 @@ class SettingsPage(SettingsSections):
 
         scroll = QScrollArea()
         scroll.setObjectName("settings-scroll")
+        scroll.setAccessibleName("Settings")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
@@ -105,6 +103,7 @@ class SettingsPage(SettingsSections):
 
         self.message = QLabel()
         self.message.setObjectName("settings-message")
+        self.message.setAccessibleName("Settings status")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.revert_button = QPushButton("Re&vert")
@@ -179,7 +178,7 @@ class SettingsPage(SettingsSections):
         settings = state.settings
         for name, item in self._fields.items():
             item.put(getattr(settings, name))
-            item.editor.setStyleSheet("")
+            theme.set_invalid(item.editor, False)
             item.set_overridden(state.overrides.get(name))
         self._loaded = {name: item.get() for name, item in self._fields.items()}
 
@@ -194,7 +193,7 @@ class SettingsPage(SettingsSections):
         else:
             self.home_edit.setText(str(state.pointer or platform_home()))
         self.home_edit.setPlaceholderText(str(platform_home()))
-        self.home_edit.setStyleSheet("")
+        theme.set_invalid(self.home_edit, False)
         self.home_edit.setEnabled(home_variable is None)
         self.home_browse.setEnabled(home_variable is None)
         self.home_env.setVisible(home_variable is not None)
@@ -250,7 +249,7 @@ class SettingsPage(SettingsSections):
         return bool(self.changes()) or self._home_changed()
 
     def _on_field_changed(self, item: _Field) -> None:
-        item.editor.setStyleSheet("")
+        theme.set_invalid(item.editor, False)
         self._update_dirty()
 
     def _update_dirty(self) -> None:
@@ -303,7 +302,7 @@ class SettingsPage(SettingsSections):
         else:
             note = "Changing the folder takes effect the next time Procedura starts."
         self.home_note.setText(note)
-        self.home_note.setStyleSheet(_MUTED)
+        theme.set_tone(self.home_note, "muted")
 
     def _overrides(self) -> dict[str, str]:
         return self._state.overrides if self._state is not None else {}
@@ -312,10 +311,7 @@ class SettingsPage(SettingsSections):
         """One line in the bar: green when *ok*, red when not, muted when None."""
         self.message.setText(text)
         self._pending_shown = False
-        if ok is None:
-            self.message.setStyleSheet(_MUTED)
-        else:
-            self.message.setStyleSheet(f"color: {SUCCESS_COLOR if ok else FAILURE_COLOR};")
+        theme.set_tone(self.message, "muted" if ok is None else "ok" if ok else "error")
 
     # ── apply / revert ──────────────────────────────────────────────────────────────────────
 
@@ -369,7 +365,7 @@ class SettingsPage(SettingsSections):
             else None
         )
         if editor is not None:
-            editor.setStyleSheet(_INVALID)
+            theme.set_invalid(editor, True)
             editor.setFocus()
         return True
 
@@ -474,11 +470,7 @@ class SettingsPage(SettingsSections):
 
     def _show_test(self, line: str, ok: bool | None, details: str) -> None:
         self.test_result.setText(line)
-        if ok is None:
-            self.test_result.setStyleSheet(_MUTED)
-        else:
-            color = SUCCESS_COLOR if ok else FAILURE_COLOR
-            self.test_result.setStyleSheet(f"color: {color};")
+        theme.set_tone(self.test_result, "muted" if ok is None else "ok" if ok else "error")
         self.test_details.setPlainText(details)
         self.test_details_button.setVisible(bool(details))
         if not details:

@@ -226,6 +226,7 @@ class SettingsSections(QWidget):
         self.test_button.clicked.connect(self._on_test_button_clicked)
         self.test_result = QLabel()
         self.test_result.setObjectName("settings-test-result")
+        self.test_result.setAccessibleName("Connection test result")
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.test_details_button = QToolButton()
