@@ -48,22 +48,27 @@ class WriteBehind:
     # ── writing ─────────────────────────────────────────────────────────────────────────────
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
-        """Run *fn* on the writing thread after what was given before; its future.
+        """Write with *fn* on the writing thread, after what was given before; its future (a
+        failure is also kept for the next write given, or :meth:`drain`, to raise).
 
         Raises:
             Exception: what an earlier write raised (it is raised once).
         """
+        return self._queue(functools.partial(self._guarded, fn))
+
+    async def call(self, fn: Callable[[], T]) -> T:
+        """Run blocking *fn* on the writing thread, after every write given so far; its result
+        (its failure is the caller's alone)."""
+        return await asyncio.wrap_future(self._queue(fn))
+
+    def _queue(self, fn: Callable[[], T]) -> Future[T]:
         self._raise_failed()
         with self._lock:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix="procedura-writes")
-            future = self._executor.submit(self._guarded, fn)
+            future = self._executor.submit(fn)
             self._last = future
         return future
-
-    async def call(self, fn: Callable[[], T]) -> T:
-        """Run blocking *fn* on the writing thread, after every write given so far."""
-        return await asyncio.wrap_future(self.submit(fn))
 
     def _guarded(self, fn: Callable[[], T]) -> T:
         try:
@@ -94,7 +99,9 @@ class WriteBehind:
         with self._lock:
             last = self._last
         if last is not None:
-            await asyncio.wait([asyncio.wrap_future(last)])
+            done = asyncio.wrap_future(last)
+            await asyncio.wait([done])
+            done.exception()  # heard here: a failed write is raised once, just below
         self._raise_failed()
 
     def close(self) -> None:
