@@ -33,8 +33,8 @@ from desktop_app.ui.backend import (
 
 __all__ = ["ServicesBackend"]
 
-#: What a run or a recording imports first: Playwright (seconds of work under PySide's import
-#: hook) and the adapters over it.
+#: What a run or a recording imports first: Playwright and the adapters over it (80-120 ms of the
+#: GUI thread if the first run imports them on the loop, most of it PySide's import hook).
 _BROWSER_MODULES: Final = (
     "playwright.async_api",
     "desktop_app.adapters.browser.launch",
