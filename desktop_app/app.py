@@ -24,6 +24,7 @@ from desktop_app.adapters.sqlite.index_queue import SqlIndexQueue
 from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStore
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.write_behind import WriteBehind
 from desktop_app.adapters.writer_lock import WriterLock
 from desktop_app.core.errors import BrowserError, StoreError
 from desktop_app.core.library import WorkflowLibrary
@@ -461,8 +462,14 @@ async def replay(
     headless: bool = True,
     on_event: Callable[[ReplayEvent], object] | None = None,
     on_page: Callable[[Page], object] | None = None,
+    writes: WriteBehind | None = None,
 ) -> ReplayResult:
     """Replay *version* in a fresh browser, then learn from what healed.
+
+    The run record and screenshots are written behind the run on a thread of their own
+    (*writes*, else one of the run's own), and learning happens on that thread too: the loop
+    (the window's, under qasync) only waits for them. All of it is on disk when this returns,
+    however it ends.
 
     Raises:
         BrowserError: no browser, or it could not start (no run is recorded then).
@@ -491,6 +498,7 @@ async def replay(
     memory = ExperienceMemory(
         services.experiences, lambda: services.workflows.index, services.index_queue
     )
+    behind = writes if writes is not None else WriteBehind(services.runs, services.media)
     try:
         browser = (
             await open_browser(
@@ -524,8 +532,8 @@ async def replay(
 
         replayer = Replayer(
             browser=port,
-            runs=services.runs,
-            media=services.media,
+            runs=behind.runs,
+            media=behind.media,
             memory=memory,
             llm=llm,
             person=person,
@@ -536,15 +544,42 @@ async def replay(
         )
         outcome = await replayer.run(version, params)
     finally:
-        if browser is not None:
-            await browser.close()
-        if desktop is not None:
-            await desktop.close()
-    history = services.runs.runs(original.workflow_id, limit=RECENT)  # this run's included
+        try:
+            if browser is not None:
+                await browser.close()
+            if desktop is not None:
+                await desktop.close()
+        finally:
+            await behind.drain()  # a stopped run's record is on disk when the stop is heard
+            if writes is None:
+                behind.close()
+    try:
+        learned = await behind.call(
+            functools.partial(_learn, services, original, params, outcome, memory)
+        )
+        if learned.proposed is not None:
+            update = {"proposed_version": learned.proposed.version}
+            outcome.run = outcome.run.model_copy(update=update)
+            await behind.call(functools.partial(services.runs.save_run, outcome.run))
+    finally:
+        if writes is None:
+            behind.close()
+    return ReplayResult(outcome=outcome, learned=learned)
+
+
+def _learn(
+    services: Services,
+    version: WorkflowVersion,
+    params: BoundParameters,
+    outcome: ReplayOutcome,
+    memory: ExperienceMemory,
+) -> Learned:
+    """What a finished run teaches (blocking: reads runs, writes versions and experiences)."""
+    history = services.runs.runs(version.workflow_id, limit=RECENT)  # this run's included
     learned = learn(
         library=services.workflows,
         memory=memory,
-        version=original,
+        version=version,
         run_id=outcome.run.id,
         lessons=outcome.lessons,
         params=params,
@@ -552,10 +587,8 @@ async def replay(
         status=outcome.run.status,
         history=history,
     )
-    if learned.proposed is None and settings.propose_after_runs:  # one proposal a run
-        induced = propose(services.workflows, original, history, settings.propose_after_runs)
+    after = services.settings.propose_after_runs
+    if learned.proposed is None and after:  # one proposal a run
+        induced = propose(services.workflows, version, history, after)
         learned = replace(learned, proposed=induced, induced=induced is not None)
-    if learned.proposed is not None:
-        outcome.run = outcome.run.model_copy(update={"proposed_version": learned.proposed.version})
-        services.runs.save_run(outcome.run)
-    return ReplayResult(outcome=outcome, learned=learned)
+    return learned

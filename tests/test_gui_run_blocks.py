@@ -86,4 +86,12 @@ def test_a_loop_runs_from_the_window_with_its_rounds_under_it(gui: Gui) -> None:
     ], titles
     assert titles[-1] == "Check that the task was done"
     assert window.progress.value() == window.progress.maximum()
+    # The window shows the replay's events in batches: every step of the record is on a row
+    # of its own, numbered as the record numbers it, and none is left waiting or running.
+    assert sorted(model.steps(), key=lambda s: s.index) == list(run.steps)
+    numbers = [model.text(row, StepColumn.NUMBER) for row in range(model.rowCount())]
+    assert sorted(numbers, key=int) == [str(n) for n in range(1, len(run.steps) + 1)]
+    statuses = {model.text(row, StepColumn.STATUS) for row in range(model.rowCount())}
+    assert statuses == {"✓ Succeeded"}, statuses
+    assert window.status_label.text() == "Succeeded"
     window.close()

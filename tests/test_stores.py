@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from pathlib import Path
 
 import pytest
 from factories import experience_for, full_trajectory, full_workflow, run_for
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import IntegrityError
 
 from desktop_app.adapters.media_store import FileMediaStore
 from desktop_app.adapters.sqlite.database import migrate, open_database
 from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStore
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.write_behind import WriteBehind
 from desktop_app.core.errors import NotFoundError, StoreError
 from desktop_app.core.models import (
     RunStatus,
@@ -170,3 +173,34 @@ def test_media_store_is_content_addressed(tmp_path: Path) -> None:
         media.get("../../etc/passwd")
     with pytest.raises(NotFoundError):
         media.get("0" * 64 + ".png")
+
+
+def test_writes_behind_a_replay_land_in_order_and_reads_see_them(
+    engine: Engine, tmp_path: Path
+) -> None:
+    workflows = SqlWorkflowStore(engine)
+    v1 = _version(1)
+    workflows.add_version(v1)
+    runs, media = SqlRunStore(engine), FileMediaStore(tmp_path / "media")
+    writes = WriteBehind(runs, media)
+    run = run_for(v1.workflow)
+    shot = b"\x89PNG a step's screenshot"
+    ref = writes.media.put(shot, "png")
+    assert ref == media.ref_of(shot, "png")
+    assert writes.media.get(ref) == shot and writes.media.exists(ref)  # on disk or not yet
+    for n in range(len(run.steps) + 1):  # as a replay saves its record after every step
+        writes.runs.save_run(run.model_copy(update={"steps": run.steps[:n]}))
+    assert writes.runs.get_run(run.id) == run  # a read waits for the writes before it
+    writes.close()
+    assert runs.get_run(run.id) == run and media.get(ref) == shot
+
+    gone = run.model_copy(update={"id": "r-unknown-workflow", "workflow_id": "nope"})
+    writes.runs.save_run(gone)  # refused by the database (foreign key), on the writing thread
+    writes.settle()
+    with pytest.raises(IntegrityError, match="FOREIGN KEY"):
+        writes.runs.save_run(run)  # the next write hears of it...
+    writes.runs.save_run(gone)
+    with pytest.raises(IntegrityError, match="FOREIGN KEY"):
+        asyncio.run(writes.drain())  # ...or the end of the run does, once
+    asyncio.run(writes.drain())
+    writes.close()

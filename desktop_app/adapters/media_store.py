@@ -35,13 +35,21 @@ class FileMediaStore:
         """The directory holding the files."""
         return self._root
 
-    def put(self, data: bytes, extension: str) -> str:
+    def ref_of(self, data: bytes, extension: str) -> str:
+        """The ref *data* is (or would be) stored under, without storing it.
+
+        Raises:
+            StoreError: *extension* is not one the store accepts.
+        """
         ext = extension.lower().lstrip(".")
         if ext == "jpeg":
             ext = "jpg"
         if ext not in EXTENSIONS:
             raise StoreError(f"cannot store .{ext} media; expected one of {sorted(EXTENSIONS)}")
-        ref = f"{hashlib.sha256(data).hexdigest()}.{ext}"
+        return f"{hashlib.sha256(data).hexdigest()}.{ext}"
+
+    def put(self, data: bytes, extension: str) -> str:
+        ref = self.ref_of(data, extension)
         path = self.path(ref)
         if path.exists():
             return ref

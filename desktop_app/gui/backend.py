@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from desktop_app.adapters.secrets import remember_parameter_secrets
+from desktop_app.adapters.write_behind import WriteBehind
 from desktop_app.app import Services, api_key, make_structured_llm, replay
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Run
@@ -32,12 +34,24 @@ from desktop_app.ui.backend import (
 
 __all__ = ["ServicesBackend"]
 
+#: What a run or a recording imports first: Playwright and the adapters over it (80-120 ms of the
+#: GUI thread if the first run imports them on the loop, most of it PySide's import hook).
+_BROWSER_MODULES: Final = (
+    "playwright.async_api",
+    "desktop_app.adapters.browser.launch",
+    "desktop_app.adapters.browser.replay_page",
+    "desktop_app.adapters.browser.web_recorder",
+)
+
 
 class ServicesBackend:
     """Everything the window does, over one data directory's services (which it does not own)."""
 
     def __init__(self, services: Services) -> None:
         self._services = services
+        # A replay's record and screenshots are written behind it; the window reads through
+        # the same writer, so it sees them before they are on disk (a step's screenshot).
+        self._writes = WriteBehind(services.runs, services.media)
 
     @property
     def services(self) -> Services:
@@ -61,13 +75,13 @@ class ServicesBackend:
 
     @property
     def runs(self) -> RunStore:
-        """Run records."""
-        return self._services.runs
+        """Run records (a read waits for the replay's writes given before it)."""
+        return self._writes.runs
 
     @property
     def media(self) -> MediaStore:
-        """Screenshots."""
-        return self._services.media
+        """Screenshots (one a replay has not written yet is read from memory)."""
+        return self._writes.media
 
     def llm_configured(self) -> bool:
         """Whether an LLM endpoint or key is configured."""
@@ -137,8 +151,15 @@ class ServicesBackend:
             base_url=request.base_url,
             headless=request.headless,
             on_event=on_event,
+            writes=self._writes,
         )
         return result.run
+
+    def prepare_browser(self) -> None:
+        """Import Playwright and the browser adapters, so the first run or recording does not
+        import them on the loop the window shares."""
+        for name in _BROWSER_MODULES:
+            importlib.import_module(name)
 
     async def open_preview(self, url: str, *, headless: bool = False) -> LocatorPreview:
         """A browser page at *url* for the editor's "Test" buttons."""

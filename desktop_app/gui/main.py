@@ -137,7 +137,14 @@ async def _serve(
     elif not tray.available:
         window.showMinimized()  # at login without a tray: there, but out of the way
     tray.show()
-    window.tasks.start(window.reload_all(), label="Loading the library…")
+    window.tasks.start(
+        window.reload_all(),
+        label="Loading the library…",
+        # Once the window has what it shows: Playwright's import, not in the first run's way.
+        on_done=lambda _: window.tasks.start(
+            window.prepare_browser(), label="Getting the browser ready…"
+        ),
+    )
     window.tasks.start(tray.reload(), label="Loading the tray menu…")
     window.tasks.run(
         lambda: (finish_indexing(services), services.workflows.index),

@@ -205,6 +205,12 @@ class Backend(Protocol):
         """
         ...
 
+    def prepare_browser(self) -> None:
+        """Load the browser automation code ahead of the first recording or run (blocking, a
+        second or so the first time in a process; call it on a thread of its own, not the
+        store thread)."""
+        ...
+
     async def open_preview(self, url: str, *, headless: bool = False) -> LocatorPreview:
         """A browser page at *url* for testing locators.
 

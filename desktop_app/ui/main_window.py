@@ -204,6 +204,13 @@ class MainWindow(QMainWindow):
         for screen in self._screens:
             await screen.reload()  # type: ignore[attr-defined]
 
+    async def prepare_browser(self) -> None:
+        """Load the browser automation code on a thread of its own (at start-up, once the
+        screens are loaded), so the first run or recording does not hold up the window; then
+        leave what start-up made out of the cycle collector's full collections."""
+        await asyncio.to_thread(self._backend.prepare_browser)
+        self._collector.freeze()  # start-up is over: what it made stays out of collections
+
     def _on_nav_current_row_changed(self, row: int) -> None:
         if row >= 0:
             self._stack.setCurrentIndex(row)

@@ -78,6 +78,12 @@ class RunWindow(QMainWindow):
         self._elapsed = QTimer(self)
         self._elapsed.setInterval(500)
         self._elapsed.timeout.connect(self._on_elapsed_timeout)
+        #: Replay events not shown yet: applied together, at most every :data:`_BATCH_MS`.
+        self._pending: list[ReplayEvent] = []
+        self._batch = QTimer(self)
+        self._batch.setSingleShot(True)
+        self._batch.setInterval(_BATCH_MS)
+        self._batch.timeout.connect(self._on_batch_timeout)
         self.person = DialogPerson(
             self, on_asked=self._on_person_asked, on_answered=self._on_person_answered
         )
@@ -149,7 +155,11 @@ class RunWindow(QMainWindow):
         self.steps.setWordWrap(False)
         self.steps.setColumnHidden(StepColumn.LOCATOR, True)
         head = self.steps.horizontalHeader()
-        head.setSectionResizeMode(StepColumn.NUMBER, QHeaderView.ResizeMode.ResizeToContents)
+        # A fixed width for the step numbers: sizing a column to its contents measures every
+        # row again at each change of the table, as a run goes.
+        head.setSectionResizeMode(StepColumn.NUMBER, QHeaderView.ResizeMode.Fixed)
+        digits = self.steps.fontMetrics().horizontalAdvance("0000")
+        head.resizeSection(StepColumn.NUMBER, digits + 12)
         head.setSectionResizeMode(StepColumn.TITLE, QHeaderView.ResizeMode.Interactive)
         head.resizeSection(StepColumn.TITLE, 250)
         head.resizeSection(StepColumn.STATUS, 105)
@@ -256,6 +266,8 @@ class RunWindow(QMainWindow):
             raise RuntimeError("this window's run is still going")
         self._request = request
         self._run = None
+        self._pending = []
+        self._batch.stop()
         self._follow = True
         self.summary.hide()
         self.notice.hide()
@@ -341,23 +353,46 @@ class RunWindow(QMainWindow):
     # ── progress ────────────────────────────────────────────────────────────────────────────
 
     def _on_replay_event(self, event: ReplayEvent) -> None:
+        """A replay event: kept, and shown with the others that come within the batch time."""
         if self.job.released:
             return
-        if event.step is None:
-            row = self.steps_model.step_started(event.index, event.title, event.depth)
-            self.status_label.setText(f"Step {event.index + 1}: {event.title}")
-            if self._follow:
-                self._select(row)
+        self._pending.append(event)
+        if not self._batch.isActive():
+            self._batch.start()
+
+    def _on_batch_timeout(self) -> None:
+        self._show_pending()
+
+    def _show_pending(self) -> None:
+        """Apply the events kept so far to the table, in order; then the labels, the selection
+        and the screenshot once, as the last of them leaves them."""
+        self._batch.stop()
+        events, self._pending = self._pending, []
+        if not events or self.job.released:
             return
-        step = event.step
-        row = self.steps_model.step_finished(step)
-        done = sum(1 for s in self.steps_model.steps() if s.top_level)
-        self.progress.setValue(min(done, self.progress.maximum()))
-        self._update_totals()
-        if self._follow:
+        row: int | None = None
+        status: str | None = None
+        shot: RunStep | None = None
+        finished = False
+        for event in events:
+            if event.step is None:
+                row = self.steps_model.step_started(event.index, event.title, event.depth)
+                status = f"Step {event.index + 1}: {event.title}"
+            else:
+                row = self.steps_model.step_finished(event.step)
+                finished = True
+                if event.step.screenshot:
+                    shot = event.step
+        if status is not None:
+            self.status_label.setText(status)
+        if finished:
+            done = sum(1 for s in self.steps_model.steps() if s.top_level)
+            self.progress.setValue(min(done, self.progress.maximum()))
+            self._update_totals()
+        if self._follow and row is not None:
             self._select(row)
-            if step.screenshot:
-                self._show_screenshot(step)
+            if shot is not None:
+                self._show_screenshot(shot)
 
     def _update_totals(self) -> None:
         steps = self.steps_model.steps()
@@ -372,6 +407,7 @@ class RunWindow(QMainWindow):
         self.elapsed_label.setText(f"Elapsed {seconds // 60}:{seconds % 60:02d}")
 
     def _on_person_asked(self, question: Question) -> None:
+        self._show_pending()  # the table up to the step that asks
         what = "a confirmation" if question.kind == "confirm" else "you to point at an element"
         self.status_label.setText(f"Waiting for {what}: {question.step_title}")
         self.raise_()
@@ -447,6 +483,7 @@ class RunWindow(QMainWindow):
         )
 
     def _finish(self, run: Run | None, error: str = "") -> None:
+        self._show_pending()
         self._run = run
         self._elapsed.stop()
         self.steps_model.end()
@@ -524,6 +561,10 @@ def _compact_rows(view: QTableView) -> None:
     """Rows as tall as a line of text needs."""
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
 
+
+#: How long replay events wait to be shown together (ms): a burst of steps (a loop's rounds)
+#: updates the table once, not once a step.
+_BATCH_MS: Final = 40
 
 _OUTCOME: Final[dict[RunStatus, str]] = {
     RunStatus.RUNNING: "Running",
