@@ -3,19 +3,28 @@ still while you type."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
+from demo_tasks import sign_in
+from desktop_support import needs_xvfb, xvfb
+from fakes.openai_server import FakeOpenAIServer
 from gui_support import Gui, top_level, until
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 from replay_support import approved
 
+from desktop_app.demo_site.server import DemoSite
 from desktop_app.settings import window_state_path
 from desktop_app.ui.editor.window import EditorWindow
+from desktop_app.ui.record import RecordDialog, active_recording
 from desktop_app.ui.run_view import RunDialog
 from desktop_app.ui.windows import fitted, usable_area
 
@@ -125,3 +134,72 @@ def test_the_run_dialog_holds_its_fields_still_while_you_type(gui: Gui) -> None:
     assert form.problem("email")
     assert places() == before
     dialog.reject()
+
+
+def test_after_a_recording_the_editor_opens_in_front_of_the_main_window(gui: Gui) -> None:
+    window = gui.window
+
+    async def scenario(site: DemoSite) -> EditorWindow:
+        window.start_recording()
+        await until(lambda: bool(top_level(RecordDialog)), what="the record dialog")
+        dialog = top_level(RecordDialog)[0]
+        assert isinstance(dialog, RecordDialog)
+        dialog.headless = True  # the main window goes out of the way, as for a person
+        dialog.url.setText(site.url + "/login")
+        dialog.intent.setText("Sign in")
+        dialog.start_button.click()
+        controller = active_recording(window)
+        assert controller is not None
+        await until(lambda: controller.controls is not None, what="the browser to start")
+        assert window.isMinimized()
+        await sign_in(controller.controls.page)  # type: ignore[union-attr]
+        await until(lambda: controller.steps.rowCount() >= 3, what="the steps recorded")
+        controller.bar.stop_button.click()
+        await until(lambda: bool(top_level(EditorWindow)), timeout=60, what="the editor")
+        editor = top_level(EditorWindow)[0]
+        assert isinstance(editor, EditorWindow)
+        return editor
+
+    with DemoSite() as site:
+        editor = gui.run(scenario(site))
+    gui.settle()
+    # the main window is back, and the editor is in front of it with the focus
+    assert window.isVisible() and not window.isMinimized()
+    assert editor.isActiveWindow() and QApplication.activeWindow() is editor
+    assert _on_screen(editor)
+    editor.close()
+
+
+@needs_xvfb
+def test_on_a_real_x_server_at_scale_1_5_windows_fit_and_the_draft_opens_in_front(
+    llm: FakeOpenAIServer,
+) -> None:
+    """The issue's case: a 1440×900 screen at scale 1.5 is 960×600 logical pixels."""
+    env = {
+        **os.environ,
+        "PROCEDURA_EMBEDDING": "openai",  # the fake server's embeddings: no model to load
+        "PROCEDURA_LLM_API_KEY": "sk-test-key",
+        "QT_QPA_PLATFORM": "xcb",
+        "QT_SCALE_FACTOR": "1.5",
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    with xvfb(1440, 900) as display:
+        env["DISPLAY"] = display
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).parent / "windows_on_x.py")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    screen = QRect(*seen["screen"])
+    assert screen.size() == QSize(960, 600)
+    for name in ("main", "editor"):  # 1200×780 and 1280×820 asked for
+        assert screen.contains(QRect(*seen[name])), (name, seen[name])
+    # the editor has the keyboard focus and is above the main window
+    assert seen["focus"] == seen["editor_id"]
+    stacking = seen["stacking"]
+    assert stacking.index(seen["editor_id"]) > stacking.index(seen["main_id"])
