@@ -77,9 +77,9 @@ class Stage:
     drift_url: str
     out: Path
     ids: dict[str, str] = field(default_factory=dict)
+    runs: dict[str, str] = field(default_factory=dict)
     #: Added to each picture's name: "" at scale 1, "@2x" at scale 2.
     suffix: str = ""
-    runs: dict[str, str] = field(default_factory=dict)
 
 
 async def _settle(stage: Stage, seconds: float = 0.3) -> None:
