@@ -171,7 +171,7 @@ def test_after_a_recording_the_editor_opens_in_front_of_the_main_window(gui: Gui
 
 
 @needs_xvfb
-def test_on_a_real_x_server_at_scale_1_5_windows_fit_and_the_draft_opens_in_front(
+def test_on_a_real_x_server_at_scale_1_5_windows_fit_and_new_ones_take_the_focus(
     llm: FakeOpenAIServer,
 ) -> None:
     """The issue's case: a 1440×900 screen at scale 1.5 is 960×600 logical pixels."""
@@ -197,9 +197,11 @@ def test_on_a_real_x_server_at_scale_1_5_windows_fit_and_the_draft_opens_in_fron
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     screen = QRect(*seen["screen"])
     assert screen.size() == QSize(960, 600)
-    for name in ("main", "editor"):  # 1200×780 and 1280×820 asked for
+    for name in ("main", "editor", "run"):  # 1200×780, 1280×820 and 1180×720 asked for
         assert screen.contains(QRect(*seen[name])), (name, seen[name])
     # the editor has the keyboard focus and is above the main window
     assert seen["focus"] == seen["editor_id"]
     stacking = seen["stacking"]
     assert stacking.index(seen["editor_id"]) > stacking.index(seen["main_id"])
+    # so has the run window, once its dialog has handed back to the main window
+    assert seen["run_focus"] == seen["run_id"]

@@ -12,7 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import qasync
 from PySide6.QtWidgets import QApplication
@@ -25,12 +25,23 @@ from desktop_app.settings import load_settings
 from desktop_app.ui.backend import RecordingRequest
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.record import RecordingController
+from desktop_app.ui.run_view import RunDialog, RunWindow
 
 DATA = Path(__file__).parent / "data"
+T = TypeVar("T")
 
 
 def _x(*args: str) -> str:
     return subprocess.run(args, capture_output=True, text=True, timeout=20, check=True).stdout
+
+
+async def _top_level(kind: type[T]) -> T:
+    for _ in range(600):
+        shown = [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+        if shown:
+            return shown[0]
+        await asyncio.sleep(0.05)
+    raise SystemExit(f"no {kind.__name__} opened")
 
 
 def _stacking() -> list[int]:
@@ -41,6 +52,17 @@ def _stacking() -> list[int]:
         if parts and parts[0].startswith("0x") and "(has no name)" not in line:
             ids.append(int(parts[0], 16))
     return ids[::-1]  # xwininfo lists the top-most first
+
+
+async def _focused(widget: Any) -> int:
+    """The window X gives the focus, once it is *widget* (or after 5 s, whichever it is)."""
+    focus = 0
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        focus = int(_x("xdotool", "getwindowfocus").strip())
+        if focus == int(widget.winId()) and widget.isActiveWindow():
+            break
+    return focus
 
 
 def _geometry(widget: Any) -> list[int]:
@@ -85,14 +107,26 @@ async def _main() -> dict[str, Any]:
             w for w in QApplication.topLevelWidgets() if w.objectName() == "editor-window"
         )
         found["editor_id"] = int(editor.winId())
-        for _ in range(100):  # until X gives the editor the focus (5 s at most)
-            await asyncio.sleep(0.05)
-            found["focus"] = int(_x("xdotool", "getwindowfocus").strip())
-            if found["focus"] == found["editor_id"] and editor.isActiveWindow():
-                break
+        found["focus"] = await _focused(editor)
         found["editor"] = _geometry(editor)
         found["main_id"] = int(window.winId())
         found["stacking"] = _stacking()
+        editor.close()
+
+        # A run: the dialog asks, Run, and the run window opens (it fails at once: no site).
+        window.open_run(draft.saved.version.workflow_id, draft.saved.version.version)
+        dialog = await _top_level(RunDialog)
+        dialog.show_browser.setChecked(False)
+        dialog.base_url.setText("http://127.0.0.1:9")
+        for name in dialog.form.secrets():
+            dialog.form.set_value(name, "not-a-real-password")
+        dialog.run_button.click()
+        run_window = await _top_level(RunWindow)
+        found["run_id"] = int(run_window.winId())
+        found["run_focus"] = await _focused(run_window)
+        found["run"] = _geometry(run_window)
+        run_window.stop()
+        await window.tasks.idle()
         window.close()
         await window.shutdown()
     return found
