@@ -14,7 +14,8 @@ The API key is never read from or written to a file by Procedura.
 The data directory can also be chosen with a pointer file, ``data-dir.txt`` in the platform's user
 config dir (``platformdirs.user_config_dir("Procedura")``): one line, the absolute path. It is read
 when ``PROCEDURA_HOME`` is not set (the desktop app's Settings screen writes it), so the choice
-lives outside the data directory it names.
+lives outside the data directory it names. The desktop app keeps where its windows were in
+``windows.ini`` beside it: positions belong to this machine's screens, not to the data.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from desktop_app.core.errors import ProceduraError
 __all__ = [
     "DATA_DIR_POINTER",
     "SETTINGS_FILE",
+    "WINDOW_STATE_FILE",
     "Settings",
     "SettingsError",
     "data_dir_pointer_path",
@@ -48,12 +50,15 @@ __all__ = [
     "load_settings",
     "platform_home",
     "read_data_dir_pointer",
+    "window_state_path",
 ]
 
 #: The settings file inside the data directory.
 SETTINGS_FILE = "settings.toml"
 #: The pointer file in the user config dir that names the data directory.
 DATA_DIR_POINTER = "data-dir.txt"
+#: Where the desktop app's windows were (size, place, maximised), in the user config dir.
+WINDOW_STATE_FILE = "windows.ini"
 
 
 class SettingsError(ProceduraError):
@@ -77,6 +82,11 @@ def platform_home() -> Path:
 def data_dir_pointer_path() -> Path:
     """Where the data-directory pointer lives: ``data-dir.txt`` in the user config dir."""
     return Path(platformdirs.user_config_dir("Procedura", appauthor=False)) / DATA_DIR_POINTER
+
+
+def window_state_path() -> Path:
+    """Where the desktop app remembers its windows: ``windows.ini`` in the user config dir."""
+    return data_dir_pointer_path().with_name(WINDOW_STATE_FILE)
 
 
 def read_data_dir_pointer() -> Path | None:

@@ -1,12 +1,15 @@
 """Render the desktop app's main screens into docs/images/gui-*.png (for the docs and README).
 
-    python scripts/gui_screenshots.py [--out docs/images] [--only library,runs,...]
+    python scripts/gui_screenshots.py [--out docs/images] [--only library,runs,...] [--scale 2]
 
 Runs under Xvfb (started here when there is no DISPLAY) with Qt's xcb platform, so the pictures
-show real window decorations-free widgets as a user sees them. Everything shown is real: the
-demo app's tasks are recorded in headless Chromium by a scripted person, induced, approved and
-replayed — once as recorded, once against a drifted copy of the app so a repair waits for
-review — in a temporary data directory.
+show real window decorations-free widgets as a user sees them. The screen is 1440×900 (logical
+pixels); with ``--scale 2`` Qt draws at twice the size (``QT_SCALE_FACTOR=2`` on a 2880×1800
+screen) and each picture is written beside the 1x one as ``gui-NAME@2x.png``. Windows open as
+the app opens them (sized to that screen), in a temporary config dir, never the user's.
+Everything shown is real: the demo app's tasks are recorded in headless Chromium by a scripted
+person, induced, approved and replayed — once as recorded, once against a drifted copy of the
+app so a repair waits for review — in a temporary data directory.
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-SIZE = (1280, 800)
+#: The screen the pictures are taken on, in logical pixels (a common laptop's).
+SIZE = (1440, 900)
 
 
 @contextlib.contextmanager
-def _display() -> Iterator[None]:
-    """An X display: the one there is, or a private Xvfb for the duration."""
+def _display(scale: float) -> Iterator[None]:
+    """An X display: the one there is, or a private Xvfb of :data:`SIZE` times *scale* for the
+    duration."""
     if os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "xcb"
         yield
@@ -42,8 +47,9 @@ def _display() -> Iterator[None]:
     if xvfb is None:
         raise SystemExit("gui_screenshots: error: no DISPLAY and no Xvfb (apt-get install xvfb)")
     number = 90 + os.getpid() % 500
+    width, height = (round(side * scale) for side in SIZE)
     proc = subprocess.Popen(
-        [xvfb, f":{number}", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        [xvfb, f":{number}", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -72,6 +78,8 @@ class Stage:
     out: Path
     ids: dict[str, str] = field(default_factory=dict)
     runs: dict[str, str] = field(default_factory=dict)
+    #: Added to each picture's name: "" at scale 1, "@2x" at scale 2.
+    suffix: str = ""
 
 
 async def _settle(stage: Stage, seconds: float = 0.3) -> None:
@@ -81,7 +89,7 @@ async def _settle(stage: Stage, seconds: float = 0.3) -> None:
 
 
 def _save(stage: Stage, widget: Any, name: str) -> None:
-    path = stage.out / f"gui-{name}.png"
+    path = stage.out / f"gui-{name}{stage.suffix}.png"
     if not widget.grab().save(str(path)):
         raise SystemExit(f"gui_screenshots: error: could not write {path}")
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
@@ -501,7 +509,7 @@ SHOTS: dict[str, Shot] = {
 }
 
 
-async def _main(out: Path, only: list[str]) -> None:
+async def _main(out: Path, only: list[str], suffix: str) -> None:
     import qasync  # noqa: F401  (the loop is qasync's; imported for its side effects on Qt)
 
     from desktop_app.app import open_services
@@ -521,10 +529,10 @@ async def _main(out: Path, only: list[str]) -> None:
         print(f"ready in {time.monotonic() - started:.0f} s")
         backend = ServicesBackend(services)
         window = MainWindow(backend, dialogs=False)
-        window.resize(*SIZE)
+        window.setGeometry(window.screen().availableGeometry())  # the whole (logical) screen
         window.show()
         await window.reload_all()
-        stage = Stage(window, backend, site.url, drift.url, out, ids, runs)
+        stage = Stage(window, backend, site.url, drift.url, out, ids, runs, suffix=suffix)
         try:
             for name in only:
                 await SHOTS[name](stage)
@@ -537,14 +545,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     parser.add_argument("--only", default=",".join(SHOTS), help="comma-separated screens")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="draw at this scale (QT_SCALE_FACTOR) and add @<scale>x to the file names",
+    )
     args = parser.parse_args(argv)
+    if not 1 <= args.scale <= 4:
+        parser.error(f"--scale {args.scale:g} is out of range; use 1 to 4 (e.g. --scale 2)")
+    suffix = "" if args.scale == 1 else f"@{args.scale:g}x"
     only = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = sorted(set(only) - set(SHOTS))
     if unknown:
         parser.error(f"unknown screen {unknown[0]!r}; choose from {', '.join(SHOTS)}")
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="procedura-shots-") as home, _display():
+    with (
+        tempfile.TemporaryDirectory(prefix="procedura-shots-") as home,
+        _display(args.scale),
+    ):
         os.environ["PROCEDURA_HOME"] = home
+        # Where windows were (windows.ini) and the data-dir pointer: a fresh config, not yours.
+        os.environ["XDG_CONFIG_HOME"] = str(Path(home) / "config")
+        if args.scale != 1:
+            os.environ["QT_SCALE_FACTOR"] = f"{args.scale:g}"
         os.environ["PROCEDURA_ACTOR"] = "ana"
         os.environ.pop("PYTHON_KEYRING_BACKEND", None)
         os.environ["ANONYMIZED_TELEMETRY"] = "False"
@@ -565,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
         loop = qasync.QEventLoop(app)
         asyncio.set_event_loop(loop)
         with loop:
-            loop.run_until_complete(_main(args.out.resolve(), only))
+            loop.run_until_complete(_main(args.out.resolve(), only, suffix))
     return 0
 
 

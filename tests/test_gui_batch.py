@@ -89,6 +89,7 @@ def test_the_mapping_and_every_bad_row_show_before_a_batch_runs_in_its_window(
         dialog.run_button.click()
         gui.run(until(lambda: len(top_level(BatchWindow)) == 1, what="the batch window"))
         window: BatchWindow = _one(BatchWindow)
+        gui.run(until(window.isActiveWindow, what="the batch window in front"))
         gui.run(until(lambda: window.summary.isVisible(), timeout=60, what="the batch's end"))
         names = [c["full_name"] for c in site.contacts()]
 

@@ -59,6 +59,7 @@ def _start(gui: Gui, dialog: RunDialog, base_url: str) -> RunWindow:
     dialog.run_button.click()
     gui.run(until(lambda: len(top_level(RunWindow)) == 1, what="the run window"))
     window: RunWindow = _one(RunWindow)
+    gui.run(until(window.isActiveWindow, what="the run window in front of the main window"))
     return window
 
 

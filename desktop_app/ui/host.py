@@ -67,8 +67,9 @@ class Host(Protocol):
         """The main window (parent for dialogs)."""
         ...
 
-    def open_editor(self, workflow_id: str, version: int | None = None) -> None:
-        """Open a workflow (the latest version unless *version*) in the step editor."""
+    def open_editor(self, workflow_id: str, version: int | None = None) -> QWidget | None:
+        """Open a workflow (the latest version unless *version*) in the step editor, in front
+        of the other windows; the editor window."""
         ...
 
     def open_run(

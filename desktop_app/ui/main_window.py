@@ -23,6 +23,7 @@ from desktop_app.ui.backend import Backend
 from desktop_app.ui.collector import GuiThreadCollector
 from desktop_app.ui.host import AppEvents
 from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.windows import bring_forward, fit_window, scrolling
 
 __all__ = ["MainWindow", "Screen"]
 
@@ -57,7 +58,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Procedura")
         if icon is not None:
             self.setWindowIcon(icon)
-        self.resize(1200, 780)
         self._backend = backend
         self._events = AppEvents(self)
         self._tasks = TaskRunner(self, dialogs=dialogs)
@@ -102,7 +102,7 @@ class MainWindow(QMainWindow):
         layout.setSpacing(0)
         layout.addWidget(self._nav)
         layout.addWidget(self._stack, 1)
-        self.setCentralWidget(central)
+        self.setCentralWidget(scrolling(central))  # the Review screen is wide: it may scroll
 
         self._progress = QProgressBar()
         self._progress.setObjectName("busy")
@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
 
         self._add_actions()
         self._nav.setCurrentRow(0)
+        fit_window(self, QSize(1200, 780), remember="main")
 
     # ── Host ────────────────────────────────────────────────────────────────────────────────
 
@@ -140,22 +141,23 @@ class MainWindow(QMainWindow):
         """This window."""
         return self
 
-    def open_editor(self, workflow_id: str, version: int | None = None) -> None:
-        """Open the step editor on a workflow (an open editor of it comes forward)."""
+    def open_editor(self, workflow_id: str, version: int | None = None) -> QWidget:
+        """Open the step editor on a workflow, in front (an open editor of it comes forward);
+        the editor window."""
         from desktop_app.ui.editor.window import EditorWindow
 
         existing = self._editors.pop(workflow_id, None)
         if existing is not None:
             if existing.isVisible():
                 self._editors[workflow_id] = existing
-                existing.raise_()
-                existing.activateWindow()
-                return
+                bring_forward(existing)
+                return existing
             self._windows.discard(existing)  # closed earlier; a fresh editor shows the latest
         editor = EditorWindow(self, workflow_id, version)
         self._editors[workflow_id] = editor
         self.adopt(editor)
-        editor.show()
+        bring_forward(editor)
+        return editor
 
     def open_run(
         self, workflow_id: str, version: int | None = None, *, verify: bool = False

@@ -346,6 +346,12 @@ class ParameterForm(QWidget):
         problem.setWordWrap(True)
         theme.set_tone(problem, "error")
         problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Its line is kept, shown or not: the fields below must not move while someone types
+        # (the first keystroke in a field that "needs a value" hid it, and clicks went astray).
+        keep = problem.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)
+        problem.setSizePolicy(keep)
+        problem.setMinimumHeight(problem.fontMetrics().height())
         problem.hide()
         self._problem_labels[param.name] = problem
         column.addWidget(problem)

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.ui import theme
+from desktop_app.ui.windows import bring_forward, fit_window
 
 __all__ = ["ConfirmDialog", "DialogPerson", "LocateDialog", "PersonDialog"]
 
@@ -308,9 +309,8 @@ class DialogPerson:
         self.asked.append(question)
         if self._on_asked is not None:
             self._on_asked(question)
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
+        fit_window(dialog, dialog.sizeHint())
+        bring_forward(dialog)
         QApplication.alert(dialog)
         try:
             answer = await future

@@ -5,7 +5,8 @@
 :class:`RecordingBar` (elapsed time, steps so far, Pause/Resume, Mark field sensitive, Add
 note…, Stop, and the live list of steps with thumbnails), and runs the recording as one owned
 job. When the browser closes or Stop is pressed, the bar shows "Inducing…" while a draft is
-learned from the recording; then the editor opens on it and the main window comes back.
+learned from the recording; then the main window comes back with the editor open on the draft
+in front of it.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from desktop_app.ui.recordings_page import (
     show_draft,
 )
 from desktop_app.ui.tasks import describe_error
+from desktop_app.ui.windows import bring_forward, fit_window
 
 __all__ = [
     "RecordDialog",
@@ -213,6 +215,7 @@ class RecordDialog(QDialog):
         self.profile.currentTextChanged.connect(lambda _text: self._validate())
         self.desktop_choice.toggled.connect(lambda _on: self._validate())
         self._validate()
+        fit_window(self, self.sizeHint())
 
     @property
     def desktop(self) -> bool:
@@ -642,29 +645,37 @@ class RecordingController(QObject):
             )
             box.setObjectName("recording-empty")
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self._bring_window()
             box.open()
             self._host.show_status("Nothing was recorded")
             return
-        show_draft(self._host, draft)
+        show_draft(self._host, draft)  # the editor opens in front of the window
         self.draft_opened.emit(draft.saved.version.workflow_id)
 
     def _on_job_error(self, exc: BaseException) -> bool:
         self.deleteLater()
+        self._bring_window()
         self._host.events.announce(Changes.of(Origin.WINDOW, recordings=[MANY]))
         return say_cancelled(self._host, exc)  # else reported once, in the window
 
+    def _bring_window(self) -> None:
+        """The main window to the front, when it went out of the way for the recording."""
+        if self._minimised:
+            bring_forward(self._host.window)
+
     def _close(self) -> None:
-        """The recording is over (whatever ended it): close the bar, bring the window back."""
+        """The recording is over (whatever ended it): close the bar, show the window again.
+
+        The window is not raised or activated here: the editor opens on the draft next and
+        must end up in front of it (:meth:`_bring_window` brings it forward when none opens).
+        """
         self.finished = True
         self.controls = None
         self._timer.stop()
         self.bar.allow_close()
         self.bar.close()
         if self._minimised:
-            window = self._host.window
-            window.showNormal()
-            window.raise_()
-            window.activateWindow()
+            self._host.window.showNormal()
 
     # ── the bar ─────────────────────────────────────────────────────────────────────────────
 

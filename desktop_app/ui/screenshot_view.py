@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.ports import MediaStore
 from desktop_app.ui.host import Host
+from desktop_app.ui.windows import fit_window
 
 __all__ = ["ScreenshotLoader", "ScreenshotView", "decode_screenshot"]
 
@@ -144,11 +145,7 @@ class ScreenshotView(QLabel):
         layout = QVBoxLayout(dialog)
         layout.addWidget(area)
         layout.addWidget(buttons)
-        screen = self.screen().availableSize() if self.screen() is not None else QSize(1280, 900)
-        dialog.resize(
-            min(self._image.width() + 40, int(screen.width() * 0.9)),
-            min(self._image.height() + 80, int(screen.height() * 0.9)),
-        )
+        fit_window(dialog, QSize(self._image.width() + 40, self._image.height() + 80))
         self._dialog = dialog
         dialog.show()
         self.enlarged.emit()

@@ -1,11 +1,44 @@
-"""Small behaviours the top-level windows share: coming forward, and asking before a stop."""
+"""Small behaviours the top-level windows share: a size that fits the screen, the place they
+had last time, coming forward, and asking before a stop.
+
+Every top-level window calls :func:`fit_window` once it is built (before it is shown): it opens
+at its preferred size, or the size and place it had when it last closed, never larger than the
+available area of its screen (in logical pixels, so a scale factor is taken into account) and
+wholly on it. Where a window was is kept in ``windows.ini`` in the user config dir
+(:func:`~desktop_app.settings.window_state_path`).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QMargins,
+    QObject,
+    QPoint,
+    QRect,
+    QSettings,
+    QSize,
+    QTimer,
+)
+from PySide6.QtGui import QCloseEvent, QCursor, QGuiApplication, QScreen
+from PySide6.QtWidgets import QApplication, QDialog, QFrame, QMessageBox, QScrollArea, QWidget
 
-__all__ = ["bring_forward", "may_close_while_running"]
+from desktop_app.settings import window_state_path
+
+__all__ = [
+    "TITLE_BAR",
+    "bring_forward",
+    "fit_window",
+    "fitted",
+    "may_close_while_running",
+    "scrolling",
+    "usable_area",
+]
+
+#: Room left above a window for the title bar the window manager adds (logical pixels): the
+#: frame is not known before the window is shown.
+TITLE_BAR = 32
 
 
 def bring_forward(window: QWidget) -> None:
@@ -17,6 +50,148 @@ def bring_forward(window: QWidget) -> None:
         window.show()
     window.raise_()
     window.activateWindow()
+
+
+def usable_area(screen: QScreen, frame: QMargins | None = None) -> QRect:
+    """Where a window's contents may go on *screen*: its available geometry (without panels and
+    docks), less the window's *frame* (by default room for a title bar)."""
+    area = screen.availableGeometry()
+    frame = frame if frame is not None else QMargins(0, min(TITLE_BAR, area.height() // 4), 0, 0)
+    return area.marginsRemoved(frame)
+
+
+def fitted(rect: QRect, area: QRect) -> QRect:
+    """*rect* made no larger than *area* and moved (as little as needed) to lie wholly in it."""
+    size = rect.size().boundedTo(area.size())
+    x = min(max(rect.x(), area.x()), area.x() + area.width() - size.width())
+    y = min(max(rect.y(), area.y()), area.y() + area.height() - size.height())
+    return QRect(QPoint(x, y), size)
+
+
+def fit_window(window: QWidget, preferred: QSize, *, remember: str | None = None) -> None:
+    """Size a top-level *window* that is about to be shown so that it fits its screen.
+
+    It gets *preferred*, bounded by the usable area of the screen it opens on (its parent's, else
+    the one under the mouse), centred there; a dialog keeps Qt's placement over its parent. Its
+    minimum size is bounded the same way, and each time it is shown it is moved (and if need be
+    shrunk) to lie wholly, frame and all, on its screen. With *remember* (a stable name such as
+    ``"editor"``), it opens instead where it was when a window of that name last closed —
+    maximised if it was, moved back onto a screen and shrunk to it if that screen is now
+    smaller or gone — and where it is is saved each time it closes.
+    """
+    area = usable_area(_screen_for(window), _frame_of_others(window))
+    if window.minimumWidth() > area.width() or window.minimumHeight() > area.height():
+        window.setMinimumSize(window.minimumSize().boundedTo(area.size()))
+    _Fitted(window, remember)
+    if remember is not None and _restore(window, remember):
+        return
+    size = preferred.boundedTo(area.size())
+    if isinstance(window, QDialog):
+        window.resize(size)
+        return
+    centred = QRect(QPoint(0, 0), size)
+    centred.moveCenter(area.center())
+    window.setGeometry(fitted(centred, area))
+
+
+def scrolling(content: QWidget) -> QScrollArea:
+    """*content* in a frameless scroll area that fills the window and scrolls only when the
+    window is smaller than *content*'s minimum (on a small screen, or at a large scale), so a
+    window never needs to be larger than the screen."""
+    area = QScrollArea()
+    area.setObjectName("window-scroll")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(content)
+    return area
+
+
+def _screen_for(window: QWidget) -> QScreen:
+    """The screen *window* will open on: its parent's, else the one under the mouse."""
+    parent = window.parentWidget()
+    if parent is not None:
+        top = QWidget.window(parent)  # (the main window's ``window`` is a property)
+        if top.isVisible():
+            return top.screen()
+    screen = QGuiApplication.screenAt(QCursor.pos()) or QGuiApplication.primaryScreen()
+    return screen
+
+
+def _frame(window: QWidget) -> QMargins:
+    """The frame the window system put around a shown *window* (its title bar and borders)."""
+    outer, inner = window.frameGeometry(), window.geometry()
+    return QMargins(
+        inner.left() - outer.left(),
+        inner.top() - outer.top(),
+        outer.right() - inner.right(),
+        outer.bottom() - inner.bottom(),
+    )
+
+
+def _frame_of_others(window: QWidget) -> QMargins | None:
+    """The frame of a shown top-level window (a new one will likely get the same), or None."""
+    for other in QApplication.topLevelWidgets():
+        if other is not window and other.isVisible() and not isinstance(other, QDialog):
+            frame = _frame(other)
+            if not frame.isNull():
+                return frame
+    return None
+
+
+def _keep_on_screen(window: QWidget) -> None:
+    """Move (and if need be shrink) a shown *window* so that all of it, frame and all, is in
+    the available area of its screen."""
+    if not window.isVisible() or window.isMaximized() or window.isFullScreen():
+        return
+    frame = _frame(window)
+    outer = window.frameGeometry()
+    on_screen = fitted(outer, window.screen().availableGeometry())
+    if on_screen != outer:
+        window.setGeometry(on_screen.marginsRemoved(frame))
+
+
+def _store() -> QSettings:
+    return QSettings(str(window_state_path()), QSettings.Format.IniFormat)
+
+
+def _restore(window: QWidget, name: str) -> bool:
+    """Put *window* where it was saved under *name*; whether there was a place to restore."""
+    saved = _store().value(f"{name}/geometry")
+    if isinstance(saved, bytes | bytearray):
+        saved = QByteArray(bytes(saved))
+    if not isinstance(saved, QByteArray) or not window.restoreGeometry(saved):
+        return False
+    if window.isMaximized() or window.isFullScreen():
+        return True  # the window manager fits it to the screen; its normal size is kept
+    rect = window.geometry()
+    screen = QGuiApplication.screenAt(rect.center()) or _screen_for(window)
+    window.setGeometry(fitted(rect, usable_area(screen, _frame_of_others(window))))
+    return True
+
+
+class _Fitted(QObject):
+    """Keeps its window on screen each time it is shown and, when it has a *name*, saves where
+    it is each time it is closed or hidden by the app."""
+
+    def __init__(self, window: QWidget, name: str | None) -> None:
+        super().__init__(window)
+        self.setObjectName("fitted-window")
+        self._window = window
+        self._name = name
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """On show, onto the screen; on hide, save (not when the window system minimises)."""
+        if watched is not self._window or event.spontaneous():
+            return False
+        if event.type() == QEvent.Type.Show:
+            # Once the window system has framed it (on the next turn of the event loop).
+            QTimer.singleShot(0, self, lambda: _keep_on_screen(self._window))
+        elif event.type() == QEvent.Type.Hide and self._name is not None:
+            store = _store()
+            store.setValue(f"{self._name}/geometry", self._window.saveGeometry())
+            store.sync()
+        return False
 
 
 def may_close_while_running(

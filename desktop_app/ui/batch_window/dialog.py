@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -55,6 +55,7 @@ from desktop_app.ui.batch_window.window import BatchWindow
 from desktop_app.ui.host import Host
 from desktop_app.ui.parameter_form import ParameterForm
 from desktop_app.ui.run_view import RunSetup, load_setup
+from desktop_app.ui.windows import bring_forward, fit_window
 
 __all__ = ["MAX_PARALLEL", "BatchDialog", "open_batch"]
 
@@ -134,7 +135,6 @@ class BatchDialog(QDialog):
         self.finished.connect(self._on_finished)
         workflow = self._workflow
         self.setWindowTitle(f"Run “{workflow.name}” over a CSV file")
-        self.resize(900, 700)
         layout = QVBoxLayout(self)
 
         title = QLabel(workflow.name)
@@ -300,6 +300,7 @@ class BatchDialog(QDialog):
         run_shortcut.triggered.connect(self.accept)
         self.addAction(run_shortcut)
         self._update()
+        fit_window(self, QSize(900, 700), remember="batch-dialog")
 
     # ── state ───────────────────────────────────────────────────────────────────────────────
 
@@ -547,9 +548,10 @@ class BatchDialog(QDialog):
         )
         window = BatchWindow(self._host, plan, results, request, parallel=parallel)
         self._host.adopt(window)
-        window.show()
-        window.start(self._loaded.previous)
-        super().accept()
+        previous = self._loaded.previous
+        super().accept()  # first: the dialog gone, its parent comes forward; then the window
+        bring_forward(window)
+        window.start(previous)
 
     # ── slots ───────────────────────────────────────────────────────────────────────────────
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,7 +40,7 @@ from desktop_app.ui.host import Host
 from desktop_app.ui.jobs import Job
 from desktop_app.ui.person_dialogs import DialogPerson
 from desktop_app.ui.tasks import describe_error
-from desktop_app.ui.windows import bring_forward, may_close_while_running
+from desktop_app.ui.windows import bring_forward, fit_window, may_close_while_running
 
 __all__ = ["BatchWindow"]
 
@@ -89,11 +89,11 @@ class BatchWindow(QMainWindow):
         self.person = DialogPerson(self) if parallel == 1 else None
         workflow = request.version.workflow
         self.setWindowTitle(f"Batch — {workflow.name}")
-        self.resize(1000, 620)
         self._elapsed = QTimer(self)
         self._elapsed.setInterval(500)
         self._elapsed.timeout.connect(self._on_elapsed_timeout)
         self._build()
+        fit_window(self, QSize(1000, 620), remember="batch")
 
     def _build(self) -> None:
         workflow = self._request.version.workflow

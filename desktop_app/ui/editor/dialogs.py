@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -32,6 +32,7 @@ from desktop_app.core.models.workflow import (
 )
 from desktop_app.ui import theme
 from desktop_app.ui.editor.template_edit import TemplateEdit
+from desktop_app.ui.windows import fit_window
 
 __all__ = [
     "EXPECTATION_KINDS",
@@ -193,7 +194,7 @@ class LocatorDialog(QDialog):
                 self.item_text.set_text(locator.within.text)
         self.strategy.currentIndexChanged.connect(self._on_strategy_current_index_changed)
         self._on_strategy_current_index_changed()
-        self.resize(460, self.sizeHint().height())
+        fit_window(self, QSize(460, self.sizeHint().height()))
 
     def _on_strategy_current_index_changed(self, *_: object) -> None:
         role = self._strategy() is LocatorStrategy.ROLE
@@ -323,7 +324,7 @@ class ExpectationDialog(QDialog):
             self.match.setCurrentIndex(max(self.match.findData(current.match), 0))
         elif isinstance(current, TitleMatches | TextPresent):
             self.text.set_text(current.text)
-        self.resize(480, self.sizeHint().height())
+        fit_window(self, QSize(480, self.sizeHint().height()))
 
     def expectation(self) -> Expectation:
         """The check as filled in.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -47,6 +47,7 @@ from desktop_app.ui.editor.step_form import StepForm
 from desktop_app.ui.editor.steps_view import StepCardDelegate, StepListModel, ThumbnailCache
 from desktop_app.ui.editor.success import SuccessPanel
 from desktop_app.ui.host import Host
+from desktop_app.ui.windows import fit_window
 
 __all__ = ["EditorWindow"]
 
@@ -73,7 +74,6 @@ class EditorWindow(EditorActions, LocatorTests):
         super().__init__(host.window, Qt.WindowType.Window)
         self.setObjectName("editor-window")
         self.setWindowTitle("Step editor[*]")
-        self.resize(1280, 820)
         self._host = host
         self._workflow_id = workflow_id
         self._requested_version = version
@@ -188,6 +188,7 @@ class EditorWindow(EditorActions, LocatorTests):
 
         self._add_actions()
         self._set_enabled(False)
+        fit_window(self, QSize(1280, 820), remember="editor")
         host.events.workflows_changed.connect(self._on_events_workflows_changed)
         self._host.tasks.start(self.reload(), label="Opening the workflow…")
 

@@ -46,7 +46,7 @@ def show_draft(host: Host, draft: Induced) -> None:
     """Open a freshly induced draft in the editor and say what induction noticed."""
     version = draft.saved.version
     workflow = version.workflow
-    host.open_editor(workflow.id, version.version)
+    editor = host.open_editor(workflow.id, version.version)
     host.show_status(
         f"Drafted “{workflow.name}”: {len(workflow.steps)} steps, "
         f"{len(workflow.parameters)} parameters — review it in the editor"
@@ -58,7 +58,7 @@ def show_draft(host: Host, draft: Induced) -> None:
             f"“{workflow.name}” was drafted from the "
             f"{'recordings' if len(draft.recordings) > 1 else 'recording'}. "
             "Worth a look while you review it:",
-            parent=host.window,
+            parent=editor or host.window,  # over the editor: the main window stays behind it
         )
         box.setObjectName("induction-notes")
         box.setInformativeText("\n".join(f"• {note}" for note in draft.notes))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QImage, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui import theme
+from desktop_app.ui.windows import fit_window
 
 __all__ = ["CommentDialog", "DiffBrowser"]
 
@@ -86,7 +87,7 @@ class CommentDialog(QDialog):
         layout.addWidget(self.editor)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
-        self.resize(460, 240)
+        fit_window(self, QSize(460, 240))
         self.editor.setFocus()
 
     @property

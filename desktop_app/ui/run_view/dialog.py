@@ -30,6 +30,7 @@ from desktop_app.ui import theme
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.parameter_form import ParameterForm
 from desktop_app.ui.run_view.run_setup import STATUS_WORDS, RunSetup
+from desktop_app.ui.windows import fit_window
 
 __all__ = ["RunDialog"]
 
@@ -117,7 +118,9 @@ class RunDialog(QDialog):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.form)
-        scroll.setMinimumHeight(min(90 + 62 * len(workflow.parameters), 420))
+        # Three fields at least; more when the screen has room (the dialog opens at its size
+        # hint, bounded by the screen).
+        scroll.setMinimumHeight(min(90 + 62 * len(workflow.parameters), 214))
         params_layout.addWidget(scroll)
         layout.addWidget(params, 1)
 
@@ -205,6 +208,7 @@ class RunDialog(QDialog):
         self.base_url.textChanged.connect(self._on_base_url_text_changed)
         self._update()
         self.form.focus_first()
+        fit_window(self, self.sizeHint())
 
     def is_ready(self) -> bool:
         """Whether Run is enabled."""

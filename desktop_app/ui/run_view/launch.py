@@ -11,6 +11,7 @@ from desktop_app.ui.host import Host
 from desktop_app.ui.run_view.dialog import RunDialog
 from desktop_app.ui.run_view.run_setup import RunSetup, load_setup
 from desktop_app.ui.run_view.window import RunWindow
+from desktop_app.ui.windows import bring_forward
 
 __all__ = ["open_run"]
 
@@ -39,7 +40,7 @@ def open_run(host: Host, workflow_id: str, version: int | None, *, verify: bool 
         def start() -> None:
             window = RunWindow(host, setup)
             _keep(host, window)
-            window.show()
+            bring_forward(window)  # in front of the main window the dialog hands back to
             window.start(dialog.request())
 
         dialog.accepted.connect(start)

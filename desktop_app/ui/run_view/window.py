@@ -7,7 +7,7 @@ import contextlib
 from datetime import datetime
 from typing import Final
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -50,7 +50,7 @@ from desktop_app.ui.run_view.dialog import RunDialog
 from desktop_app.ui.run_view.run_setup import STATUS_WORDS, RunSetup
 from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
 from desktop_app.ui.tasks import describe_error
-from desktop_app.ui.windows import bring_forward, may_close_while_running
+from desktop_app.ui.windows import bring_forward, fit_window, may_close_while_running
 
 __all__ = ["RunWindow"]
 
@@ -89,8 +89,8 @@ class RunWindow(QMainWindow):
         )
         workflow = self._version.workflow
         self.setWindowTitle(f"{'Verify' if setup.verify else 'Run'} — {workflow.name}")
-        self.resize(1180, 720)
         self._build()
+        fit_window(self, QSize(1180, 720), remember="run")
 
     # ── building ────────────────────────────────────────────────────────────────────────────
 

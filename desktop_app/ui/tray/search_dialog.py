@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.views import WorkflowSummary
+from desktop_app.ui.windows import fit_window
 
 __all__ = ["WorkflowSearchDialog"]
 
@@ -65,6 +66,7 @@ class WorkflowSearchDialog(QDialog):
         self.results.itemActivated.connect(lambda _item: self.accept())
         self._on_query_text_changed("")
         self.query.setFocus()
+        fit_window(self, self.sizeHint(), remember="tray-search")
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Up and Down move through the results while the query keeps the focus."""
