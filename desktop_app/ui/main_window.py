@@ -23,7 +23,7 @@ from desktop_app.ui.backend import Backend
 from desktop_app.ui.collector import GuiThreadCollector
 from desktop_app.ui.host import AppEvents
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.windows import bring_forward, fit_window, scrolling
+from desktop_app.ui.windows import bring_forward, fit_window, name_toolbar, scrolling
 
 __all__ = ["MainWindow", "Screen"]
 
@@ -226,6 +226,7 @@ class MainWindow(QMainWindow):
         self.record_action = record
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
+        name_toolbar(toolbar, "Main")
         toolbar.setMovable(False)
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         toolbar.addAction(record)

@@ -22,7 +22,16 @@ from PySide6.QtCore import (
     QTimer,
 )
 from PySide6.QtGui import QCloseEvent, QCursor, QGuiApplication, QScreen
-from PySide6.QtWidgets import QApplication, QDialog, QFrame, QMessageBox, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFrame,
+    QMessageBox,
+    QScrollArea,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from desktop_app.settings import window_state_path
 
@@ -32,6 +41,7 @@ __all__ = [
     "fit_window",
     "fitted",
     "may_close_while_running",
+    "name_toolbar",
     "scrolling",
     "usable_area",
 ]
@@ -100,10 +110,20 @@ def scrolling(content: QWidget) -> QScrollArea:
     window never needs to be larger than the screen."""
     area = QScrollArea()
     area.setObjectName("window-scroll")
+    area.setAccessibleName("Window contents")
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidget(content)
     return area
+
+
+def name_toolbar(toolbar: QToolBar, name: str) -> None:
+    """Name *toolbar* for screen readers, and the "»" button Qt adds to it when the window is too
+    narrow to show every action."""
+    toolbar.setAccessibleName(name)
+    more = toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
+    if more is not None:
+        more.setAccessibleName(f"More {name.lower()} actions")
 
 
 def _screen_for(window: QWidget) -> QScreen:

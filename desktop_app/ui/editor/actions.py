@@ -13,6 +13,7 @@ from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.step_kinds import kind_spec
 from desktop_app.ui.editor.edits import DraftEdits
 from desktop_app.ui.editor.exports import EXPORT_FORMATS, ExportFormat
+from desktop_app.ui.windows import name_toolbar
 
 __all__ = ["EditorActions"]
 
@@ -169,6 +170,7 @@ class EditorActions(DraftEdits):
 
         toolbar = self.addToolBar("Editor")
         toolbar.setObjectName("editor-toolbar")
+        name_toolbar(toolbar, "Editor")
         toolbar.setMovable(False)
         toolbar.addAction(self.action_save)
         # The menu's Undo/Redo say what they undo; the toolbar's stay short.
