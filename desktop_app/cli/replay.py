@@ -357,7 +357,7 @@ def _run(
                 version,
                 bound,
                 options=options,
-                person=TerminalPerson() if interactive else None,
+                person=TerminalPerson(services.media) if interactive else None,
                 base_url=base_url,
                 headless=headless,
                 on_event=None if as_json else _print_event,

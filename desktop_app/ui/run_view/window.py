@@ -78,7 +78,10 @@ class RunWindow(QMainWindow):
         self._elapsed.setInterval(500)
         self._elapsed.timeout.connect(self._on_elapsed_timeout)
         self.person = DialogPerson(
-            self, on_asked=self._on_person_asked, on_answered=self._on_person_answered
+            self,
+            on_asked=self._on_person_asked,
+            on_answered=self._on_person_answered,
+            pictures=self._loader.load,
         )
         workflow = self._version.workflow
         self.setWindowTitle(f"{'Verify' if setup.verify else 'Run'} — {workflow.name}")
