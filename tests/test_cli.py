@@ -324,3 +324,30 @@ def test_show_lists_a_blocks_own_steps_under_it(procedura: Cli, tmp_path: Path) 
     assert "\n         1. Fill 'Coupon'  (fill)" in shown
     assert "      otherwise:\n         1. The plan is free  (assert)" in shown
     assert "    for each {invoice} in the rows on the page holding “Unpaid” (at most 100)" in shown
+
+
+def test_export_writes_the_approved_version_and_says_which(procedura: Cli, tmp_path: Path) -> None:
+    procedura("workflows", "import", str(WORKFLOW))
+    script = tmp_path / "draft.py"
+    drafted = procedura("export", "6f1c", "-f", "playwright", "-o", str(script))
+    assert drafted.exit_code == 0, drafted.output
+    assert drafted.stderr == (
+        'Wrote "Create a contact" v1 (draft: v1 is not approved, and no version of it is) '
+        f"to {script}\n"
+    )
+    assert procedura("workflows", "approve", "6f1c").exit_code == 0
+    repair = json.loads(WORKFLOW.read_text(encoding="utf-8"))
+    repair["description"] = "An unreviewed repair"
+    changed = tmp_path / "repair.workflow.json"
+    changed.write_text(json.dumps(repair), encoding="utf-8")
+    assert procedura("workflows", "import", str(changed)).exit_code == 0  # v2, not approved
+
+    out = tmp_path / "out.json"
+    written = procedura("workflows", "export", "6f1c", "--out", str(out))
+    assert written.stderr == f'Wrote "Create a contact" v1 (approved) to {out}\n'
+    assert load_workflow(out.read_bytes()).description != "An unreviewed repair"
+    guide = procedura("export", "6f1c", "-f", "markdown")  # to standard output
+    assert guide.stderr == 'Wrote "Create a contact" v1 (approved) to standard output\n'
+    asked = procedura("workflows", "export", "6f1c", "--version", "2")
+    assert load_workflow(asked.stdout.encode()).description == "An unreviewed repair"
+    assert "v2 is not approved; v1 is" in asked.stderr

@@ -461,6 +461,8 @@ def test_export_from_the_menu_writes_the_saved_version(
         assert "Sign in" in text or "sign_in" in text.lower()
     if fmt == "html":
         assert text.lstrip().lower().startswith("<!doctype html>")
+    said = f'Wrote "{contact.workflow.name}" v{contact.version} (approved) to {chosen}'
+    assert editor.exported.startswith(said)  # which version went out, in the status bar
     editor.close()
 
 

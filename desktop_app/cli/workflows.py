@@ -288,7 +288,10 @@ def workflows_import(ctx: click.Context, file: str, on_conflict: str | None) -> 
 @workflows.command("export")
 @click.argument("ref")
 @click.option(
-    "--version", "version", type=click.IntRange(min=1), help="A version (default: latest)."
+    "--version",
+    "version",
+    type=click.IntRange(min=1),
+    help="A version (default: the approved one; without one, the latest).",
 )
 @click.option("-o", "--out", help="Write to this file instead of standard output.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
@@ -296,10 +299,13 @@ def workflows_import(ctx: click.Context, file: str, on_conflict: str | None) -> 
 def workflows_export(
     ctx: click.Context, ref: str, version: int | None, out: str | None, force: bool
 ) -> None:
-    """Export a workflow version as a JSON document."""
+    """Export a workflow version as a JSON document (the approved one unless --version)."""
+    from desktop_app.core.documents import dump_document
+    from desktop_app.ops.export import version_to_export
+
     with open_stores(ctx, write=False) as services:
-        text = services.workflows.export_json(ref, version)
-    write_output(text, out, force)
+        choice = version_to_export(services.workflows, ref, version)
+    write_output(dump_document(choice.version.workflow), out, force, said=choice.wrote)
 
 
 def _review_command(name: str, help_text: str, decision: Decision) -> None:
