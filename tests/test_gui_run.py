@@ -175,6 +175,14 @@ def test_a_run_from_the_window_shows_each_step_and_ends_with_a_summary(gui: Gui)
     assert not window.review_button.isVisible() and not window.stop_button.isVisible()
     secret_key = ("procedura", f"workflow:{version.workflow_id}:password")
     assert keyring.passwords[secret_key] == DEMO_PASSWORD
+    with memory_keyring() as keyring:  # the keyring as it is now: it holds the password
+        keyring.passwords[secret_key] = DEMO_PASSWORD
+        window.again_button.click()
+        gui.run(until(lambda: bool(window.findChildren(RunDialog)), what="the dialog again"))
+    again = window.findChildren(RunDialog)[0]
+    hint = again.form.findChild(QLabel, "hint-password")
+    assert hint is not None and hint.text().endswith("filled in from the keyring"), hint.text()
+    again.reject()
 
     window.record_button.click()
     runs = gui.window.runs
@@ -200,6 +208,14 @@ def test_secrets_the_keyring_will_not_keep_are_said_in_the_window_and_the_run_go
     said = window.notice.text()
     assert said.startswith("Not remembered: password (no usable OS keyring"), said
     assert "used for this run only" in said and DEMO_PASSWORD not in said
+
+    window.again_button.click()  # the password is not in any keyring: the form must not say so
+    gui.run(until(lambda: bool(window.findChildren(RunDialog)), what="the dialog again"))
+    again = window.findChildren(RunDialog)[0]
+    hint = again.form.findChild(QLabel, "hint-password")
+    assert hint is not None and "keyring" in hint.text()
+    assert "as typed for the last run" in hint.text() and "from the keyring" not in hint.text()
+    again.reject()
     window.close()
 
 
