@@ -308,6 +308,9 @@ class RecordingBar(QWidget):
         self.setWindowTitle("Recording — Procedura")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._closable = False
+        self.where = "in the browser"
+        """Where the task is done, as the bar's texts say it ("on the desktop" for a desktop
+        recording)."""
 
         self.state = QLabel()
         self.state.setObjectName("recording-state")
@@ -416,7 +419,10 @@ class RecordingBar(QWidget):
     def set_state(self, state: str) -> None:
         """Show where the recording is: starting, recording, paused, saving or inducing."""
         texts = {
-            "starting": ("Starting the browser…", "#555"),
+            "starting": (
+                "Starting the browser…" if self.where == "in the browser" else "Starting…",
+                "#555",
+            ),
             "recording": ("● Recording", "#c62828"),
             "paused": ("❚❚ Paused", "#b26a00"),
             "saving": ("Saving…", "#555"),
@@ -434,7 +440,7 @@ class RecordingBar(QWidget):
         self.pause_button.setToolTip(
             "Resume recording (Alt+R)"
             if state == "paused"
-            else "Pause: nothing you do in the browser is recorded until you resume (Alt+P)"
+            else f"Pause: nothing you do {self.where} is recorded until you resume (Alt+P)"
         )
         self.progress.setVisible(state in ("starting", "saving", "inducing"))
         if not live:
@@ -520,6 +526,8 @@ class RecordingController(QObject):
         self.steps = EventListModel(self.thumbnails, self)
         self.bar = RecordingBar(self.steps)
         if request.kind == "desktop":
+            self.bar.where = "on the desktop"
+            self.bar.set_state("starting")
             self.bar.mark_button.setText("&Mark window sensitive")
             self.bar.mark_button.setToolTip(
                 "The window you last clicked or typed in becomes sensitive: from now on what is "
@@ -590,7 +598,12 @@ class RecordingController(QObject):
         self._clock.start()
         self._timer.start()
         self.bar.set_state("recording")
-        self.bar.say("Do the task in the browser. Close it or press Stop when you are done.")
+        self.bar.say(
+            "Do the task on the desktop, in the application's own windows. Press Stop here "
+            "when you are done."
+            if self.request.kind == "desktop"
+            else "Do the task in the browser. Close it or press Stop when you are done."
+        )
         self._host.events.announce(started(controls.trajectory_id, Origin.WINDOW))
         self.recording_started.emit(controls.trajectory_id)
 
@@ -613,7 +626,11 @@ class RecordingController(QObject):
             box = QMessageBox(
                 QMessageBox.Icon.Information,
                 "Nothing was recorded",
-                "The browser closed before anything was done in it, so there is nothing to "
+                "The recording stopped before anything was done on the desktop, so there is "
+                "nothing to learn from. Record again, do the task in the application's windows, "
+                "then press Stop."
+                if self.request.kind == "desktop"
+                else "The browser closed before anything was done in it, so there is nothing to "
                 "learn from. Record again and do the task in the browser that opens.",
                 parent=self._host.window,
             )
@@ -660,7 +677,7 @@ class RecordingController(QObject):
         else:
             controls.pause()
             self.bar.set_state("paused")
-            self.bar.say("Paused: nothing you do in the browser is recorded until you resume.")
+            self.bar.say(f"Paused: nothing you do {self.bar.where} is recorded until you resume.")
 
     def _on_bar_stop_clicked(self) -> None:
         if self.controls is None:
