@@ -84,7 +84,7 @@ def test_import_list_show_export_round_trip(procedura: Cli, tmp_path: Path) -> N
         "DOMAINS",
         "PARAMETERS",
     ]
-    assert table[1].startswith("6f1c2b9a  Create a contact  draft")
+    assert table[1].startswith("6f1c2b9a  Create a contact  Draft")
 
     shown = procedura("workflows", "show", "Create a contact").stdout
     assert "5. Click 'Save contact'  (click) [irreversible]" in shown
@@ -117,7 +117,7 @@ def test_review_commands(procedura: Cli) -> None:
     assert again.exit_code == 2
     assert again.stderr.startswith("error: version 1 of 'Create a contact' is approved;")
     shown = procedura("workflows", "show", "6f1c").stdout
-    assert "bo in_review → approved: checked" in shown
+    assert "bo in review → approved: checked" in shown
     archived = procedura("workflows", "archive", "6f1c")
     assert "is archived" in archived.stdout
     assert "no workflows yet" in procedura("workflows", "list").stdout

@@ -31,6 +31,7 @@ from desktop_app.core.models.run import (
     RunStep,
     RunTrigger,
     StepStatus,
+    run_status_label,
 )
 from desktop_app.core.models.workflow import ParameterType, Workflow, WorkflowVersion
 from desktop_app.core.outcomes import (
@@ -546,7 +547,7 @@ def runs_list(ctx: click.Context, ref: str | None, limit: int, as_json: bool) ->
             r.id[:8],
             (names.get(r.workflow_id, r.workflow_id[:8]))[:36],
             str(r.workflow_version),
-            r.status.value,
+            run_status_label(r.status),
             r.trigger.value,
             f"{r.started_at:%Y-%m-%d %H:%M}",
             str(len(r.steps)),
