@@ -11,7 +11,7 @@ from desktop_app.core.models.workflow import Step
 from desktop_app.core.redaction import mask_secrets
 from desktop_app.core.replay.browser import BrowserPort
 from desktop_app.core.replay.ladder import Found, RunAborted, StepFailed, Tracker
-from desktop_app.core.replay.naming import element_words
+from desktop_app.core.replay.naming import element_words, found_by_words
 from desktop_app.core.replay.person import Person, Question
 
 __all__ = [
@@ -99,7 +99,8 @@ async def confirm_irreversible(
             step_title=title,
             message=(
                 f"This step cannot be undone. {was} was found by "
-                f"{found.resolution.value}, not by its first recorded locator. Go ahead?"
+                f"{found_by_words(found.resolution)}, not by its first recorded locator. "
+                "Go ahead?"
             ),
             element=now or recorded,
             locator=found.handle.describe(),

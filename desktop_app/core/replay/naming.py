@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Fingerprint, Target
 from desktop_app.core.replay.browser import Candidate
 from desktop_app.core.replay.fingerprint import DEFAULT_MARGIN, score, text_similarity
@@ -23,6 +24,7 @@ __all__ = [
     "PLAUSIBLE",
     "clear_best",
     "element_words",
+    "found_by_words",
     "likely_choices",
     "likeness_words",
 ]
@@ -99,6 +101,24 @@ def element_words(fp: Fingerprint | None, *, fallback: str | None = None) -> str
     if fallback:
         return f'the {noun} of step "{fallback}"'
     return f"a {noun} without a name"
+
+
+#: How a rung found an element, in a question to a person.
+_FOUND_BY: Final[dict[Resolution, str]] = {
+    Resolution.DIRECT: "its first recorded locator",
+    Resolution.ALTERNATE: "another of its recorded locators",
+    Resolution.FINGERPRINT: "its likeness to the recorded element",
+    Resolution.EXPERIENCE: "a repair remembered from an earlier run",
+    Resolution.LLM: "the LLM",
+    Resolution.PERSON: "a person",
+    Resolution.NOT_NEEDED: "no search",
+}
+
+
+def found_by_words(resolution: Resolution) -> str:
+    """How *resolution*'s rung found an element, in words: ``its likeness to the recorded
+    element`` for the fingerprint."""
+    return _FOUND_BY[resolution]
 
 
 def likeness_words(similarity: float) -> str:
