@@ -424,7 +424,8 @@ class DialogPerson:
 
         picture = None
         if question.picture is not None and self._pictures is not None:
-            picture = await self._pictures(question.picture)
+            with contextlib.suppress(RuntimeError):  # the window is closing: no picture
+                picture = await self._pictures(question.picture)
         kind = ConfirmDialog if question.kind == "confirm" else LocateDialog
         dialog = kind(question, self._parent, picture)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
