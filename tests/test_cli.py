@@ -84,7 +84,7 @@ def test_import_list_show_export_round_trip(procedura: Cli, tmp_path: Path) -> N
         "DOMAINS",
         "PARAMETERS",
     ]
-    assert table[1].startswith("6f1c2b9a  Create a contact  draft")
+    assert table[1].startswith("6f1c2b9a  Create a contact  Draft")
 
     shown = procedura("workflows", "show", "Create a contact").stdout
     assert "5. Click 'Save contact'  (click) [irreversible]" in shown
@@ -117,7 +117,7 @@ def test_review_commands(procedura: Cli) -> None:
     assert again.exit_code == 2
     assert again.stderr.startswith("error: version 1 of 'Create a contact' is approved;")
     shown = procedura("workflows", "show", "6f1c").stdout
-    assert "bo in_review → approved: checked" in shown
+    assert "bo in review → approved: checked" in shown
     archived = procedura("workflows", "archive", "6f1c")
     assert "is archived" in archived.stdout
     assert "no workflows yet" in procedura("workflows", "list").stdout
@@ -324,3 +324,30 @@ def test_show_lists_a_blocks_own_steps_under_it(procedura: Cli, tmp_path: Path) 
     assert "\n         1. Fill 'Coupon'  (fill)" in shown
     assert "      otherwise:\n         1. The plan is free  (assert)" in shown
     assert "    for each {invoice} in the rows on the page holding “Unpaid” (at most 100)" in shown
+
+
+def test_export_writes_the_approved_version_and_says_which(procedura: Cli, tmp_path: Path) -> None:
+    procedura("workflows", "import", str(WORKFLOW))
+    script = tmp_path / "draft.py"
+    drafted = procedura("export", "6f1c", "-f", "playwright", "-o", str(script))
+    assert drafted.exit_code == 0, drafted.output
+    assert drafted.stderr == (
+        'Wrote "Create a contact" v1 (draft: v1 is not approved, and no version of it is) '
+        f"to {script}\n"
+    )
+    assert procedura("workflows", "approve", "6f1c").exit_code == 0
+    repair = json.loads(WORKFLOW.read_text(encoding="utf-8"))
+    repair["description"] = "An unreviewed repair"
+    changed = tmp_path / "repair.workflow.json"
+    changed.write_text(json.dumps(repair), encoding="utf-8")
+    assert procedura("workflows", "import", str(changed)).exit_code == 0  # v2, not approved
+
+    out = tmp_path / "out.json"
+    written = procedura("workflows", "export", "6f1c", "--out", str(out))
+    assert written.stderr == f'Wrote "Create a contact" v1 (approved) to {out}\n'
+    assert load_workflow(out.read_bytes()).description != "An unreviewed repair"
+    guide = procedura("export", "6f1c", "-f", "markdown")  # to standard output
+    assert guide.stderr == 'Wrote "Create a contact" v1 (approved) to standard output\n'
+    asked = procedura("workflows", "export", "6f1c", "--version", "2")
+    assert load_workflow(asked.stdout.encode()).description == "An unreviewed repair"
+    assert "v2 is not approved; v1 is" in asked.stderr

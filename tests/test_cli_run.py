@@ -84,7 +84,7 @@ def test_a_run_that_nothing_shows_was_done_ends_done_unverified_and_exits_3(
     unverified = listed[1]
     assert unverified["error"] == "the workflow has no success check to show the task was done"
     table = procedura("runs", "list").stdout.splitlines()
-    assert " unverified " in table[2] and " succeeded " in table[1]
+    assert " Done, unverified " in table[2] and " Succeeded " in table[1]  # in words
     shown = procedura("runs", "show", unverified["id"][:8])
     assert shown.exit_code == 0
     assert shown.stdout.startswith(f"run {unverified['id']}  done, unverified  (cli)")
@@ -251,6 +251,9 @@ def test_on_a_terminal_a_person_points_at_elements_or_aborts(
         aborted = procedura(*args, input="a\n")
         assert aborted.exit_code == 1
         assert "? Fill 'Username'" in aborted.stderr and "  1. " in aborted.stderr
+        listed = [line for line in aborted.stderr.splitlines() if line.startswith("  1. ")]
+        assert listed and not any("role=" in line or "css=" in line for line in listed)
+        assert "looking for: the element of step" in aborted.stderr  # never a locator
         assert "aborted" in aborted.stdout
 
         answers = "#login-user\n#contact-fullname\n#contact-company\n#contact-newsletter\n"

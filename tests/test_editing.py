@@ -181,6 +181,29 @@ def test_rename_rewrites_every_placeholder_and_nothing_else() -> None:
     assert load_workflow(text).parameter("login_email") is not None
 
 
+def test_text_that_mentions_a_renamed_parameter_follows_it(contact: Workflow, home: Path) -> None:
+    from desktop_app.app import open_services
+    from desktop_app.settings import load_settings
+
+    assert "Asks for: username, password, full name, email" in contact.description
+    wf = editing.update_step(contact, 4, title="Click 'New contact' to type the full name")
+    renamed = editing.rename_parameter(wf, "full_name", "contact_name")
+    assert "Asks for: username, password, contact name, email" in renamed.description
+    assert "full name" not in renamed.description.lower()
+    assert renamed.steps[4].title == "Click 'New contact' to type the contact name"
+    # What the page showed stays as recorded: the field is still labelled 'Full name'.
+    assert renamed.steps[5].title == "Fill 'Full name' with {contact_name}"
+    assert renamed.intent_template == "Create a contact for {contact_name} at {company}"
+    assert editing.follow_rename("Full_name first", "full_name", "contact_name") == (
+        "Contact_name first"
+    )
+    with open_services(load_settings(), write=True) as sv:  # as saved and read back
+        sv.workflows.save(renamed, actor="tester")
+        stored = sv.workflows.get(renamed.id).workflow
+    assert stored.description == renamed.description
+    assert stored.steps[4].title == renamed.steps[4].title
+
+
 def test_rename_refuses_names_taken_or_unusable(contact: Workflow) -> None:
     with pytest.raises(EditError, match="already a parameter called 'email'"):
         editing.rename_parameter(contact, "full_name", "email")

@@ -47,7 +47,7 @@ def _export(procedura: Cli, tmp_path: Path, task: str) -> Path:
     out = tmp_path / f"{task}.py"
     result = procedura("export", workflow_id[:8], "--format", "playwright", "--out", str(out))
     assert result.exit_code == 0, result.stderr
-    assert f"wrote {out}" in result.stderr
+    assert result.stderr.startswith("Wrote ") and f"(approved) to {out}" in result.stderr
     return out
 
 

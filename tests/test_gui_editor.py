@@ -187,6 +187,9 @@ def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
     )
     assert panel.selected() is not None and panel.selected().name == "contact_name"  # type: ignore[union-attr]
     assert card_titles(editor)[5] == "6. Fill 'Full name' with {contact_name}"
+    # The description follows the rename (the quoted page label does not: the page says it).
+    described = editor.workflow_panel.description.toPlainText()
+    assert "contact name" in described and "full name" not in described.lower(), described
 
     saved = gui.run(editor.save("Clearer parameter name"))
     assert saved.version == 2 and saved.parent_version == 1
@@ -198,6 +201,7 @@ def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
     text = json.dumps(document)
     assert "{full_name}" not in text and text.count("{contact_name}") == places + 1  # + title
     assert document["intent_template"] == "Create a contact for {contact_name} at {company}"
+    assert document["description"] == described
     steps = document["steps"]
     assert steps[5]["title"] == "Fill 'Full name' with {contact_name}"
     assert steps[5]["value"] == "{contact_name}"
@@ -462,6 +466,8 @@ def test_export_from_the_menu_writes_the_saved_version(
         assert "Sign in" in text or "sign_in" in text.lower()
     if fmt == "html":
         assert text.lstrip().lower().startswith("<!doctype html>")
+    said = f'Wrote "{contact.workflow.name}" v{contact.version} (approved) to {chosen}'
+    assert editor.exported.startswith(said)  # which version went out, in the status bar
     editor.close()
 
 

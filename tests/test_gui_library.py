@@ -195,3 +195,25 @@ def test_import_adds_a_draft_and_an_empty_library_says_what_to_do(gui: Gui) -> N
     assert _names(page) == ["Create a contact"]
     assert page.table.isVisible()
     assert page.visible_rows()[0].summary.status is WorkflowStatus.DRAFT
+
+
+def test_statuses_read_as_words_not_raw_values(gui: Gui, seeded: dict[str, str]) -> None:
+    library = gui.services.workflows
+
+    def repair() -> None:  # an unreviewed repair over the approved version
+        current = library.get(seeded["contact"]).workflow
+        library.save(current.model_copy(update={"description": "Repaired"}), actor="replay")
+        library.submit(seeded["contact"], actor="replay")
+
+    gui.call(repair)
+    page = gui.window.library
+    gui.run(page.reload())
+    row = page.model.row_of(seeded["contact"])
+    assert row is not None
+    version = page.model.index(row, page.model.HEADERS.index("Version")).data()
+    assert version == "v1 (v2 in review)"
+    page.select(seeded["contact"])
+    gui.settle()
+    details = page.details.toPlainText()
+    assert "Approved · approved v1 · latest v2 (in review)" in details, details
+    assert "in_review" not in details

@@ -295,6 +295,9 @@ def test_recording_the_desktop_from_the_window(
         await until(lambda: controller.controls is not None, what="the recorder to listen")
         bar = controller.bar
         assert bar.mark_button.text() == "&Mark window sensitive"
+        said = (bar.message.text(), bar.pause_button.toolTip(), bar.state.text())
+        assert not any("browser" in text for text in said), said  # a desktop recording
+        assert bar.message.text().startswith("Do the task on the desktop")
         await act(*click_at(form, NAME, "click", "1"))
         await act("type", "Jane Doe")
         await until(lambda: controller.steps.rowCount() >= 2, what="the typing in the live list")

@@ -8,20 +8,29 @@ from typing import Any
 import pytest
 from fakes.keyring_backend import memory_keyring
 from gui_support import Gui, top_level, until
+from PySide6.QtCore import QBuffer, QByteArray, QRectF
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QWidget
 from replay_support import approved, without_success_check
 
 from desktop_app.app import Services
+from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.models.run import Resolution, RunStatus
 from desktop_app.core.models.target import LocatorStrategy
 from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.replay.browser import Handle
 from desktop_app.core.replay.person import Choice, PersonAnswer, Question
 from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
-from desktop_app.ui.person_dialogs import ConfirmDialog, DialogPerson, LocateDialog
+from desktop_app.ui.person_dialogs import (
+    ConfirmDialog,
+    DialogPerson,
+    LocateDialog,
+    element_picture,
+)
 from desktop_app.ui.run_models import StepColumn, status_color
 from desktop_app.ui.run_view import RunDialog, RunWindow
 from desktop_app.ui.runs_page import RunColumn
+from desktop_app.ui.screenshot_view import ScreenshotLoader
 
 pytestmark = pytest.mark.slow
 
@@ -167,6 +176,14 @@ def test_a_run_from_the_window_shows_each_step_and_ends_with_a_summary(gui: Gui)
     assert not window.review_button.isVisible() and not window.stop_button.isVisible()
     secret_key = ("procedura", f"workflow:{version.workflow_id}:password")
     assert keyring.passwords[secret_key] == DEMO_PASSWORD
+    with memory_keyring() as keyring:  # the keyring as it is now: it holds the password
+        keyring.passwords[secret_key] = DEMO_PASSWORD
+        window.again_button.click()
+        gui.run(until(lambda: bool(window.findChildren(RunDialog)), what="the dialog again"))
+    again = window.findChildren(RunDialog)[0]
+    hint = again.form.findChild(QLabel, "hint-password")
+    assert hint is not None and hint.text().endswith("filled in from the keyring"), hint.text()
+    again.reject()
 
     window.record_button.click()
     runs = gui.window.runs
@@ -192,6 +209,14 @@ def test_secrets_the_keyring_will_not_keep_are_said_in_the_window_and_the_run_go
     said = window.notice.text()
     assert said.startswith("Not remembered: password (no usable OS keyring"), said
     assert "used for this run only" in said and DEMO_PASSWORD not in said
+
+    window.again_button.click()  # the password is not in any keyring: the form must not say so
+    gui.run(until(lambda: bool(window.findChildren(RunDialog)), what="the dialog again"))
+    again = window.findChildren(RunDialog)[0]
+    hint = again.form.findChild(QLabel, "hint-password")
+    assert hint is not None and "keyring" in hint.text()
+    assert "as typed for the last run" in hint.text() and "from the keyring" not in hint.text()
+    again.reject()
     window.close()
 
 
@@ -246,6 +271,7 @@ def test_a_healed_irreversible_step_waits_for_a_person_and_stop_interrupts(gui: 
         assert confirm.question.step_title == "Click 'Save'"
         shown = confirm.findChild(QLabel, "person-element")  # what would be clicked
         assert shown is not None and shown.text() == confirm.question.element
+        assert shown.text() == 'the "Save contact" button'  # what a person sees, not a locator
         assert window.status_label.text().startswith("Waiting for a confirmation")
         assert not any(c["full_name"] == "Bea Drift" for c in site.contacts())
         confirm.button("confirm").click()
@@ -287,9 +313,10 @@ def test_a_person_points_at_an_element_skips_or_closes_the_question(gui: Gui) ->
         step_title="Click 'Save'",
         message="The step's element was not found on the page. Which is it?",
         choices=(
-            Choice("button 'Save contact'", Handle(selector="#save"), 0.82),
-            Choice("button 'Save draft'", Handle(selector="#draft"), 0.61),
+            Choice('the "Save contact" button', Handle(selector="#save"), 0.82),
+            Choice('the "Save draft" button', Handle(selector="#draft"), 0.61),
         ),
+        suggested=0,
     )
 
     async def ask(question: Question, answer: Any) -> PersonAnswer:
@@ -300,7 +327,9 @@ def test_a_person_points_at_an_element_skips_or_closes_the_question(gui: Gui) ->
         return await asked
 
     def pick_second(dialog: LocateDialog) -> None:
-        assert dialog.choices.item(0).text() == "button 'Save contact'   (82% alike)"
+        shown = dialog.choices.item(0).text()
+        assert shown == 'the "Save contact" button — much like the recorded one (82%)'
+        assert dialog.choices.selectedItems() == [dialog.choices.item(0)]  # the clear best
         dialog.pick(1)
 
     picked = gui.run(ask(locate, pick_second))
@@ -318,8 +347,89 @@ def test_a_person_points_at_an_element_skips_or_closes_the_question(gui: Gui) ->
     assert closed.action == "abort"
 
     confirm = Question(
-        kind="confirm", step_title="Click 'Pay'", message="Go ahead?", element="#pay"
+        kind="confirm", step_title="Click 'Pay'", message="Go ahead?", element='the "Pay" button'
     )
     declined = gui.run(ask(confirm, lambda d: d.close()))
     assert declined.action == "decline"  # closing a confirmation never confirms
     assert not top_level(ConfirmDialog) and not top_level(LocateDialog)
+
+
+def test_a_weak_candidate_is_not_preselected_and_use_waits_for_a_pick(gui: Gui) -> None:
+    person = DialogPerson(gui.window)
+    weak = Question(  # "Sign out" at 27% is no answer to "where is Delete?"
+        kind="locate",
+        step_title="Click 'Delete'",
+        message="The step's element was not found on the page. Which is it?",
+        element='the "Delete" button',
+        choices=(
+            Choice('the "Sign out" button', Handle(selector="#out"), 0.27),
+            Choice('the "Help" link', Handle(selector="#help"), 0.21),
+        ),
+        suggested=None,
+    )
+
+    async def ask() -> PersonAnswer:
+        asked = asyncio.ensure_future(person.ask(weak))
+        await until(lambda: person.dialog is not None and person.dialog.isVisible())
+        dialog = person.dialog
+        assert isinstance(dialog, LocateDialog)
+        assert not dialog.choices.selectedItems()  # nothing chosen for the person
+        assert not dialog.button("pick").isEnabled()
+        assert dialog.choices.item(0).text().startswith('the "Sign out" button — little like')
+        assert dialog.element is not None and dialog.element.text() == 'the "Delete" button'
+        dialog.choices.setCurrentRow(1)  # the person picks: now it may be used
+        assert dialog.button("pick").isEnabled()
+        dialog.button("pick").click()
+        return await asked
+
+    assert gui.run(ask()) == PersonAnswer(action="pick", handle=Handle(selector="#help"))
+
+
+def test_a_confirmation_names_the_element_and_shows_its_recorded_picture(gui: Gui) -> None:
+    # A recorded screenshot at 1.25 device pixels per CSS pixel, the element outlined in red
+    # as the recorder draws it, around the box its fingerprint recorded.
+    box = BoundingBox(x=600, y=300, width=120, height=40)
+    page = QImage(1600, 1000, QImage.Format.Format_RGB32)
+    page.fill(QColor("white"))
+    painter = QPainter(page)
+    painter.setPen(QPen(QColor(0xE8, 0x11, 0x2D), 3))
+    pad = 3.5 * 1.25
+    painter.drawRect(
+        QRectF(750 - pad, 375 - pad, 150 + 2 * pad, 50 + 2 * pad).toRect().adjusted(1, 1, -1, -1)
+    )
+    painter.end()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QBuffer.OpenModeFlag.WriteOnly)
+    page.save(buffer, "PNG")
+    ref = gui.call(lambda: gui.services.media.put(bytes(data.data()), "png"))
+    person = DialogPerson(gui.window, pictures=ScreenshotLoader(gui.window).load)
+    confirm = Question(
+        kind="confirm",
+        step_title="Click 'Delete'",
+        message="This step cannot be undone. Go ahead?",
+        element='the "Delete" button',
+        locator="aria-ref=f2e55",
+        picture=ref,
+        box=box,
+    )
+
+    async def ask() -> PersonAnswer:
+        asked = asyncio.ensure_future(person.ask(confirm))
+        await until(lambda: person.dialog is not None and person.dialog.isVisible())
+        dialog = person.dialog
+        assert isinstance(dialog, ConfirmDialog)
+        named = dialog.findChild(QLabel, "person-element")
+        assert named is not None and named.text() == 'the "Delete" button'
+        assert "aria-ref" not in named.text() and "aria-ref" in named.toolTip()
+        picture = dialog.findChild(QLabel, "person-picture")
+        assert picture is not None and not picture.pixmap().isNull()
+        # the element with some page around it, not the whole page
+        crop = element_picture(page, box)
+        assert crop.width() == round(120 * 1.25 + 2 * 48 * 1.25)
+        assert crop.height() == round(40 * 1.25 + 2 * 48 * 1.25)
+        dialog.button("decline").click()
+        return await asked
+
+    assert gui.run(ask()).action == "decline"
+    assert element_picture(page, None).size() == page.size()  # no box: the whole picture

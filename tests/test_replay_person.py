@@ -55,7 +55,10 @@ def test_an_irreversible_step_found_by_healing_waits_for_a_confirmation() -> Non
         declined = run(sv, version, site.url, person=declining, patience_s=QUICK)
         assert declined.run.status is RunStatus.FAILED
         assert [q.kind for q in declining.questions] == ["confirm"]
-        assert declining.questions[0].element  # the person is shown what would be clicked
+        asked = declining.questions[0]  # the person is shown what would be clicked, in words
+        assert asked.element == 'the "Send report" button', asked.element
+        assert 'recorded on the "Submit report" button' in asked.message, asked.message
+        assert asked.locator and "=" not in asked.element  # the locator only for the curious
         assert not any(r["reference"] == "EXP-1001" for r in site.expense_reports())
 
         confirming = ScriptedPerson(lambda q: PersonAnswer(action="confirm"))
@@ -73,14 +76,14 @@ def test_an_irreversible_step_found_by_healing_waits_for_a_confirmation() -> Non
 
 #: Where a person points for each step of create-contact on the relabeled site.
 _RELABELED: dict[str, str] = {
-    "Fill 'Username'": "textbox 'User name'",
-    "Fill 'Password'": "textbox 'Password'",
-    "Fill 'Full name'": "textbox 'Name'",
-    "Fill 'Email'": "textbox 'Email address'",
-    "Select": "combobox 'Organisation'",
-    "Set 'Subscribe to newsletter'": "checkbox 'Send me the newsletter'",
-    "Click 'Sign in'": "button 'Log in'",
-    "Click 'Save'": "button 'Save contact'",
+    "Fill 'Username'": 'the "User name" field',
+    "Fill 'Password'": 'the "Password" field',
+    "Fill 'Full name'": 'the "Name" field',
+    "Fill 'Email'": 'the "Email address" field',
+    "Select": 'the "Organisation" list',
+    "Set 'Subscribe to newsletter'": 'the "Send me the newsletter" checkbox',
+    "Click 'Sign in'": 'the "Log in" button',
+    "Click 'Save'": 'the "Save contact" button',
 }
 
 
@@ -119,3 +122,23 @@ def test_abort_ends_the_run_as_aborted() -> None:
         result = run(sv, version, site.url, person=person, patience_s=QUICK)
         assert result.run.status is RunStatus.ABORTED
         assert sv.runs.get_run(result.run.id).status is RunStatus.ABORTED
+
+
+def test_elements_are_named_as_seen_and_only_a_clear_best_is_suggested() -> None:
+    from desktop_app.core.models.target import Fingerprint
+    from desktop_app.core.replay.naming import PLAUSIBLE, clear_best, element_words
+
+    assert element_words(Fingerprint(role="button", name="Delete")) == 'the "Delete" button'
+    assert element_words(Fingerprint(tag="input", attributes={"placeholder": "Email"})) == (
+        'the "Email" field'
+    )
+    assert element_words(Fingerprint(role="textbox"), fallback="Type the email") == (
+        'the field of step "Type the email"'
+    )
+    assert (
+        element_words(None, fallback="Click 'Delete'") == "the element of step \"Click 'Delete'\""
+    )
+    assert clear_best([0.27, 0.2]) is None  # "Sign out", 27% alike: no answer
+    assert clear_best([0.82, 0.78]) is None  # two look-alikes: the person decides
+    assert clear_best([0.82, 0.61]) == 0
+    assert clear_best([PLAUSIBLE - 0.01]) is None

@@ -215,7 +215,7 @@ def _run_rows(
         services.settings, trigger=RunTrigger.BATCH, confirm=not yes, use_llm=use_llm
     )
     handed_off = not services.writable  # the desktop app holds the stores: it runs each row
-    person = TerminalPerson() if interactive and parallel == 1 else None
+    person = TerminalPerson(services.media) if interactive and parallel == 1 else None
     if handed_off:
         click.echo(
             f"The desktop app is open: it runs each row of '{workflow.name}'"

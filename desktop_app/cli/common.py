@@ -8,7 +8,7 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
@@ -128,13 +128,20 @@ def input_error(exc: OSError, path: str) -> DocumentError:
     return DocumentError("permission denied", source=path)
 
 
-def write_output(text: str, out: str | None, force: bool) -> None:
-    """Print *text*, or write it to *out* atomically, never replacing a file without --force."""
+def write_output(
+    text: str, out: str | None, force: bool, said: Callable[[str], str] | None = None
+) -> None:
+    """Print *text*, or write it to *out* atomically, never replacing a file without --force.
+
+    *said* gives the line for standard error from where it went (``wrote OUT`` without it).
+    """
     if out is None or out == "-":
         click.echo(text, nl=False)
+        if said is not None:
+            click.echo(said("standard output"), err=True)
         return
     write_atomically(Path(out), text.encode("utf-8"), force=force)
-    click.echo(f"wrote {out}", err=True)
+    click.echo(said(out) if said is not None else f"wrote {out}", err=True)
 
 
 class Group(click.Group):

@@ -1,7 +1,9 @@
 """``procedura export``: a workflow as a Playwright script, a guide for people, or a bundle.
 
-Nothing is written unless the whole export was built; an existing file is replaced only with
-``--force``, and then atomically.
+The approved version is exported unless ``--version`` asks for another (without an approved
+version, the latest, said to be unapproved: :func:`~desktop_app.ops.export.version_to_export`);
+standard error says which version was written where. Nothing is written unless the whole
+export was built; an existing file is replaced only with ``--force``, and then atomically.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import click
 
 from desktop_app.core.errors import ConfirmationRequired
 from desktop_app.files import write_atomically
+from desktop_app.ops.export import version_to_export
 
 __all__ = ["export_command"]
 
@@ -30,7 +33,11 @@ def _slug(name: str) -> str:
 @click.option(
     "-f", "--format", "fmt", type=click.Choice(FORMATS), required=True, help="What to write."
 )
-@click.option("--version", type=click.IntRange(min=1), help="Which version (default: the latest).")
+@click.option(
+    "--version",
+    type=click.IntRange(min=1),
+    help="Which version (default: the approved one; without one, the latest).",
+)
 @click.option("-o", "--out", help="Where to write (default: standard output for text formats).")
 @click.option("--force", is_flag=True, help="Replace --out (and its images) if they exist.")
 @click.pass_context
@@ -41,7 +48,8 @@ def export_command(
     from desktop_app.app import open_services
 
     with open_services(ctx.obj["settings"](), write=False) as services:
-        chosen = services.workflows.get(ref, version)
+        choice = version_to_export(services.workflows, ref, version)
+        chosen = choice.version
         workflow = chosen.workflow
         default_out = Path(f"{_slug(workflow.name)}{_SUFFIX[fmt]}")
         if fmt == "playwright":
@@ -71,11 +79,12 @@ def export_command(
     if fmt == "bundle":
         destination = Path(out) if out not in (None, "-") else default_out
         write_atomically(destination, bundle, force=force)
-        click.echo(f"wrote {destination}", err=True)
+        click.echo(choice.wrote(str(destination)), err=True)
         return
     assert text is not None
     if out in (None, "-"):
         click.echo(text, nl=False)
+        click.echo(choice.wrote("standard output"), err=True)
         return
     for path in [Path(out), *files]:
         if path.exists() and not force:
@@ -83,4 +92,4 @@ def export_command(
     for path, data in files.items():
         write_atomically(path, data, force=True)
     write_atomically(Path(out), text.encode("utf-8"), force=True)
-    click.echo(f"wrote {out}" + (f" and {len(files)} images" if files else ""), err=True)
+    click.echo(choice.wrote(out) + (f" (and {len(files)} images)" if files else ""), err=True)

@@ -31,6 +31,7 @@ from desktop_app.core.models.run import (
     RunStep,
     RunTrigger,
     StepStatus,
+    run_status_label,
 )
 from desktop_app.core.models.workflow import ParameterType, Workflow, WorkflowVersion
 from desktop_app.core.outcomes import (
@@ -357,7 +358,7 @@ def _run(
                 version,
                 bound,
                 options=options,
-                person=TerminalPerson() if interactive else None,
+                person=TerminalPerson(services.media) if interactive else None,
                 base_url=base_url,
                 headless=headless,
                 on_event=None if as_json else _print_event,
@@ -546,7 +547,7 @@ def runs_list(ctx: click.Context, ref: str | None, limit: int, as_json: bool) ->
             r.id[:8],
             (names.get(r.workflow_id, r.workflow_id[:8]))[:36],
             str(r.workflow_version),
-            r.status.value,
+            run_status_label(r.status),
             r.trigger.value,
             f"{r.started_at:%Y-%m-%d %H:%M}",
             str(len(r.steps)),

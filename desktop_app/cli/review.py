@@ -8,6 +8,7 @@ import click
 
 from desktop_app.core.diff import base_for, diff_workflows, render_text
 from desktop_app.core.errors import NotFoundError
+from desktop_app.core.models.workflow import status_label
 
 __all__ = ["diff_command"]
 
@@ -52,7 +53,7 @@ def diff_command(
         click.echo(json.dumps(diff.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return
     click.echo(
-        f"version {compared.version} is {compared.status.value.replace('_', ' ')}, "
+        f"version {compared.version} is {status_label(compared.status).lower()}, "
         f"by {compared.created_by}" + (f": {compared.change_note}" if compared.change_note else "")
     )
     for line in render_text(diff, unchanged=show_all):

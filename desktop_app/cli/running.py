@@ -21,7 +21,9 @@ from desktop_app.core.models.run import (
     RunStatus,
 )
 from desktop_app.core.models.workflow import ParameterType, Workflow
+from desktop_app.core.ports import MediaStore
 from desktop_app.core.replay.browser import Handle
+from desktop_app.core.replay.naming import likeness_words
 from desktop_app.core.replay.parameters import ParameterError
 from desktop_app.core.replay.person import PersonAnswer, Question
 from desktop_app.ops.run import version_to_run
@@ -56,7 +58,14 @@ def exit_code(run: Run) -> int:
 
 
 class TerminalPerson:
-    """Rung 5 on the terminal: questions on standard error, answers from standard input."""
+    """Rung 5 on the terminal: questions on standard error, answers from standard input.
+
+    Elements are named as a person sees them (``the "Delete" button``); when the step's
+    recording has a picture of the element, its file is named (*media* finds it).
+    """
+
+    def __init__(self, media: MediaStore | None = None) -> None:
+        self._media = media
 
     async def ask(self, question: Question) -> PersonAnswer:
         return await asyncio.to_thread(self._ask, question)
@@ -69,9 +78,13 @@ class TerminalPerson:
 
     def _ask_terminal(self, question: Question) -> PersonAnswer:
         click.echo(f"\n? {question.step_title}: {question.message}", err=True)
+        if question.element:
+            said = "element" if question.kind == "confirm" else "looking for"
+            click.echo(f"  {said}: {question.element}", err=True)
+        media, picture = self._media, question.picture
+        if picture is not None and media is not None and media.exists(picture):
+            click.echo(f"  as recorded (outlined in red): {media.path(picture)}", err=True)
         if question.kind == "confirm":
-            if question.element:
-                click.echo(f"  element: {question.element}", err=True)
             answer = (
                 click.prompt(
                     "  go ahead? [y]es / [n]o / [a]bort", default="n", err=True, show_default=False
@@ -82,7 +95,13 @@ class TerminalPerson:
             action = {"y": "confirm", "yes": "confirm", "a": "abort", "abort": "abort"}
             return PersonAnswer(action=action.get(answer, "decline"))  # type: ignore[arg-type]
         for number, choice in enumerate(question.choices, 1):
-            click.echo(f"  {number}. {choice.label}", err=True)
+            alike = (
+                f" — {likeness_words(choice.score)} ({choice.score:.0%})"
+                if choice.score is not None
+                else ""
+            )
+            best = "  (the clear best)" if question.suggested == number - 1 else ""
+            click.echo(f"  {number}. {choice.label}{alike}{best}", err=True)
         answer = click.prompt(
             "  number, a CSS selector, [s]kip or [a]bort", default="a", err=True
         ).strip()

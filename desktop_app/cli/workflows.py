@@ -20,7 +20,13 @@ from desktop_app.cli.common import (
 )
 from desktop_app.core.describe import describe_expectation
 from desktop_app.core.llm import LLMUnavailable
-from desktop_app.core.models.workflow import BLOCK_KINDS, Step, WorkflowStatus, branches
+from desktop_app.core.models.workflow import (
+    BLOCK_KINDS,
+    Step,
+    WorkflowStatus,
+    branches,
+    status_label,
+)
 from desktop_app.core.step_kinds import describe_step
 from desktop_app.core.views import WorkflowSummary
 from desktop_app.ops.changes import Origin
@@ -63,7 +69,7 @@ def _summary_rows(items: Sequence[WorkflowSummary]) -> list[list[str]]:
         [
             s.id[:8],
             shorten(s.name, 40),
-            s.status.value + (" *" if s.pinned else ""),
+            status_label(s.status) + (" *" if s.pinned else ""),
             str(s.latest_version),
             str(s.approved_version or "-"),
             ", ".join(s.domains) or "-",
@@ -138,7 +144,8 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
     wf = current.workflow
     click.echo(f"{wf.name}  [{summary.id}]")
     click.echo(
-        f"version {wf.version} ({current.status.value}) of {summary.latest_version}; "
+        f"version {wf.version} ({status_label(current.status).lower()}) of "
+        f"{summary.latest_version}; "
         f"approved: {summary.approved_version or 'none'}"
     )
     if scored.stale is not None:
@@ -170,11 +177,11 @@ def workflows_show(ctx: click.Context, ref: str, version: int | None, as_json: b
     click.echo("\nhistory:")
     for v in history:
         for t in v.transitions:
-            frm = t.from_status.value if t.from_status else "new"
+            frm = status_label(t.from_status).lower() if t.from_status else "new"
             comment = f": {t.comment}" if t.comment else ""
             click.echo(
                 f"  v{v.version} {t.at.astimezone():%Y-%m-%d %H:%M} {t.actor} "
-                f"{frm} → {t.to_status.value}{comment}"
+                f"{frm} → {status_label(t.to_status).lower()}{comment}"
             )
 
 
@@ -288,7 +295,10 @@ def workflows_import(ctx: click.Context, file: str, on_conflict: str | None) -> 
 @workflows.command("export")
 @click.argument("ref")
 @click.option(
-    "--version", "version", type=click.IntRange(min=1), help="A version (default: latest)."
+    "--version",
+    "version",
+    type=click.IntRange(min=1),
+    help="A version (default: the approved one; without one, the latest).",
 )
 @click.option("-o", "--out", help="Write to this file instead of standard output.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
@@ -296,10 +306,13 @@ def workflows_import(ctx: click.Context, file: str, on_conflict: str | None) -> 
 def workflows_export(
     ctx: click.Context, ref: str, version: int | None, out: str | None, force: bool
 ) -> None:
-    """Export a workflow version as a JSON document."""
+    """Export a workflow version as a JSON document (the approved one unless --version)."""
+    from desktop_app.core.documents import dump_document
+    from desktop_app.ops.export import version_to_export
+
     with open_stores(ctx, write=False) as services:
-        text = services.workflows.export_json(ref, version)
-    write_output(text, out, force)
+        choice = version_to_export(services.workflows, ref, version)
+    write_output(dump_document(choice.version.workflow), out, force, said=choice.wrote)
 
 
 def _review_command(name: str, help_text: str, decision: Decision) -> None:

@@ -34,6 +34,7 @@ from desktop_app.settings import Settings
 from desktop_app.ui.backend import RunRequest
 from desktop_app.ui.host import Host
 from desktop_app.ui.person_dialogs import DialogPerson
+from desktop_app.ui.screenshot_view import ScreenshotLoader
 from desktop_app.ui.tasks import describe_error
 from desktop_app.ui.tray import Tray
 from desktop_app.ui.windows import bring_forward
@@ -170,7 +171,11 @@ class InstanceServer(QObject):
             client.send({"note": note})
 
         interactive = plan.interactive
-        person = DialogPerson(None, on_asked=on_asked) if interactive else None
+        person = (
+            DialogPerson(None, on_asked=on_asked, pictures=ScreenshotLoader(host).load)
+            if interactive
+            else None
+        )
         if self._tray is not None and client.task is not None:
             self._tray.track_run(client, workflow.name, client.task.cancel)
         began = utcnow()

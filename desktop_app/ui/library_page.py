@@ -39,7 +39,13 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.exports.bundle import Resolution
 from desktop_app.core.models.common import utcnow
-from desktop_app.core.models.workflow import Step, WorkflowStatus, WorkflowVersion, branches
+from desktop_app.core.models.workflow import (
+    Step,
+    WorkflowStatus,
+    WorkflowVersion,
+    branches,
+    status_label,
+)
 from desktop_app.core.scores import FAILING_RUNS, stale_why
 from desktop_app.core.views import RunStats, WorkflowSummary
 from desktop_app.ops.changes import Origin
@@ -64,13 +70,6 @@ _Index = QModelIndex | QPersistentModelIndex
 
 #: How long typing pauses before the semantic search runs.
 SEARCH_DELAY_MS = 250
-
-_STATUS_LABELS = {
-    WorkflowStatus.APPROVED: "Approved",
-    WorkflowStatus.IN_REVIEW: "In review",
-    WorkflowStatus.DRAFT: "Draft",
-    WorkflowStatus.ARCHIVED: "Archived",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +103,8 @@ class LibraryRow:
         """``v3`` or, when a newer draft exists over the approved one, ``v2 (v3 draft)``."""
         s = self.summary
         if s.approved_version is not None and s.approved_version != s.latest_version:
-            return f"v{s.approved_version} (v{s.latest_version} {s.latest_status.value})"
+            latest = status_label(s.latest_status).lower()
+            return f"v{s.approved_version} (v{s.latest_version} {latest})"
         return f"v{s.latest_version}"
 
     @property
@@ -162,7 +162,7 @@ class LibraryModel(RowsModel[LibraryRow]):
         if role == Qt.ItemDataRole.DisplayRole:
             return (
                 ("★ " if s.pinned else "") + s.name,
-                _STATUS_LABELS[s.status] + (" · stale" if row.stale else ""),
+                status_label(s.status) + (" · stale" if row.stale else ""),
                 row.version_text,
                 ", ".join(s.parameters) or "—",
                 ", ".join(s.domains) or "—",
@@ -265,7 +265,7 @@ class LibraryPage(QWidget):
         self.status_filter.setAccessibleName("Status filter")
         self.status_filter.addItem("All (not archived)", None)
         for status in WorkflowStatus:
-            self.status_filter.addItem(_STATUS_LABELS[status], status)
+            self.status_filter.addItem(status_label(status), status)
         self.domain_filter = QComboBox()
         self.domain_filter.setObjectName("library-domain-filter")
         self.domain_filter.setAccessibleName("Domain filter")
@@ -703,12 +703,12 @@ def _summary_html(
 ) -> str:
     s = row.summary
     parts = [f"<h2 style='margin-bottom:2px'>{_escape(s.name)}</h2>"]
-    status = _STATUS_LABELS[s.status]
+    status = status_label(s.status)
     approved = f" · approved v{s.approved_version}" if s.approved_version is not None else ""
     parts.append(
         f"<p style='color:{theme.colours().muted};margin-top:0'>"
         f"{status}{approved} · latest v{s.latest_version} "
-        f"({s.latest_status.value}) · {', '.join(s.domains) or 'no domain'}</p>"
+        f"({status_label(s.latest_status).lower()}) · {', '.join(s.domains) or 'no domain'}</p>"
     )
     if s.description:
         parts.append(f"<p>{_escape(s.description)}</p>")

@@ -33,7 +33,7 @@ from desktop_app.core.replay.parameters import BoundParameters, ParameterError, 
 from desktop_app.core.values import value_text
 from desktop_app.ui import theme
 
-__all__ = ["ParameterForm", "field_label"]
+__all__ = ["ParameterForm", "field_label", "secret_source"]
 
 _PLACEHOLDERS: Final[dict[ParameterType, str]] = {
     ParameterType.NUMBER: "a number, e.g. 1234.5",
@@ -108,13 +108,27 @@ class _DateEdit(QWidget):
         self._menu.close()
 
 
+def secret_source(value: str, stored: str | None) -> str:
+    """Where a secret field's value comes from, truthfully: *value* is what the field starts
+    with, *stored* what the keyring holds for it (None: nothing, or no keyring)."""
+    if value and stored is not None and value == stored:
+        return "filled in from the keyring"
+    if value:
+        return "as typed for the last run (kept in memory only, not in the keyring)"
+    if stored:
+        return "the keyring holds another value; type the one to use"
+    return "not in the keyring: type it (it is asked for on every run unless remembered)"
+
+
 class ParameterForm(QWidget):
     """Fields for a workflow's parameters, with the first problem shown under them.
 
     Args:
         workflow: whose parameters to ask for.
         values: raw values to start from (the last run's), else each parameter's default.
-        secrets: secret values to start from (from the keyring); shown masked.
+        secrets: secret values to start from; shown masked.
+        stored: the secret values the keyring holds (to say where each secret comes from:
+            :func:`secret_source`).
 
     Signals:
         validity_changed(bool): the values became valid (True) or not (False).
@@ -130,6 +144,7 @@ class ParameterForm(QWidget):
         *,
         values: Mapping[str, str] | None = None,
         secrets: Mapping[str, str] | None = None,
+        stored: Mapping[str, str] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -155,7 +170,10 @@ class ParameterForm(QWidget):
                 start = secrets.get(param.name, "")
             else:
                 start = values.get(param.name, value_text(param.default))
-            self._add_field(form, param, start, from_keyring=bool(secrets.get(param.name)))
+            source = None
+            if param.type is ParameterType.SECRET:
+                source = secret_source(start, (stored or {}).get(param.name))
+            self._add_field(form, param, start, source=source)
         layout.addLayout(form)
 
         self.remember = QCheckBox("Remember secrets in the system keyring")
@@ -300,7 +318,7 @@ class ParameterForm(QWidget):
         return found
 
     def _add_field(
-        self, form: QFormLayout, param: Parameter, start: str, *, from_keyring: bool
+        self, form: QFormLayout, param: Parameter, start: str, *, source: str | None
     ) -> None:
         needed = param.required and param.default is None and param.type is not ParameterType.BOOL
         marker = " *" if needed else ""
@@ -329,12 +347,11 @@ class ParameterForm(QWidget):
         column.setSpacing(1)
         column.addWidget(field.widget)
         help_text = param.description
-        if from_keyring:
-            help_text = (
-                f"{help_text} — filled in from the keyring" if help_text else "From the keyring"
-            )
+        if source is not None:
+            help_text = f"{help_text} — {source}" if help_text else source[:1].upper() + source[1:]
         if help_text:
             hint = QLabel(help_text)
+            hint.setObjectName(f"hint-{param.name}")
             hint.setWordWrap(True)
             hint.setEnabled(False)
             small = hint.font()

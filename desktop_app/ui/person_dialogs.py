@@ -7,16 +7,22 @@ protocol: each question opens a dialog over the run's window and the run waits f
 pick from, or a CSS selector, with *Skip step* and *Abort run*. Closing a dialog gives the safe
 answer: *Don't* for a confirmation, *Abort run* for a missing element. A stopped run closes its
 open dialog.
+
+Elements are named as a person sees them (``the "Delete" button``), with the recorded picture
+of the element cut out of the step's screenshot when the recording has one; the locator is only
+a tooltip. A locate question preselects an element only when it is a clear best (the core's
+``suggested``); otherwise nothing is chosen and *Use this element* waits for the person.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Final
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QCloseEvent, QColor, QImage, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -33,18 +39,93 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.browser import Handle
+from desktop_app.core.replay.naming import likeness_words
 from desktop_app.core.replay.person import PersonAnswer, Question
-from desktop_app.ui import theme
 from desktop_app.ui.windows import bring_forward, fit_window
 
-__all__ = ["ConfirmDialog", "DialogPerson", "LocateDialog", "PersonDialog"]
+__all__ = [
+    "ConfirmDialog",
+    "DialogPerson",
+    "LocateDialog",
+    "PersonDialog",
+    "PictureLoader",
+    "element_picture",
+]
+
+#: Loads a recorded screenshot by its media ref, off the GUI thread (None when it is gone).
+PictureLoader = Callable[[str], Awaitable[QImage | None]]
+
+#: How large the element's picture is shown at most (logical pixels).
+_PICTURE_SIZE: Final = (420, 180)
+#: Page around the element kept in its picture (CSS pixels), for context.
+_CONTEXT_PX: Final = 48.0
+#: Scales a recorded screenshot may have against the page's CSS pixels (the screencast fits
+#: the page into 1600 by 1200 device pixels).
+_SCALES: Final = (1.0, 1.25, 1.5, 2.0, 0.8, 0.75, 2.5, 3.0)
+#: The recorder outlines the element acted on in this colour (3 px, 2 px away from it).
+_OUTLINE: Final = QColor(0xE8, 0x11, 0x2D)
+
+
+def _outlined(image: QImage, rect: QRect) -> float:
+    """How much of *rect*'s edge is drawn in the recorder's outline colour (0–1)."""
+    hits = total = 0
+    for i in range(17):
+        t = i / 16
+        x = rect.left() + round(t * rect.width())
+        y = rect.top() + round(t * rect.height())
+        for px, py in ((x, rect.top()), (x, rect.bottom()), (rect.left(), y), (rect.right(), y)):
+            if not image.rect().contains(px, py):
+                continue
+            total += 1
+            c = image.pixelColor(px, py)
+            near = abs(c.red() - _OUTLINE.red()) + abs(c.green() - _OUTLINE.green())
+            near += abs(c.blue() - _OUTLINE.blue())
+            hits += near < 120
+    return hits / total if total else 0.0
+
+
+def element_picture(image: QImage, box: BoundingBox | None) -> QImage:
+    """The part of a step's recorded screenshot *image* around the element in *box* (CSS
+    pixels). The screenshot's scale is the one at which the recorder's outline is found around
+    the box; without a box, or when no scale fits, the whole screenshot (the element is
+    outlined in it)."""
+    if box is None or box.width <= 0 or box.height <= 0:
+        return image
+    best: tuple[float, float] | None = None
+    for scale in _SCALES:
+        pad = 3.5 * scale
+        rect = QRect(
+            round(box.x * scale - pad),
+            round(box.y * scale - pad),
+            round(box.width * scale + 2 * pad),
+            round(box.height * scale + 2 * pad),
+        )
+        if not image.rect().contains(rect.center()):
+            continue
+        seen = _outlined(image, rect)
+        if best is None or seen > best[1]:
+            best = (scale, seen)
+    if best is None or best[1] < 0.5:
+        return image
+    scale = best[0]
+    margin = _CONTEXT_PX * scale
+    rect = QRect(
+        round(box.x * scale - margin),
+        round(box.y * scale - margin),
+        round(box.width * scale + 2 * margin),
+        round(box.height * scale + 2 * margin),
+    ).intersected(image.rect())
+    return image.copy(rect)
 
 
 class PersonDialog(QDialog):
     """A question from a run; :attr:`answer` is set when a button is pressed."""
 
-    def __init__(self, question: Question, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, question: Question, parent: QWidget | None = None, picture: QImage | None = None
+    ) -> None:
         super().__init__(parent)
         self.question = question
         self.answer: PersonAnswer | None = None
@@ -69,6 +150,35 @@ class PersonDialog(QDialog):
         self._header = QHBoxLayout()
         self._header.addLayout(text, 1)
         self._layout.addLayout(self._header)
+        self.element: QLabel | None = None
+        if question.element:
+            self.element = QLabel(question.element)
+            self.element.setObjectName("person-element")
+            self.element.setWordWrap(True)
+            self.element.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            if question.locator:
+                self.element.setToolTip(f"Found by: {question.locator}")
+            form = QFormLayout()
+            form.addRow("Element:" if question.kind == "confirm" else "Looking for:", self.element)
+            self._layout.addLayout(form)
+        self.picture: QLabel | None = None
+        if picture is not None and not picture.isNull():
+            self.picture = QLabel()
+            self.picture.setObjectName("person-picture")
+            self.picture.setAccessibleName("The element as recorded")
+            self.picture.setToolTip("The element as it was recorded (outlined in red)")
+            shown = QPixmap.fromImage(element_picture(picture, question.box))
+            width, height = _PICTURE_SIZE
+            if shown.width() > width or shown.height() > height:
+                shown = shown.scaled(
+                    width,
+                    height,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
+                )
+            self.picture.setPixmap(shown)
+            self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self._layout.addWidget(self.picture)
         self.buttons = QDialogButtonBox()
         self._buttons: dict[str, QPushButton] = {}
 
@@ -125,8 +235,10 @@ class PersonDialog(QDialog):
 class ConfirmDialog(PersonDialog):
     """May this irreversible step act on the element healing found?"""
 
-    def __init__(self, question: Question, parent: QWidget | None = None) -> None:
-        super().__init__(question, parent)
+    def __init__(
+        self, question: Question, parent: QWidget | None = None, picture: QImage | None = None
+    ) -> None:
+        super().__init__(question, parent, picture)
         self.setObjectName("person-confirm-dialog")
         self.setWindowTitle("Confirm an irreversible step")
         icon = QLabel()
@@ -136,15 +248,6 @@ class ConfirmDialog(PersonDialog):
         )
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         self._header.insertWidget(0, icon)
-        if question.element:
-            element = QLabel(question.element)
-            element.setObjectName("person-element")
-            element.setWordWrap(True)
-            element.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            theme.set_role(element, "code")
-            form = QFormLayout()
-            form.addRow("Element:", element)
-            self._layout.addLayout(form)
         go = self._add_button(
             "confirm",
             "&Go ahead",
@@ -178,8 +281,10 @@ class ConfirmDialog(PersonDialog):
 class LocateDialog(PersonDialog):
     """Which element does this step mean?"""
 
-    def __init__(self, question: Question, parent: QWidget | None = None) -> None:
-        super().__init__(question, parent)
+    def __init__(
+        self, question: Question, parent: QWidget | None = None, picture: QImage | None = None
+    ) -> None:
+        super().__init__(question, parent, picture)
         self.setObjectName("person-locate-dialog")
         self.setWindowTitle("Point at the element")
         self.setMinimumSize(520, 380)
@@ -187,16 +292,20 @@ class LocateDialog(PersonDialog):
         self.choices.setObjectName("person-choices")
         self.choices.setAccessibleName("Elements to choose from")
         self.choices.setAlternatingRowColors(True)
+        self.choices.setAccessibleName("Elements on the page")
         for choice in question.choices:
-            score = f"   ({choice.score:.0%} alike)" if choice.score is not None else ""
-            item = QListWidgetItem(f"{choice.label}{score}")
-            item.setToolTip(choice.handle.describe())
+            item = QListWidgetItem(_choice_text(choice.label, choice.score))
+            item.setToolTip(choice.detail or choice.handle.describe())
             self.choices.addItem(item)
-        hint = QLabel(
-            "The likeliest elements on the page:"
-            if question.choices
-            else "No likely element was found on the page."
-        )
+        if not question.choices:
+            said = "No likely element was found on the page."
+        elif question.suggested is None:
+            said = "The likeliest elements on the page (none stands out: pick one):"
+        else:
+            said = "The likeliest elements on the page:"
+        hint = QLabel(said)
+        hint.setObjectName("person-choices-hint")
+        hint.setBuddy(self.choices)
         self._layout.addWidget(hint)
         self._layout.addWidget(self.choices, 1)
         self.selector = QLineEdit()
@@ -228,11 +337,15 @@ class LocateDialog(PersonDialog):
         skip.clicked.connect(lambda: self.give(PersonAnswer(action="skip")))
         abort.clicked.connect(lambda: self.give(PersonAnswer(action="abort")))
         self.choices.itemDoubleClicked.connect(lambda _item: self._on_pick_clicked())
-        self.choices.currentRowChanged.connect(self._on_choices_current_row_changed)
+        self.choices.itemSelectionChanged.connect(self._on_choices_item_selection_changed)
         self.selector.textChanged.connect(self._on_selector_text_changed)
         self._layout.addWidget(self.buttons)
+        suggested = question.suggested
+        if suggested is not None and 0 <= suggested < len(question.choices):
+            self.choices.setCurrentRow(suggested)
+        else:
+            self.choices.setCurrentRow(-1)
         if question.choices:
-            self.choices.setCurrentRow(0)
             self.choices.setFocus()
         else:
             self.selector.setFocus()
@@ -251,7 +364,8 @@ class LocateDialog(PersonDialog):
         selector = self.selector.text().strip()
         if selector:
             return Handle(selector=selector)
-        row = self.choices.currentRow()
+        selected = self.choices.selectedIndexes()  # chosen, not merely under the focus
+        row = selected[0].row() if selected else -1
         if 0 <= row < len(self.question.choices):
             return self.question.choices[row].handle
         return None
@@ -259,7 +373,7 @@ class LocateDialog(PersonDialog):
     def _update(self) -> None:
         self._buttons["pick"].setEnabled(self._chosen() is not None)
 
-    def _on_choices_current_row_changed(self, _row: int) -> None:
+    def _on_choices_item_selection_changed(self) -> None:
         self._update()
 
     def _on_selector_text_changed(self, _text: str) -> None:
@@ -271,6 +385,13 @@ class LocateDialog(PersonDialog):
             self.give(PersonAnswer(action="pick", handle=handle))
 
 
+def _choice_text(label: str, score: float | None) -> str:
+    """A choice as listed: ``the "Save" button — much like the recorded one (82%)``."""
+    if score is None:
+        return label
+    return f"{label} — {likeness_words(score)} ({score:.0%})"
+
+
 class DialogPerson:
     """A person answering a run's questions in dialogs over *parent*.
 
@@ -278,6 +399,7 @@ class DialogPerson:
         parent: the window the dialogs belong to (the run window, or the tray's).
         on_asked: called with each question as its dialog opens (to say "waiting for you").
         on_answered: called with each answer.
+        pictures: loads a question's recorded screenshot (without it, no picture is shown).
     """
 
     def __init__(
@@ -286,8 +408,10 @@ class DialogPerson:
         *,
         on_asked: Callable[[Question], object] | None = None,
         on_answered: Callable[[PersonAnswer], object] | None = None,
+        pictures: PictureLoader | None = None,
     ) -> None:
         self._parent = parent
+        self._pictures = pictures
         self._on_asked = on_asked
         self._on_answered = on_answered
         self.dialog: PersonDialog | None = None
@@ -301,8 +425,12 @@ class DialogPerson:
             if not future.done():
                 future.set_result(answer)
 
+        picture = None
+        if question.picture is not None and self._pictures is not None:
+            with contextlib.suppress(RuntimeError):  # the window is closing: no picture
+                picture = await self._pictures(question.picture)
         kind = ConfirmDialog if question.kind == "confirm" else LocateDialog
-        dialog = kind(question, self._parent)
+        dialog = kind(question, self._parent, picture)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.on_answer(answered)
         self.dialog = dialog

@@ -315,6 +315,9 @@ class RecordingBar(QWidget):
         self.setWindowTitle("Recording — Procedura")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._closable = False
+        self.where = "in the browser"
+        """Where the task is done, as the bar's texts say it ("on the desktop" for a desktop
+        recording)."""
 
         self.state = QLabel()
         self.state.setObjectName("recording-state")
@@ -423,7 +426,10 @@ class RecordingBar(QWidget):
     def set_state(self, state: str) -> None:
         """Show where the recording is: starting, recording, paused, saving or inducing."""
         texts: dict[str, tuple[str, theme.Tone]] = {
-            "starting": ("Starting the browser…", "busy"),
+            "starting": (
+                "Starting the browser…" if self.where == "in the browser" else "Starting…",
+                "busy",
+            ),
             "recording": ("● Recording", "recording"),
             "paused": ("❚❚ Paused", "warning"),
             "saving": ("Saving…", "busy"),
@@ -441,7 +447,7 @@ class RecordingBar(QWidget):
         self.pause_button.setToolTip(
             "Resume recording (Alt+R)"
             if state == "paused"
-            else "Pause: nothing you do in the browser is recorded until you resume (Alt+P)"
+            else f"Pause: nothing you do {self.where} is recorded until you resume (Alt+P)"
         )
         self.progress.setVisible(state in ("starting", "saving", "inducing"))
         if state == "inducing":  # Stop becomes Cancel: the recording is kept, no draft is made
@@ -543,6 +549,8 @@ class RecordingController(QObject):
         self.steps = EventListModel(self.thumbnails, self)
         self.bar = RecordingBar(self.steps)
         if request.kind == "desktop":
+            self.bar.where = "on the desktop"
+            self.bar.set_state("starting")
             self.bar.mark_button.setText("&Mark window sensitive")
             self.bar.mark_button.setToolTip(
                 "The window you last clicked or typed in becomes sensitive: from now on what is "
@@ -614,7 +622,12 @@ class RecordingController(QObject):
         self._clock.start()
         self._timer.start()
         self.bar.set_state("recording")
-        self.bar.say("Do the task in the browser. Close it or press Stop when you are done.")
+        self.bar.say(
+            "Do the task on the desktop, in the application's own windows. Press Stop here "
+            "when you are done."
+            if self.request.kind == "desktop"
+            else "Do the task in the browser. Close it or press Stop when you are done."
+        )
         self._host.events.announce(started(controls.trajectory_id, Origin.WINDOW))
         self.recording_started.emit(controls.trajectory_id)
 
@@ -694,7 +707,7 @@ class RecordingController(QObject):
         else:
             controls.pause()
             self.bar.set_state("paused")
-            self.bar.say("Paused: nothing you do in the browser is recorded until you resume.")
+            self.bar.say(f"Paused: nothing you do {self.bar.where} is recorded until you resume.")
 
     def _on_bar_stop_clicked(self) -> None:
         if self._induction is not None:  # Cancel, while the workflow is being induced

@@ -14,7 +14,14 @@ from typing import Any, Final
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from desktop_app.core.models.run import Resolution, Run, RunStatus, RunStep, StepStatus
+from desktop_app.core.models.run import (
+    RUN_STATUS_LABELS,
+    Resolution,
+    Run,
+    RunStatus,
+    RunStep,
+    StepStatus,
+)
 from desktop_app.core.outcomes import failure_lines
 from desktop_app.ui import theme
 from desktop_app.ui.table_model import RowsModel
@@ -57,14 +64,6 @@ RESOLUTION_HELP: Final[dict[Resolution, str]] = {
     Resolution.NOT_NEEDED: "This step acts on no element (opening a page, waiting, a check).",
 }
 
-RUN_STATUS_LABELS: Final[dict[RunStatus, str]] = {
-    RunStatus.RUNNING: "Running",
-    RunStatus.SUCCEEDED: "Succeeded",
-    RunStatus.UNVERIFIED: "Done, unverified",
-    RunStatus.FAILED: "Failed",
-    RunStatus.ABORTED: "Aborted",
-    RunStatus.INTERRUPTED: "Interrupted",
-}
 
 _STEP_STATUS: Final[dict[StepStatus, str]] = {
     StepStatus.SUCCEEDED: "✓ Succeeded",

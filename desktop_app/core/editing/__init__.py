@@ -28,6 +28,7 @@ from desktop_app.core.editing.common import INSERTABLE_KINDS, TARGETED_KINDS, Ed
 from desktop_app.core.editing.parameters import (
     add_parameter,
     delete_parameter,
+    follow_rename,
     new_parameter_name,
     parse_default,
     placeholder_spans,
@@ -85,6 +86,7 @@ __all__ = [
     "duplicate_step",
     "errors",
     "finalize",
+    "follow_rename",
     "insert_step",
     "is_inside",
     "known_names",

@@ -17,12 +17,20 @@ from desktop_app.core.editing.common import (
     _with,
 )
 from desktop_app.core.editing.paths import path_label
-from desktop_app.core.models.workflow import NON_TEMPLATE_FIELDS, Parameter, ParameterType, Workflow
+from desktop_app.core.models.workflow import (
+    NON_TEMPLATE_FIELDS,
+    Parameter,
+    ParameterType,
+    Step,
+    Workflow,
+    branches,
+)
 from desktop_app.core.values import value_text
 
 __all__ = [
     "add_parameter",
     "delete_parameter",
+    "follow_rename",
     "new_parameter_name",
     "parse_default",
     "placeholder_spans",
@@ -116,12 +124,70 @@ def _rewrite(value: Any, fn: Callable[[str], str], skip: frozenset[str]) -> Any:
     return value
 
 
+#: Quoted text in a title or a description: what the page shows ('Full name'), left alone.
+_QUOTED: Final = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
+
+
+def _mention(name: str) -> re.Pattern[str] | None:
+    """How prose mentions parameter *name*: ``full_name`` or its label ``full name`` (any
+    case), as whole words and not inside a placeholder; None for a name too short to tell
+    from an ordinary word."""
+    label = name.replace("_", " ").strip()
+    if len(label) < 3:
+        return None
+    words = r"[ _]+".join(re.escape(w) for w in label.split())
+    return re.compile(rf"(?<![{{\w]){words}(?![}}\w])", re.IGNORECASE)
+
+
+def follow_rename(text: str, old: str, new: str) -> str:
+    """*text* (a description, a title) with its mentions of parameter *old*, by its name or its
+    human label, turned into *new*'s: ``Asks for: full name`` becomes ``Asks for: contact
+    name``. The first letter keeps its case; quoted text (what the page shows, ``Fill 'Full
+    name'``) and placeholders are left alone."""
+    mention = _mention(old)
+    if mention is None or not text:
+        return text
+    label = new.replace("_", " ")
+
+    def said(match: re.Match[str]) -> str:
+        found = match.group(0)
+        word = new if "_" in found else label
+        return word[:1].upper() + word[1:] if found[:1].isupper() else word
+
+    parts: list[str] = []
+    at = 0
+    for quoted in _QUOTED.finditer(text):
+        parts.append(mention.sub(said, text[at : quoted.start()]))
+        parts.append(quoted.group(0))
+        at = quoted.end()
+    parts.append(mention.sub(said, text[at:]))
+    return "".join(parts)
+
+
+def _retitled(steps: tuple[Step, ...], fn: Callable[[str], str]) -> tuple[Step, ...]:
+    """*steps* (and the steps inside blocks) with *fn* applied to their titles."""
+    result: list[Step] = []
+    for step in steps:
+        update: dict[str, object] = {}
+        title = fn(step.title)
+        if title != step.title:
+            update["title"] = title
+        for name, inner in branches(step):
+            changed = _retitled(inner, fn)
+            if changed != inner:
+                update[name] = changed
+        result.append(step.model_copy(update=update) if update else step)
+    return tuple(result)
+
+
 def rename_parameter(workflow: Workflow, old: str, new: str) -> Workflow:
     """*workflow* with parameter *old* called *new*, and every ``{old}`` rewritten to match.
 
     Placeholders are rewritten in step titles, values, URLs, locators, expectations, call
     arguments, the success check and the intent template; recorded data (fingerprints,
-    screenshots) is left alone.
+    screenshots) is left alone. The workflow's description, its intent template, its step
+    titles and the parameter's own description follow the rename where they mention it by
+    name or by its label (:func:`follow_rename`), so no text keeps the old name.
 
     Raises:
         EditError: no parameter *old*, or *new* is not a usable name or is already taken.
@@ -131,13 +197,19 @@ def rename_parameter(workflow: Workflow, old: str, new: str) -> Workflow:
         return workflow
     _check_free(workflow, new)
     params = list(workflow.parameters)
-    params[position] = params[position].model_copy(update={"name": new})
+    param = params[position]
+    params[position] = param.model_copy(
+        update={"name": new, "description": follow_rename(param.description, old, new)}
+    )
     skip = frozenset(NON_TEMPLATE_FIELDS - {"title"})
 
     def fn(text: str) -> str:
         return rename_placeholder(text, old, new)
 
-    steps = tuple(_rewrite(step, fn, skip) for step in workflow.steps)
+    def prose(text: str) -> str:
+        return follow_rename(text, old, new)
+
+    steps = _retitled(tuple(_rewrite(step, fn, skip) for step in workflow.steps), prose)
     success = tuple(_rewrite(check, fn, skip) for check in workflow.success)
     intent = workflow.intent_template
     return workflow.model_copy(
@@ -145,7 +217,8 @@ def rename_parameter(workflow: Workflow, old: str, new: str) -> Workflow:
             "parameters": tuple(params),
             "steps": steps,
             "success": success,
-            "intent_template": fn(intent) if intent is not None else None,
+            "intent_template": prose(fn(intent)) if intent is not None else None,
+            "description": prose(workflow.description),
         }
     )
 

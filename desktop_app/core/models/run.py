@@ -21,6 +21,7 @@ from desktop_app.core.models.workflow import ParameterType, Workflow
 
 __all__ = [
     "MASK",
+    "RUN_STATUS_LABELS",
     "FailureKind",
     "Resolution",
     "Run",
@@ -30,6 +31,7 @@ __all__ = [
     "StepStatus",
     "TakenAction",
     "mask_parameters",
+    "run_status_label",
 ]
 
 #: What a secret parameter's value is replaced with in a run record.
@@ -47,6 +49,22 @@ class RunStatus(StrEnum):
     FAILED = "failed"
     ABORTED = "aborted"
     INTERRUPTED = "interrupted"
+
+
+#: How each run status reads to a person (never the raw value ``unverified``).
+RUN_STATUS_LABELS: Final[dict[RunStatus, str]] = {
+    RunStatus.RUNNING: "Running",
+    RunStatus.SUCCEEDED: "Succeeded",
+    RunStatus.UNVERIFIED: "Done, unverified",
+    RunStatus.FAILED: "Failed",
+    RunStatus.ABORTED: "Aborted",
+    RunStatus.INTERRUPTED: "Interrupted",
+}
+
+
+def run_status_label(status: RunStatus) -> str:
+    """How a run's *status* reads to a person: ``Done, unverified`` for ``unverified``."""
+    return RUN_STATUS_LABELS[status]
 
 
 class RunTrigger(StrEnum):

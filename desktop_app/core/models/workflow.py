@@ -61,6 +61,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "MAX_DEPTH",
     "NON_TEMPLATE_FIELDS",
+    "STATUS_LABELS",
     "AgentStep",
     "AssertStep",
     "Block",
@@ -107,6 +108,7 @@ __all__ = [
     "branches",
     "item_variables",
     "map_steps",
+    "status_label",
     "upgraded",
     "walk",
 ]
@@ -573,6 +575,24 @@ class WorkflowStatus(StrEnum):
     IN_REVIEW = "in_review"
     APPROVED = "approved"
     ARCHIVED = "archived"
+
+
+#: How each status reads to a person (never the raw value ``in_review``).
+STATUS_LABELS: Final[dict[WorkflowStatus, str]] = {
+    WorkflowStatus.DRAFT: "Draft",
+    WorkflowStatus.IN_REVIEW: "In review",
+    WorkflowStatus.APPROVED: "Approved",
+    WorkflowStatus.ARCHIVED: "Archived",
+}
+
+
+def status_label(status: WorkflowStatus | str) -> str:
+    """How *status* reads to a person: ``In review`` for ``in_review``; everywhere a status is
+    shown (the Library, Review, Runs, the tray, the command line's tables)."""
+    try:
+        return STATUS_LABELS[WorkflowStatus(status)]
+    except ValueError:
+        return str(status).replace("_", " ").capitalize()
 
 
 #: The status changes review allows: from → the statuses it may go to.

@@ -36,6 +36,7 @@ from desktop_app.core.replay.ladder import (
     Tracker,
 )
 from desktop_app.core.replay.learning import swapped, templated_locator
+from desktop_app.core.replay.naming import element_words
 from desktop_app.core.replay.person import Person, Question
 from desktop_app.core.replay.safety import (
     ACTIVATING_KEYS,
@@ -181,8 +182,16 @@ async def _act(
         commit = _activates(answer) and sets_off(fp) and commits(fp)
     if commit:
         verb = {"click": "click", "press": f"press {answer.key} on", "select": "choose"}
-        shown = f"{answer.value!r} in {label}" if answer.action == "select" else label
-        await _confirm(context, f"{verb[answer.action]} {shown}", person, options)
+        named = element_words(fp) or "an element the page does not describe"
+        shown = f"{answer.value!r} in {named}" if answer.action == "select" else named
+        await _confirm(
+            context,
+            f"{verb[answer.action]} {shown}",
+            person,
+            options,
+            element=named,
+            locator=handle.describe(),
+        )
     action = _page_action(answer)
     await browser.perform(handle, action, timeout_s=context.step.timeout_s)
     tracker.actions.append(_taken(answer, context, described, label, commits=commit))
@@ -249,7 +258,13 @@ def _page_action(answer: AgentAction) -> PageAction:
 
 
 async def _confirm(
-    context: AgentContext, what: str, person: Person | None, options: ReplayOptions
+    context: AgentContext,
+    what: str,
+    person: Person | None,
+    options: ReplayOptions,
+    *,
+    element: str | None = None,
+    locator: str | None = None,
 ) -> None:
     """Have a person (or ``--yes``) allow the agent to *what* ("click button 'Delete'")."""
     if options.assume_yes:
@@ -264,7 +279,8 @@ async def _confirm(
             kind="confirm",
             step_title=context.step.title,
             message=f"The agent wants to {what}. Go ahead?",
-            element=what,
+            element=element,
+            locator=locator,
         )
     )
     if answer.action == "abort":

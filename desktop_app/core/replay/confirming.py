@@ -11,6 +11,7 @@ from desktop_app.core.models.workflow import Step
 from desktop_app.core.redaction import mask_secrets
 from desktop_app.core.replay.browser import BrowserPort
 from desktop_app.core.replay.ladder import Found, RunAborted, StepFailed, Tracker
+from desktop_app.core.replay.naming import element_words, found_by_words
 from desktop_app.core.replay.person import Person, Question
 
 __all__ = [
@@ -53,12 +54,17 @@ async def confirm_irreversible(
     person: Person | None,
     assume_yes: bool,
     title: str,
+    browser: BrowserPort,
 ) -> bool:
     """Go on with an irreversible *bound* only when ``--yes`` was given, or in a run a person
     attends when its element was found by its first recorded locator or the person says so (a
     fallback locator, the fingerprint, a remembered repair, the LLM: each is a judgement, and a
     wrong one here cannot be undone). An unattended run without ``--yes`` does no irreversible
     step at all. True when a person was asked and confirmed.
+
+    The question names the element as a person sees it (its role and name now, as the page
+    describes it, else as recorded, else the step's title) and carries the step's recorded
+    picture; the locator goes along only for the curious.
 
     Raises:
         StepFailed: an unattended run without ``--yes``, or the person said no.
@@ -70,23 +76,36 @@ async def confirm_irreversible(
         if found.resolution is not Resolution.DIRECT:
             tracker.note("irreversible step confirmed in advance (--yes)")
         return False
-    element = found.handle.describe()
+    target = bound.target_or_none
+    recorded_fp = target.fingerprint if target is not None else None
+    recorded = element_words(recorded_fp, fallback=title) or title
     if person is None:
         how = (
             "" if found.resolution is Resolution.DIRECT else f" (found by {found.resolution.value})"
         )
-        raise StepFailed(unattended_refusal(f"{element}{how}"), kind=FailureKind.REFUSED)
+        raise StepFailed(unattended_refusal(f"{recorded}{how}"), kind=FailureKind.REFUSED)
     if found.resolution is Resolution.DIRECT:
         return False
+    described = await browser.describe(found.handle)
+    now = element_words(described.fingerprint) if described and described.fingerprint else None
+    was = (
+        f"It was recorded on {recorded}; this time its element"
+        if now is not None and now != recorded
+        else "Its element"
+    )
     answer = await person.ask(
         Question(
             kind="confirm",
             step_title=title,
             message=(
-                f"This step cannot be undone, and its element was found by "
-                f"{found.resolution.value}, not by its first recorded locator. Go ahead?"
+                f"This step cannot be undone. {was} was found by "
+                f"{found_by_words(found.resolution)}, not by its first recorded locator. "
+                "Go ahead?"
             ),
-            element=element,
+            element=now or recorded,
+            locator=found.handle.describe(),
+            picture=bound.screenshot,
+            box=recorded_fp.bbox if recorded_fp is not None else None,
         )
     )
     if answer.action == "abort":

@@ -577,6 +577,7 @@ class Replayer(SuccessChecks):
                     person=self._person,
                     assume_yes=self._options.assume_yes,
                     title=public_title(bound, context.params),
+                    browser=self._browser,
                 )
                 and context.confirmed is not None
             ):

@@ -42,12 +42,12 @@ from desktop_app.core.replay.fingerprint import (
     DEFAULT_MARGIN,
     best_match,
     score,
-    text_similarity,
 )
 from desktop_app.core.replay.heal_llm import HealRequest, ask_llm, known_refs
 from desktop_app.core.replay.memory import ExperienceMemory
+from desktop_app.core.replay.naming import PLAUSIBLE, element_words, likely_choices
 from desktop_app.core.replay.parameters import BoundParameters
-from desktop_app.core.replay.person import Choice, Person, Question
+from desktop_app.core.replay.person import Person, Question
 from desktop_app.core.replay.render import domain_allowed, fingerprint_for_run, render_text
 from desktop_app.core.replay.safety import (
     COMMIT_WORDS,
@@ -75,8 +75,6 @@ __all__ = [
     "public_title",
 ]
 
-#: A fingerprint score below this means a recorded locator now finds something else.
-PLAUSIBLE: Final = 0.45
 #: Words of a rung's note that say it saw several elements that could be the step's.
 _AMBIGUITY: Final = ("look-alike", "ambiguous:")
 _POLL_S: Final = 0.1
@@ -685,13 +683,19 @@ class Ladder:
         bound, target, problem = attempt.bound, attempt.target, attempt.problem
         if self._person is None:
             return None
-        choices = await self._likely_choices(bound, target)
+        title = public_title(bound, attempt.params)
+        choices, suggested = likely_choices(await self._browser.candidates(), target, title)
+        fp = target.fingerprint
         answer = await self._person.ask(
             Question(
                 kind="locate",
-                step_title=public_title(bound, attempt.params),
+                step_title=title,
                 message=problem or "The step's element was not found on the page. Which is it?",
-                choices=tuple(choices),
+                element=element_words(fp, fallback=title),
+                choices=choices,
+                suggested=suggested,
+                picture=bound.screenshot,
+                box=fp.bbox if fp is not None else None,
             )
         )
         if answer.action == "abort":
@@ -701,19 +705,6 @@ class Ladder:
         if answer.action != "pick" or answer.handle is None:
             return None
         return Found(answer.handle, Resolution.PERSON, None, "pointed out by a person")
-
-    async def _likely_choices(self, bound: Step, target: Target) -> list[Choice]:
-        """The page's elements most like the recorded one (or most like the step's title)."""
-        candidates = await self._browser.candidates()
-        if target.fingerprint is None:
-            title = bound.title
-            scored = [(text_similarity(title, label_of(c.fingerprint)), c) for c in candidates]
-        else:
-            scored = [(score(target.fingerprint, c.fingerprint).score, c) for c in candidates]
-        scored.sort(key=lambda item: -item[0])
-        return [
-            Choice(label=label_of(c.fingerprint), handle=c.handle, score=s) for s, c in scored[:8]
-        ]
 
 
 def _found_by_locator(handle: Handle, rank: int) -> Found:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.browser import Handle
 
 __all__ = ["Choice", "Person", "PersonAnswer", "Question"]
@@ -16,11 +17,13 @@ __all__ = ["Choice", "Person", "PersonAnswer", "Question"]
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """An element the person may point at: how it reads, and how to reach it."""
+    """An element the person may point at: how a person names it (``the "Save" button``),
+    how to reach it, how like the recorded one it is (0–1), and the locator, for the curious."""
 
     label: str
     handle: Handle
     score: float | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +31,13 @@ class Question:
     """What replay needs from a person.
 
     ``kind`` is ``confirm`` (may this irreversible step act on the element it found?) or
-    ``locate`` (which element does this step mean? ``choices`` are the likeliest ones).
+    ``locate`` (which element does this step mean? ``choices`` are the likeliest ones, best
+    first; ``suggested`` is the index of a clear best, None when none stands out).
+
+    ``element`` names the element as a person sees it (``the "Delete" button``), never by a
+    locator; ``locator`` is how the run found it, for the curious. ``picture`` is the step's
+    recorded screenshot (the element outlined in it) and ``box`` the element's box in it, in
+    the page's CSS pixels, when the recording has them.
     """
 
     kind: Literal["confirm", "locate"]
@@ -36,6 +45,10 @@ class Question:
     message: str
     element: str | None = None
     choices: tuple[Choice, ...] = ()
+    suggested: int | None = None
+    locator: str | None = None
+    picture: str | None = None
+    box: BoundingBox | None = None
 
 
 @dataclass(frozen=True, slots=True)

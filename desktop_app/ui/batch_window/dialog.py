@@ -236,7 +236,9 @@ class BatchDialog(QDialog):
             secrets_box = QGroupBox("Secrets (the same for every row)")
             secrets_layout = QVBoxLayout(secrets_box)
             only_secrets = workflow.model_copy(update={"parameters": secret_params})
-            self.secrets_form = ParameterForm(only_secrets, secrets=setup.stored_secrets)
+            self.secrets_form = ParameterForm(
+                only_secrets, secrets=setup.stored_secrets, stored=setup.stored_secrets
+            )
             self.secrets_form.validity_changed.connect(self._on_secrets_form_validity_changed)
             secrets_layout.addWidget(self.secrets_form)
             bottom.addWidget(secrets_box, 1)

@@ -39,6 +39,7 @@ from desktop_app.ui.batch_window.progress import RowsProgressModel, _Progress
 from desktop_app.ui.host import Host
 from desktop_app.ui.jobs import Job
 from desktop_app.ui.person_dialogs import DialogPerson
+from desktop_app.ui.screenshot_view import ScreenshotLoader
 from desktop_app.ui.tasks import describe_error
 from desktop_app.ui.windows import bring_forward, fit_window, may_close_while_running
 
@@ -86,7 +87,9 @@ class BatchWindow(QMainWindow):
         self._began = 0.0
         self._remembered = False
         self.summary_result: BatchSummary | None = None
-        self.person = DialogPerson(self) if parallel == 1 else None
+        self.person = (
+            DialogPerson(self, pictures=ScreenshotLoader(host).load) if parallel == 1 else None
+        )
         workflow = request.version.workflow
         self.setWindowTitle(f"Batch — {workflow.name}")
         self._elapsed = QTimer(self)

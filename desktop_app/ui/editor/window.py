@@ -38,6 +38,7 @@ from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.workflow import Workflow, WorkflowVersion
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.edit import save_draft
+from desktop_app.ops.export import ExportChoice
 from desktop_app.ops.review import Decision, decide
 from desktop_app.ui.editor.actions import EditorActions
 from desktop_app.ui.editor.exports import ExportFormat, build_export, default_file_name, write_files
@@ -83,6 +84,8 @@ class EditorWindow(EditorActions, LocatorTests):
         self.last_refusal: str | None = None
         self._discard = False
         self._closing_after_save = False
+        self.exported = ""
+        """What the last export wrote (its status line)."""
         self.tester = LocatorTester(host.backend)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_undo_stack_clean_changed)
@@ -379,14 +382,16 @@ class EditorWindow(EditorActions, LocatorTests):
             raise EditError("the workflow is still loading")
         backend = self._host.backend
 
-        def build_and_write() -> int:
+        def build_and_write() -> tuple[ExportChoice, int]:
+            approved = backend.workflows.summary(version.workflow_id).approved_version
             files = build_export(fmt, version, backend.workflows, backend.media, path)
             write_files(files)
-            return len(files) - 1
+            return ExportChoice(version, approved), len(files) - 1
 
-        images = await self._host.tasks.call(build_and_write)
-        extra = f" and {images} screenshot{'s' * (images != 1)}" if images else ""
-        self._host.show_status(f"Exported version {version.version} to {path}{extra}")
+        choice, images = await self._host.tasks.call(build_and_write)
+        extra = f" (and {images} screenshot{'s' * (images != 1)})" if images else ""
+        self.exported = choice.wrote(str(path)) + extra
+        self._host.show_status(self.exported)
         return path
 
     def request_export(self, fmt: ExportFormat) -> None:

@@ -9,7 +9,7 @@ from typing import Final
 
 from desktop_app.core.diff import FieldChange, LocatorChange, StepChange, WorkflowDiff, step_heading
 from desktop_app.core.models.run import Resolution, Run, StepStatus
-from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
+from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion, status_label
 from desktop_app.core.outcomes import failure_lines, outcome_words, verification_words, verified
 from desktop_app.core.replay.learning import REPLAY_ACTOR
 from desktop_app.core.replay.online import ONLINE_ACTOR
@@ -77,8 +77,8 @@ def when(moment: datetime) -> str:
 
 
 def status_words(status: WorkflowStatus) -> str:
-    """*status* as words (``in review``)."""
-    return status.value.replace("_", " ")
+    """*status* as words in a sentence (``in review``): :func:`status_label`, lower case."""
+    return status_label(status).lower()
 
 
 def css() -> str:

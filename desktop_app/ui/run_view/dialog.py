@@ -109,7 +109,9 @@ class RunDialog(QDialog):
 
         values = dict(previous.values) if previous is not None else setup.last_values
         secrets = dict(previous.secrets) if previous is not None else setup.stored_secrets
-        self.form = ParameterForm(workflow, values=values, secrets=secrets)
+        self.form = ParameterForm(
+            workflow, values=values, secrets=secrets, stored=setup.stored_secrets
+        )
         if previous is not None:
             self.form.remember.setChecked(previous.save_secrets or bool(setup.stored_secrets))
         params = QGroupBox("Parameters")

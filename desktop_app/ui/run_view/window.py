@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from datetime import datetime
 from typing import Final
 
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import Run, RunStatus, RunStep
+from desktop_app.core.models.workflow import ParameterType
 from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.ladder import public_title
@@ -85,7 +87,10 @@ class RunWindow(QMainWindow):
         self._batch.setInterval(_BATCH_MS)
         self._batch.timeout.connect(self._on_batch_timeout)
         self.person = DialogPerson(
-            self, on_asked=self._on_person_asked, on_answered=self._on_person_answered
+            self,
+            on_asked=self._on_person_asked,
+            on_answered=self._on_person_answered,
+            pictures=self._loader.load,
         )
         workflow = self._version.workflow
         self.setWindowTitle(f"{'Verify' if setup.verify else 'Run'} — {workflow.name}")
@@ -345,7 +350,24 @@ class RunWindow(QMainWindow):
         """Ask for the values again (starting from this run's) and run once more."""
         if self.running or self._request is None:
             return
-        dialog = RunDialog(self._setup, self._host.backend.settings, self, previous=self._request)
+        self._host.tasks.start(self._run_again(self._request), label="Opening Run again…")
+
+    async def _run_again(self, request: RunRequest) -> None:
+        # What the keyring holds now (the last run may have remembered a secret, or not): the
+        # form says truthfully where each secret comes from.
+        backend = self._host.backend
+        workflow = self._setup.version.workflow
+        names = [p.name for p in workflow.parameters if p.type is ParameterType.SECRET]
+
+        def stored() -> dict[str, str]:
+            found = {name: backend.stored_secret(workflow.id, name) for name in names}
+            return {name: value for name, value in found.items() if value}
+
+        held = await self._host.tasks.call(stored) if names else {}
+        if self.running or self._request is not request:
+            return
+        self._setup = replace(self._setup, stored_secrets=held)
+        dialog = RunDialog(self._setup, self._host.backend.settings, self, previous=request)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.start(dialog.request()))
         dialog.open()

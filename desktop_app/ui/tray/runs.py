@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
-from desktop_app.core.models.run import Run, RunStatus, RunTrigger
+from desktop_app.core.models.run import Run, RunStatus, RunTrigger, run_status_label
 from desktop_app.core.outcomes import outcome_reason
 from desktop_app.ops.run import replay_options
 from desktop_app.ui.backend import RunRequest
@@ -182,7 +182,7 @@ class TrayRuns(TrayBase):
         elif run.status is RunStatus.INTERRUPTED:
             title = f"■ “{name}” was stopped"
         else:
-            title = f"✗ “{name}” {run.status.value}"
+            title = f"✗ “{name}” {run_status_label(run.status).lower()}"
         lines = [run_summary(run, with_status=False)]
         reason = outcome_reason(run)
         if reason:
