@@ -49,7 +49,16 @@ def _display(scale: float) -> Iterator[None]:
     number = 90 + os.getpid() % 500
     width, height = (round(side * scale) for side in SIZE)
     proc = subprocess.Popen(
-        [xvfb, f":{number}", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+        [
+            xvfb,
+            f":{number}",
+            "-screen",
+            "0",
+            f"{width}x{height}x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

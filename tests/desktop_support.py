@@ -43,6 +43,9 @@ def xvfb(width: int = 1024, height: int = 768) -> Iterator[str]:
             f"{width}x{height}x24",
             "-nolisten",
             "tcp",
+            # An X server resets when its last client leaves and drops a client that connects
+            # meanwhile ("connection reset by peer"): the recorder connects right after a probe.
+            "-noreset",
         ],
         pass_fds=(write,),
         stdout=subprocess.DEVNULL,
