@@ -34,7 +34,13 @@ from desktop_app.core.ports import (
 )
 from desktop_app.core.redaction import scrub_workflow
 from desktop_app.core.references import resolve_reference
-from desktop_app.core.views import IndexedWorkflow, IndexReport, WorkflowMatch, WorkflowSummary
+from desktop_app.core.views import (
+    IndexedWorkflow,
+    IndexReport,
+    ReviewItem,
+    WorkflowMatch,
+    WorkflowSummary,
+)
 
 __all__ = ["CANDIDATES", "SaveResult", "WorkflowLibrary"]
 
@@ -143,6 +149,14 @@ class WorkflowLibrary:
         if domain is not None:
             found = [s for s in found if _has_domain(s.domains, domain)]
         return found
+
+    def review_queue(self, *, offset: int = 0, limit: int = 200) -> builtins.list[ReviewItem]:
+        """A page of the versions in review, most recently submitted first."""
+        return self._store.review_queue(offset=offset, limit=limit)
+
+    def review_count(self) -> int:
+        """How many versions are in review."""
+        return self._store.review_count()
 
     def search(
         self,

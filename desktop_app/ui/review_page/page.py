@@ -38,7 +38,7 @@ from desktop_app.ops.changes import MANY, Changes, Origin
 from desktop_app.ops.review import Decision, Reviewed, decide
 from desktop_app.ops.scores import approved_at
 from desktop_app.ui.host import Host
-from desktop_app.ui.review_page.loading import compute, load_queue, load_workflow
+from desktop_app.ui.review_page.loading import compute, load_queue, load_workflow, load_workflows
 from desktop_app.ui.review_page.markup import (
     CSS,
     STATUS_COLOURS,
@@ -48,7 +48,12 @@ from desktop_app.ui.review_page.markup import (
     version_html,
     when,
 )
-from desktop_app.ui.review_page.models import HistoryModel, QueueEntry, ReviewQueueModel
+from desktop_app.ui.review_page.models import (
+    HistoryModel,
+    QueueEntry,
+    ReviewQueueModel,
+    WorkflowsModel,
+)
 from desktop_app.ui.review_page.widgets import CommentDialog, DiffBrowser
 from desktop_app.ui.tasks import describe_error
 
@@ -114,6 +119,7 @@ class ReviewPage(QWidget):
             "blue: a draft someone submitted."
         )
         self.queue.selectionModel().currentChanged.connect(self._on_queue_current_changed)
+        self.queue_model.more_wanted.connect(self._on_queue_model_more_wanted)
         self.queue_empty = QLabel(EMPTY_QUEUE)
         self.queue_empty.setObjectName("review-queue-empty")
         self.queue_empty.setWordWrap(True)
@@ -125,6 +131,8 @@ class ReviewPage(QWidget):
 
         self.workflow_combo = QComboBox()
         self.workflow_combo.setObjectName("review-workflow")
+        self.workflows_model = WorkflowsModel(self)
+        self.workflow_combo.setModel(self.workflows_model)
         self.workflow_combo.setToolTip("Any workflow, to compare two of its versions")
         self.base_combo = QComboBox()
         self.base_combo.setObjectName("review-base")
@@ -271,18 +279,21 @@ class ReviewPage(QWidget):
         return self._shown.workflow_id, self._shown.compared, self._shown.base
 
     async def reload(self) -> None:
-        """Load the queue and the workflows, then refresh what the right side shows."""
+        """Load the queue (its first page), then the workflows, then refresh what the right
+        side shows."""
         self._load_token += 1
         token = self._load_token
-        queue = await self._host.tasks.call(load_queue, self._host.backend.workflows)
+        workflows = self._host.backend.workflows
+        queue = await self._host.tasks.call(load_queue, workflows)
         if token != self._load_token:
             return
-        self._fill_queue(queue.entries)
-        self._fill_workflows(queue.summaries)
+        self._fill_queue(queue.entries, queue.total)
+        summaries = await self._host.tasks.call(load_workflows, workflows)
+        if token != self._load_token:
+            return
+        self._fill_workflows(summaries)
         shown = self._shown
-        if shown.workflow_id is not None and any(
-            s.id == shown.workflow_id for s in queue.summaries
-        ):
+        if shown.workflow_id is not None and any(s.id == shown.workflow_id for s in summaries):
             await self._load(shown.workflow_id, shown.compared, shown.base, keep_base=True)
         elif queue.entries:
             first = self.queue_model.entries[0]
@@ -429,15 +440,24 @@ class ReviewPage(QWidget):
         self.history_model.set_rows(())
         self._update_buttons()
 
-    def _fill_queue(self, entries: Sequence[QueueEntry]) -> None:
+    def _fill_queue(self, entries: Sequence[QueueEntry], total: int) -> None:
         self.queue.selectionModel().blockSignals(True)
         try:
-            self.queue_model.set_entries(entries)
+            self.queue_model.set_entries(entries, total)
             if self._shown.workflow_id is not None and self._shown.compared is not None:
                 self._select_queue_row(self._shown.workflow_id, self._shown.compared)
         finally:
             self.queue.selectionModel().blockSignals(False)
         self._queue_stack.setCurrentWidget(self.queue if entries else self.queue_empty)
+
+    def _on_queue_model_more_wanted(self, held: int) -> None:
+        async def more() -> None:
+            token = self._load_token
+            page = await self._host.tasks.call(load_queue, self._host.backend.workflows, held)
+            if token == self._load_token:  # not a page of a queue reloaded since
+                self.queue_model.add_entries(page.entries)
+
+        self._host.tasks.start(more(), label="Loading the review queue…")
 
     def _select_queue_row(self, workflow_id: str, number: int | None) -> None:
         row = (
@@ -466,17 +486,8 @@ class ReviewPage(QWidget):
         combo = self.workflow_combo
         blocked = combo.blockSignals(True)
         try:
-            combo.clear()
-            for s in summaries:
-                combo.addItem(s.name, s.id)
-                combo.setItemData(
-                    combo.count() - 1,
-                    f"{s.name}: {s.latest_version} version(s), {status_words(s.status)}",
-                    Qt.ItemDataRole.ToolTipRole,
-                )
+            self.workflows_model.set_summaries(summaries, "No workflows yet — record one (Ctrl+R)")
             combo.setEnabled(bool(summaries))
-            if not summaries:
-                combo.addItem("No workflows yet — record one (Ctrl+R)")
             self._sync_workflow_combo()
         finally:
             combo.blockSignals(blocked)
