@@ -350,8 +350,6 @@ class LibraryPage(QWidget):
         bar.addWidget(import_button)
 
         self.model = LibraryModel(self)
-        self.model.modelAboutToBeReset.connect(self._on_model_about_to_be_reset)
-        self.model.modelReset.connect(self._on_model_reset)
         self._keep: str | None = None
         self.table = QTableView()
         self.table.setObjectName("library-table")
@@ -359,6 +357,7 @@ class LibraryPage(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.verticalHeader().hide()
         self.table.setAlternatingRowColors(True)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -454,6 +453,8 @@ class LibraryPage(QWidget):
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
         self._update_buttons(None)
+        self.model.modelAboutToBeReset.connect(self._on_model_about_to_be_reset)
+        self.model.modelReset.connect(self._on_model_reset)
         host.events.workflows_changed.connect(lambda _id: self.refresh())
         host.events.runs_changed.connect(lambda _id: self.refresh())
 
