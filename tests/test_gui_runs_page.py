@@ -99,9 +99,7 @@ def test_the_history_lists_runs_and_shows_a_record_with_steps_and_screenshots(gu
     full.close()
 
     page.set_filter(status=RunStatus.FAILED)
-    gui.run(
-        until(lambda: [r.id for r in page.visible_runs()] == [earlier.id], what="filtered")
-    )
+    gui.run(until(lambda: [r.id for r in page.visible_runs()] == [earlier.id], what="filtered"))
     assert page.count_label.text() == "1 of 2 runs"
     gui.run(until(lambda: page.selected_run() == earlier))
     assert details.error.text() == "no browser"
