@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 from common import ROOT, Section, environment, isolated_home, median, percentile, stop_process
 from common import main as cli_main
+from gui_screens import measure_screens
 from gui_support import Gui, open_gui, top_level, until
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtTest import QTest
@@ -508,6 +509,7 @@ def measure(smoke: bool = False) -> Section:
                     if indexed:
                         _measure_search(gui, section, workflows[:indexed], total)
                 _measure_replays(app, section, url, runs)
+                measure_screens(app, section, base, smoke=smoke)
     section.notes.append(f"machine load (1-minute average) before, after: {load}, {_load()}")
     return section
 
