@@ -106,6 +106,10 @@ async def _type(gui: Gui, text: str) -> tuple[float, float]:
     longest GUI stall while typing and searching."""
     page = gui.window.library
     page.search.clear()
+    await until(
+        lambda: not page.visible_rows() or page.visible_rows()[0].score is None,
+        what="the search cleared",
+    )
     await gui.window.tasks.idle()
     with _Heartbeat() as heartbeat:
         for key in text:

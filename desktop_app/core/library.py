@@ -150,6 +150,12 @@ class WorkflowLibrary:
             found = [s for s in found if _has_domain(s.domains, domain)]
         return found
 
+    def first_by_name(self, limit: int) -> builtins.list[WorkflowSummary]:
+        """The first *limit* workflows as the Library lists them first: pinned first, then by
+        name (archived ones left out, so maybe fewer)."""
+        found = self._store.summaries(by_name=True, limit=limit)
+        return [s for s in found if s.status is not WorkflowStatus.ARCHIVED]
+
     def review_queue(self, *, offset: int = 0, limit: int = 200) -> builtins.list[ReviewItem]:
         """A page of the versions in review, most recently submitted first."""
         return self._store.review_queue(offset=offset, limit=limit)

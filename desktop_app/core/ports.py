@@ -67,9 +67,15 @@ class WorkflowStore(Protocol):
         """One workflow's summary."""
 
     def summaries(
-        self, *, status: WorkflowStatus | None = None, ids: Sequence[str] | None = None
+        self,
+        *,
+        status: WorkflowStatus | None = None,
+        ids: Sequence[str] | None = None,
+        by_name: bool = False,
+        limit: int | None = None,
     ) -> list[WorkflowSummary]:
-        """Summaries, most recently updated first, optionally only *status* or only *ids*."""
+        """Summaries, pinned first, then most recently updated first (*by_name*: by name),
+        optionally only *status* or only *ids*, and only the first *limit*."""
 
     def find(self, ref: str) -> list[tuple[str, str]]:
         """``(id, name)`` of workflows whose id is or starts with *ref*, or whose name is *ref*."""

@@ -465,25 +465,41 @@ class LibraryPage(QWidget):
         self._host.tasks.start(self.reload(), label="Loading the library…")
 
     async def reload(self) -> None:
-        """Load every workflow (archived too, for the filter) with its run statistics."""
-        backend = self._host.backend
+        """Load every workflow (archived too, for the filter) with its run statistics.
 
-        def load() -> tuple[list[LibraryRow], dict[str, RunStats], list[str]]:
-            """On the store thread: the rows, built there too (not on the GUI thread)."""
+        The first time, the workflows are shown as soon as they are read, and their run
+        statistics (a query over every run) follow."""
+        backend = self._host.backend
+        days = backend.settings.stale_after_days
+
+        def read() -> tuple[list[WorkflowSummary], list[str]]:
+            """On the store thread: the workflows and their domains."""
             summaries = backend.workflows.list() + backend.workflows.list(
                 status=WorkflowStatus.ARCHIVED
             )
-            stats = backend.runs.run_stats()
-            days, now = backend.settings.stale_after_days, utcnow()
+            return summaries, sorted({d for s in summaries for d in s.domains})
+
+        def with_stats(
+            summaries: list[WorkflowSummary],
+        ) -> tuple[list[LibraryRow], dict[str, RunStats]]:
+            """On the store thread: the rows with their runs' statistics, built there too."""
+            stats, now = backend.runs.run_stats(), utcnow()
             rows = [
                 LibraryRow(s, stats.get(s.id)).with_stale(stale_after_days=days, now=now)
                 for s in summaries
             ]
-            return rows, stats, sorted({d for s in summaries for d in s.domains})
+            return rows, stats
 
-        self._all, self._stats, domains = await self._host.tasks.call(load)
+        searching = bool(self.search.text().strip())
+        if not self._all and not searching:  # the first load: a page by name first, then all
+            first = await self._host.tasks.call(backend.workflows.first_by_name, LibraryModel.PAGE)
+            if not self._all and first:
+                self._stack.setCurrentWidget(self.table)
+                self.model.set_rows([LibraryRow(s) for s in first])
+        summaries, domains = await self._host.tasks.call(read)
+        self._all, self._stats = await self._host.tasks.call(with_stats, summaries)
         self._fill_domains(domains)
-        if self.search.text().strip():
+        if searching:
             await self._search(self.search.text())
         else:
             self._show(self._all, ranked=False)

@@ -186,11 +186,15 @@ class SqlWorkflowStore:
             return _summary(self._row(session, workflow_id))
 
     def summaries(
-        self, *, status: WorkflowStatus | None = None, ids: Sequence[str] | None = None
+        self,
+        *,
+        status: WorkflowStatus | None = None,
+        ids: Sequence[str] | None = None,
+        by_name: bool = False,
+        limit: int | None = None,
     ) -> list[WorkflowSummary]:
-        query = select(WorkflowRow).order_by(
-            col(WorkflowRow.pinned).desc(), col(WorkflowRow.updated_at).desc()
-        )
+        second = func.lower(WorkflowRow.name) if by_name else col(WorkflowRow.updated_at).desc()
+        query = select(WorkflowRow).order_by(col(WorkflowRow.pinned).desc(), second).limit(limit)
         if status is not None:
             query = query.where(col(WorkflowRow.status) == status)
         if ids is not None:
