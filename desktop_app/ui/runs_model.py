@@ -251,12 +251,18 @@ class PairsModel(QAbstractListModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._pairs: list[tuple[object, str]] = []
+        self._rows: dict[object, int] = {}
 
     def set_pairs(self, pairs: list[tuple[object, str]]) -> None:
         """Replace every pair."""
         self.beginResetModel()
         self._pairs = list(pairs)
+        self._rows = {data: row for row, (data, _text) in enumerate(self._pairs)}
         self.endResetModel()
+
+    def row_of(self, data: object) -> int | None:
+        """The row holding *data* (a lookup: ``findData`` would call :meth:`data` per row)."""
+        return self._rows.get(data)
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._pairs)

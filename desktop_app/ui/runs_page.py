@@ -507,8 +507,7 @@ class RunsPage(QWidget):
         """Show only the runs of *workflow_id* and/or with *status* (None: any)."""
         blocked = self.workflow_filter.blockSignals(True), self.status_filter.blockSignals(True)
         try:
-            index = self.workflow_filter.findData(workflow_id) if workflow_id else 0
-            self.workflow_filter.setCurrentIndex(max(index, 0))
+            self.workflow_filter.setCurrentIndex(self.workflows_model.row_of(workflow_id) or 0)
             index = self.status_filter.findData(status.value) if status else 0
             self.status_filter.setCurrentIndex(max(index, 0))
         finally:
@@ -556,8 +555,7 @@ class RunsPage(QWidget):
             pairs: list[tuple[object, str]] = [(None, "All workflows")]
             pairs += [(workflow_id, name) for workflow_id, name in workflows]
             self.workflows_model.set_pairs(pairs)
-            index = self.workflow_filter.findData(current) if current else 0
-            self.workflow_filter.setCurrentIndex(max(index, 0))
+            self.workflow_filter.setCurrentIndex(self.workflows_model.row_of(current) or 0)
         finally:
             self.workflow_filter.blockSignals(blocked)
 

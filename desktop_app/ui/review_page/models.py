@@ -209,14 +209,20 @@ class WorkflowsModel(QAbstractListModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._summaries: list[WorkflowSummary] = []
+        self._rows: dict[str, int] = {}
         self._empty_text = ""
 
     def set_summaries(self, summaries: Sequence[WorkflowSummary], empty_text: str) -> None:
         """Show *summaries* (in order), or one line saying *empty_text* when there are none."""
         self.beginResetModel()
         self._summaries = list(summaries)
+        self._rows = {s.id: row for row, s in enumerate(self._summaries)}
         self._empty_text = empty_text
         self.endResetModel()
+
+    def row_of(self, workflow_id: str | None) -> int | None:
+        """The row of a workflow (a lookup: ``findData`` would call :meth:`data` per row)."""
+        return self._rows.get(workflow_id) if workflow_id is not None else None
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         """How many workflows (one line when there are none)."""

@@ -293,7 +293,10 @@ class ReviewPage(QWidget):
             return
         self._fill_workflows(summaries)
         shown = self._shown
-        if shown.workflow_id is not None and any(s.id == shown.workflow_id for s in summaries):
+        if (
+            shown.workflow_id is not None
+            and self.workflows_model.row_of(shown.workflow_id) is not None
+        ):
             await self._load(shown.workflow_id, shown.compared, shown.base, keep_base=True)
         elif queue.entries:
             first = self.queue_model.entries[0]
@@ -493,9 +496,9 @@ class ReviewPage(QWidget):
             combo.blockSignals(blocked)
 
     def _sync_workflow_combo(self) -> None:
-        index = self.workflow_combo.findData(self._shown.workflow_id)
+        index = self.workflows_model.row_of(self._shown.workflow_id)
         blocked = self.workflow_combo.blockSignals(True)
-        self.workflow_combo.setCurrentIndex(index if index >= 0 else 0)
+        self.workflow_combo.setCurrentIndex(index if index is not None else 0)
         self.workflow_combo.blockSignals(blocked)
 
     def _fill_version_combos(self) -> None:
