@@ -491,9 +491,9 @@ class LibraryPage(QWidget):
             return rows, stats
 
         searching = bool(self.search.text().strip())
-        if not self._all and not searching:  # the first load: a page by name first, then all
+        if not self.model.rowCount() and not searching:  # nothing shown: a page by name first
             first = await self._host.tasks.call(backend.workflows.first_by_name, LibraryModel.PAGE)
-            if not self._all and first:
+            if not self.model.rowCount() and first:
                 self._stack.setCurrentWidget(self.table)
                 self.model.set_rows([LibraryRow(s) for s in first])
         summaries, domains = await self._host.tasks.call(read)
