@@ -343,8 +343,8 @@ def _measure_filters(gui: Gui, section: Section, total: int) -> None:
     load_s = time.perf_counter() - began
     load_gaps = heartbeat.stop()
     gui.settle()
-    if page.model.rowCount() != total:
-        raise RuntimeError(f"the Library lists {page.model.rowCount()} workflows, not {total}")
+    if len(page.model.all_rows()) != total:
+        raise RuntimeError(f"the Library holds {len(page.model.all_rows())} workflows, not {total}")
     filtered, cpu, painted = [], [], []
     for box, index in _PICKS:
         model_ms, cpu_ms, paint_ms = gui.run(_pick(gui, box, index))
@@ -537,7 +537,7 @@ def _method_notes(starts: int, populated: int, total: int, indexed: int) -> list
         "approved, 20% in review, 30% drafts, 10% archived; the window loads its Library only; "
         "a pick is one "
         "QComboBox.setCurrentIndex in the status or domain box, timed on the GUI thread until "
-        "it returns (the proxy model filtered and re-sorted by name, the details updated), then "
+        "it returns (the model filtered, in its sort order, the details updated), then "
         "until QWidget.repaint() of the page returns"
     )
     search = (
