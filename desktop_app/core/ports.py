@@ -186,8 +186,8 @@ class RunStore(Protocol):
     def run_count(self, query: RunQuery) -> int:
         """How many runs *query* selects (its order aside)."""
 
-    def run_workflows(self) -> list[tuple[str, str]]:
-        """``(id, name)`` of the workflows that have runs, by name."""
+    def run_workflows(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """``(id, name)`` of the workflows that have runs (only *ids*, if given), by name."""
 
     def count(self) -> int:
         """How many runs."""

@@ -171,9 +171,18 @@ class RunsTableModel(RowsModel[Run]):
         ids = {r.workflow_id for r in self._rows}
         return sorted(((i, self.name_of(i)) for i in ids), key=lambda p: p[1].casefold())
 
-    def add_name(self, workflow_id: str, name: str) -> None:
-        """Name a workflow (one whose runs were not read before)."""
-        self._names[workflow_id] = name
+    def names(self) -> dict[str, str]:
+        """The workflows' names known so far, by id."""
+        return dict(self._names)
+
+    def add_names(self, names: list[tuple[str, str]]) -> None:
+        """Name workflows (``(id, name)`` pairs); the rows show the names."""
+        self._names.update(names)
+        if self._rows:
+            self.dataChanged.emit(
+                self.index(0, RunColumn.WORKFLOW),
+                self.index(len(self._rows) - 1, RunColumn.WORKFLOW),
+            )
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole

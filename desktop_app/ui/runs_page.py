@@ -317,19 +317,19 @@ class _History:
     """How many runs the query selects."""
     total: int
     """How many runs there are."""
-    workflows: list[tuple[str, str]]
-    """``(id, name)`` of the workflows that have runs, by name."""
+    names: list[tuple[str, str]]
+    """``(id, name)`` of the page's workflows."""
 
 
 def _read_history(backend: Backend, query: RunQuery) -> _History:
-    """The first page of the runs *query* selects, the counts, and the workflows with runs
-    (archived ones too), each in SQL. Blocking."""
+    """The first page of the runs *query* selects and the counts, each in SQL. Blocking."""
     store = backend.runs
     runs = store.run_page(query, limit=RUN_PAGE)
     every = RunQuery()
     total = store.run_count(every)
     shown = total if (query.workflow_id, query.status) == (None, None) else store.run_count(query)
-    return _History(runs=runs, shown=shown, total=total, workflows=store.run_workflows())
+    names = store.run_workflows(ids=list({r.workflow_id for r in runs}))
+    return _History(runs=runs, shown=shown, total=total, names=names)
 
 
 def _read_one(backend: Backend, run_id: str) -> tuple[Run, str | None]:
@@ -356,6 +356,7 @@ class RunsPage(QWidget):
 
         self.model = RunsTableModel(self)
         self._query = RunQuery()
+        self._shown = 0  # how many first pages were shown (a later page follows the last one)
 
         self.workflow_filter = QComboBox()
         self.workflow_filter.setObjectName("runs-workflow-filter")
@@ -473,6 +474,10 @@ class RunsPage(QWidget):
                 if not self._stale:
                     break
             self._show_history(history)
+            # Then the filter's workflows (those with runs: a scan of the history's index).
+            workflows = await self._host.tasks.call(self._host.backend.runs.run_workflows)
+            self.model.add_names(workflows)
+            self._refill_workflow_filter(workflows)
         finally:
             self._reloading = False
 
@@ -531,10 +536,9 @@ class RunsPage(QWidget):
 
     def _show_history(self, history: _History) -> None:
         keep = self._wanted or (self.details.run.id if self.details.run is not None else None)
-        names = dict(history.workflows)
-        self.model.set_runs(history.runs, names, history.shown)
+        self._shown += 1
+        self.model.set_runs(history.runs, self.model.names() | dict(history.names), history.shown)
         self._loaded = True
-        self._refill_workflow_filter(history.workflows)
         self.count_label.setText(
             f"{history.total:,} runs"
             if history.shown == history.total
@@ -615,11 +619,11 @@ class RunsPage(QWidget):
 
     def _on_model_more_wanted(self, held: int) -> None:
         async def more() -> None:
-            query = self._query
+            shown = self._shown
             page = await self._host.tasks.call(
-                self._host.backend.runs.run_page, query, offset=held, limit=RUN_PAGE
+                self._host.backend.runs.run_page, self._query, offset=held, limit=RUN_PAGE
             )
-            if query == self._query and not self._reloading:
+            if shown == self._shown:  # else a new first page replaced those it followed
                 self.model.add_runs(page)
 
         self._host.tasks.start(more(), label="Loading runs…")

@@ -122,12 +122,14 @@ class SqlRunStore:
             count = session.exec(_where(select(func.count()).select_from(RunRow), query)).one()
             return int(count)
 
-    def run_workflows(self) -> list[tuple[str, str]]:
+    def run_workflows(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         query = (
             select(WorkflowRow.id, WorkflowRow.name)
             .where(col(WorkflowRow.id).in_(select(RunRow.workflow_id).distinct()))
             .order_by(func.lower(WorkflowRow.name), col(WorkflowRow.id))
         )
+        if ids is not None:
+            query = query.where(col(WorkflowRow.id).in_(list(ids)))
         with Session(self._engine) as session:
             return [(i, n) for i, n in session.exec(query).all()]
 
