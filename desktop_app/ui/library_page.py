@@ -496,6 +496,9 @@ class LibraryPage(QWidget):
             if not self.model.rowCount() and first:
                 self._stack.setCurrentWidget(self.table)
                 self.model.set_rows([LibraryRow(s) for s in first])
+                # Painted now: reading everything next keeps the store thread busy in Python,
+                # and the window would wait for it to paint this page.
+                self.table.viewport().repaint()
         summaries, domains = await self._host.tasks.call(read)
         self._all, self._stats = await self._host.tasks.call(with_stats, summaries)
         self._fill_domains(domains)
