@@ -9,7 +9,7 @@ from desktop_app.core.diff import WorkflowDiff, diff_workflows
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.run import Run, RunStatus, RunTrigger
-from desktop_app.core.models.workflow import WorkflowVersion
+from desktop_app.core.models.workflow import WorkflowStatus, WorkflowVersion
 from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.scores import VersionRecord, version_record
 from desktop_app.core.views import WorkflowSummary
@@ -19,6 +19,7 @@ from desktop_app.ui.review_page.models import QueueEntry
 __all__ = [
     "QUEUE_PAGE",
     "compute",
+    "is_listed",
     "load_images",
     "load_queue",
     "load_workflow",
@@ -41,6 +42,14 @@ def load_queue(library: WorkflowLibrary, offset: int = 0) -> _Queue:
     what the list shows, read in SQL, not every version of every workflow."""
     items = library.review_queue(offset=offset, limit=QUEUE_PAGE)
     return _Queue(entries=[QueueEntry(item) for item in items], total=library.review_count())
+
+
+def is_listed(library: WorkflowLibrary, workflow_id: str) -> bool:
+    """Whether the workflow is still there and not archived (the picker lists it)."""
+    try:
+        return library.summary(workflow_id).status is not WorkflowStatus.ARCHIVED
+    except ProceduraError:
+        return False
 
 
 def load_workflows(library: WorkflowLibrary) -> list[WorkflowSummary]:

@@ -38,7 +38,13 @@ from desktop_app.ops.changes import MANY, Changes, Origin
 from desktop_app.ops.review import Decision, Reviewed, decide
 from desktop_app.ops.scores import approved_at
 from desktop_app.ui.host import Host
-from desktop_app.ui.review_page.loading import compute, load_queue, load_workflow, load_workflows
+from desktop_app.ui.review_page.loading import (
+    compute,
+    is_listed,
+    load_queue,
+    load_workflow,
+    load_workflows,
+)
 from desktop_app.ui.review_page.markup import (
     CSS,
     STATUS_COLOURS,
@@ -103,6 +109,7 @@ class ReviewPage(QWidget):
         self._host = host
         self._shown = _Shown()
         self._load_token = 0
+        self._reload_token = 0
         self._render_token = 0
         self._busy = False
         self._rendered: tuple[str, int] | None = None
@@ -279,23 +286,18 @@ class ReviewPage(QWidget):
         return self._shown.workflow_id, self._shown.compared, self._shown.base
 
     async def reload(self) -> None:
-        """Load the queue (its first page), then the workflows, then refresh what the right
-        side shows."""
-        self._load_token += 1
-        token = self._load_token
+        """Load the queue (its first page) and show it, refresh what the right side shows,
+        then fill the workflow picker (every workflow: the slowest read, so the last)."""
+        self._reload_token += 1
+        token = self._reload_token
         workflows = self._host.backend.workflows
         queue = await self._host.tasks.call(load_queue, workflows)
-        if token != self._load_token:
+        if token != self._reload_token:
             return
         self._fill_queue(queue.entries, queue.total)
-        summaries = await self._host.tasks.call(load_workflows, workflows)
-        if token != self._load_token:
-            return
-        self._fill_workflows(summaries)
         shown = self._shown
-        if (
-            shown.workflow_id is not None
-            and self.workflows_model.row_of(shown.workflow_id) is not None
+        if shown.workflow_id is not None and await self._host.tasks.call(
+            is_listed, workflows, shown.workflow_id
         ):
             await self._load(shown.workflow_id, shown.compared, shown.base, keep_base=True)
         elif queue.entries:
@@ -305,6 +307,9 @@ class ReviewPage(QWidget):
         else:
             self._shown = _Shown()
             self._show_nothing()
+        summaries = await self._host.tasks.call(load_workflows, workflows)
+        if token == self._reload_token:
+            self._fill_workflows(summaries)
 
     def show_version(self, workflow_id: str, version: int | None) -> None:
         """Show a version (None: the newest one in review, else the latest) and its diff."""
@@ -455,9 +460,9 @@ class ReviewPage(QWidget):
 
     def _on_queue_model_more_wanted(self, held: int) -> None:
         async def more() -> None:
-            token = self._load_token
+            token = self._reload_token
             page = await self._host.tasks.call(load_queue, self._host.backend.workflows, held)
-            if token == self._load_token:  # not a page of a queue reloaded since
+            if token == self._reload_token:  # not a page of a queue reloaded since
                 self.queue_model.add_entries(page.entries)
 
         self._host.tasks.start(more(), label="Loading the review queue…")
