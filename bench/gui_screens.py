@@ -1,17 +1,21 @@
 """The screens at scale: the Library, the Review queue and the Runs screen over 10,000 workflows
 and 100,000 runs, as :mod:`gui` reports them (one call: :func:`measure_screens`).
 
-The data directory is written in bulk with SQL (``INSERT`` of every row in one transaction per
-table, in a few seconds), as the stores would have written it: 10,000 workflows (40% approved,
-20% with a second version in review, half of those repairs a replay proposed, 30% drafts, 10%
-archived) and 100,000 runs of the approved ones over 90 days, two steps each (one in five
-healed). A window is opened over it with no screen loaded, then for each screen, five times
-(median): from the call that loads it to its list's first paint with rows in it (an event
-filter on the view's viewport sees the paint event), and to complete (every job it started finished: the
-selection's details too); a 5 ms heartbeat on the GUI thread gives the longest stall meanwhile.
-Search-as-you-type: a query typed a key at a time (30 ms apart) into the Library's search box,
-from the last key to the ranked rows shown (the 250 ms pause after typing included), with 200 of
-the workflows indexed (embedding 10,000 takes minutes).
+The data directory is written in bulk with SQL (``tests/scale_support.py``: an ``INSERT`` of
+every row, one transaction per table), as the stores would have written it: 10,000 workflows
+(40% approved, 20% with a second version in review, half of those repairs a replay proposed,
+30% drafts, 10% archived) and 100,000 runs of the approved ones over 90 days, two steps each
+(one in five healed). A window is opened over it with no screen loaded, then each screen is
+loaded five times (median): from the call that loads it to its list's first paint with rows in
+it (an event filter on the view's viewport sees the paint event), and to complete (every job it
+started finished: the selection's details too); a 5 ms heartbeat on the GUI thread gives the
+longest stall meanwhile and the GUI thread's longest busy stretch (CPU time). The Library's
+filter: drafts only, then back to all, until the pick returns. Search-as-you-type: a query
+typed a key at a time (30 ms apart) into the Library's search box, from the last key to the
+ranked rows shown (the 250 ms pause after typing included), with 200 of the workflows indexed
+(embedding 10,000 takes minutes).
+
+``--smoke`` (through ``bench/gui.py``): 200 workflows, 2,000 runs, each screen loaded once.
 """
 
 from __future__ import annotations
