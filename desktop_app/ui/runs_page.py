@@ -409,6 +409,7 @@ class RunsPage(QWidget):
         head.setSectionResizeMode(RunColumn.WORKFLOW, QHeaderView.ResizeMode.Stretch)
         for column in range(1, len(HEADERS)):
             head.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        head.setResizeContentsPrecision(50)  # fit columns to a page's first rows, not 1,000
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
 
         self.details = _RunDetails(host)
