@@ -177,7 +177,7 @@ def test_pinning_puts_a_workflow_first_and_archiving_hides_it(
     page.pin_button.click()
     gui.settle()
     assert _names(page)[0] == "Filter orders by customer"
-    assert page.proxy.index(0, 0).data() == "★ Filter orders by customer"
+    assert page.model.index(0, 0).data() == "★ Filter orders by customer"
     assert gui.services.workflows.summary(seeded["orders"]).pinned
     page.select(seeded["orders"])
     page.archive_button.click()

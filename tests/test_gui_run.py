@@ -251,7 +251,7 @@ def test_a_run_that_nothing_shows_was_done_ends_done_unverified_not_succeeded(gu
     runs = gui.window.runs
     gui.run(until(lambda: (r := runs.selected_run()) is not None and r.id == run.id))
     row = next(i for i, r in enumerate(runs.visible_runs()) if r.id == run.id)
-    assert runs.proxy.index(row, RunColumn.STATUS).data() == "Done, unverified"
+    assert runs.model.index(row, RunColumn.STATUS).data() == "Done, unverified"
     assert runs.details.title.text().endswith("· Done, unverified")
     assert runs.details.error.text().startswith("the workflow has no success check")
     assert runs.details.error.property("tone") == "unverified"  # a reason, not a red error

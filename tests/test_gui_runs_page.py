@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 
 def _cell(page: RunsPage, row: int, column: int) -> str:
-    value = page.proxy.index(row, column).data()
+    value = page.model.index(row, column).data()
     return value if isinstance(value, str) else ""
 
 
@@ -99,14 +99,14 @@ def test_the_history_lists_runs_and_shows_a_record_with_steps_and_screenshots(gu
     full.close()
 
     page.set_filter(status=RunStatus.FAILED)
-    assert [r.id for r in page.visible_runs()] == [earlier.id]
+    gui.run(until(lambda: [r.id for r in page.visible_runs()] == [earlier.id], what="filtered"))
     assert page.count_label.text() == "1 of 2 runs"
     gui.run(until(lambda: page.selected_run() == earlier))
     assert details.error.text() == "no browser"
 
     gui.window.show_run(run.id)  # filtered out: the filter makes way
     gui.run(until(lambda: (r := page.selected_run()) is not None and r.id == run.id))
-    assert len(page.visible_runs()) == 2
+    gui.run(until(lambda: len(page.visible_runs()) == 2, what="the filter gone"))
 
 
 def test_a_run_done_unverified_reads_apart_from_a_success_and_a_failure(gui: Gui) -> None:
@@ -142,7 +142,7 @@ def test_a_run_done_unverified_reads_apart_from_a_success_and_a_failure(gui: Gui
     shown = {
         page.visible_runs()[row].status: (
             _cell(page, row, RunColumn.STATUS),
-            page.proxy.index(row, RunColumn.STATUS).data(Qt.ItemDataRole.ForegroundRole),
+            page.model.index(row, RunColumn.STATUS).data(Qt.ItemDataRole.ForegroundRole),
         )
         for row in range(3)
     }
@@ -154,7 +154,7 @@ def test_a_run_done_unverified_reads_apart_from_a_success_and_a_failure(gui: Gui
     assert "Done, unverified" in filters
 
     page.set_filter(status=RunStatus.UNVERIFIED)
-    assert [r.id for r in page.visible_runs()] == [runs[1].id]
+    gui.run(until(lambda: [r.id for r in page.visible_runs()] == [runs[1].id], what="filtered"))
     gui.run(until(lambda: page.selected_run() == runs[1]))
     details = page.details
     assert details.title.text() == "Create a contact · version 1 · Done, unverified"

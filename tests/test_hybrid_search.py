@@ -346,7 +346,7 @@ def test_a_migrated_database_gets_its_word_index_filled(home: Path) -> None:
 
     migrate(engine)
 
-    assert current_revision(engine) == "0007"
+    assert current_revision(engine) == "0008"
     words = SqlTextIndex(engine)
     assert words.entries() == {
         SUPPLIER.id: (1, WorkflowStatus.APPROVED),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from desktop_app.adapters.media_store import FileMediaStore
 from desktop_app.core.models.run import Run
 from desktop_app.core.ports import RunStore
-from desktop_app.core.views import RunStats
+from desktop_app.core.views import RunQuery, RunStats
 
 __all__ = ["WriteBehind"]
 
@@ -142,6 +142,18 @@ class _Runs:
     def run_stats(self) -> dict[str, RunStats]:
         self._writes.settle()
         return self._store.run_stats()
+
+    def run_page(self, query: RunQuery, *, offset: int = 0, limit: int = 100) -> list[Run]:
+        self._writes.settle()
+        return self._store.run_page(query, offset=offset, limit=limit)
+
+    def run_count(self, query: RunQuery) -> int:
+        self._writes.settle()
+        return self._store.run_count(query)
+
+    def run_workflows(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        self._writes.settle()
+        return self._store.run_workflows(ids)
 
     def count(self) -> int:
         self._writes.settle()

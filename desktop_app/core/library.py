@@ -34,7 +34,13 @@ from desktop_app.core.ports import (
 )
 from desktop_app.core.redaction import scrub_workflow
 from desktop_app.core.references import resolve_reference
-from desktop_app.core.views import IndexedWorkflow, IndexReport, WorkflowMatch, WorkflowSummary
+from desktop_app.core.views import (
+    IndexedWorkflow,
+    IndexReport,
+    ReviewItem,
+    WorkflowMatch,
+    WorkflowSummary,
+)
 
 __all__ = ["CANDIDATES", "SaveResult", "WorkflowLibrary"]
 
@@ -143,6 +149,20 @@ class WorkflowLibrary:
         if domain is not None:
             found = [s for s in found if _has_domain(s.domains, domain)]
         return found
+
+    def first_by_name(self, limit: int) -> builtins.list[WorkflowSummary]:
+        """The first *limit* workflows as the Library lists them first: pinned first, then by
+        name (archived ones left out, so maybe fewer)."""
+        found = self._store.summaries(by_name=True, limit=limit)
+        return [s for s in found if s.status is not WorkflowStatus.ARCHIVED]
+
+    def review_queue(self, *, offset: int = 0, limit: int = 200) -> builtins.list[ReviewItem]:
+        """A page of the versions in review, most recently submitted first."""
+        return self._store.review_queue(offset=offset, limit=limit)
+
+    def review_count(self) -> int:
+        """How many versions are in review."""
+        return self._store.review_count()
 
     def search(
         self,

@@ -18,6 +18,8 @@ from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, W
 from desktop_app.core.views import (
     IndexedEntries,
     IndexedWorkflow,
+    ReviewItem,
+    RunQuery,
     RunStats,
     SearchHit,
     TrajectorySummary,
@@ -65,9 +67,15 @@ class WorkflowStore(Protocol):
         """One workflow's summary."""
 
     def summaries(
-        self, *, status: WorkflowStatus | None = None, ids: Sequence[str] | None = None
+        self,
+        *,
+        status: WorkflowStatus | None = None,
+        ids: Sequence[str] | None = None,
+        by_name: bool = False,
+        limit: int | None = None,
     ) -> list[WorkflowSummary]:
-        """Summaries, most recently updated first, optionally only *status* or only *ids*."""
+        """Summaries, pinned first, then most recently updated first (*by_name*: by name),
+        optionally only *status* or only *ids*, and only the first *limit*."""
 
     def find(self, ref: str) -> list[tuple[str, str]]:
         """``(id, name)`` of workflows whose id is or starts with *ref*, or whose name is *ref*."""
@@ -80,6 +88,12 @@ class WorkflowStore(Protocol):
 
     def delete_workflow(self, workflow_id: str) -> None:
         """Remove a workflow with its versions, history, runs and experiences."""
+
+    def review_queue(self, *, offset: int = 0, limit: int = 200) -> list[ReviewItem]:
+        """The versions in review, most recently submitted first (a page of them)."""
+
+    def review_count(self) -> int:
+        """How many versions are in review."""
 
     def count(self) -> tuple[int, int]:
         """How many workflows and versions."""
@@ -165,6 +179,15 @@ class RunStore(Protocol):
 
     def run_stats(self) -> dict[str, RunStats]:
         """Per workflow id, how its runs went (one query, for library lists)."""
+
+    def run_page(self, query: RunQuery, *, offset: int = 0, limit: int = 100) -> list[Run]:
+        """A page of the runs *query* selects, in its order (for the history screen)."""
+
+    def run_count(self, query: RunQuery) -> int:
+        """How many runs *query* selects (its order aside)."""
+
+    def run_workflows(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """``(id, name)`` of the workflows that have runs (only *ids*, if given), by name."""
 
     def count(self) -> int:
         """How many runs."""

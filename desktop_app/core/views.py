@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from typing import Final
 
 from pydantic import AwareDatetime
 
 from desktop_app.core.models.common import FrozenModel
+from desktop_app.core.models.run import RunStatus
 from desktop_app.core.models.trajectory import TrajectoryKind
 from desktop_app.core.models.workflow import (
     Parameter,
@@ -22,6 +24,9 @@ __all__ = [
     "IndexReport",
     "IndexedEntries",
     "IndexedWorkflow",
+    "ReviewItem",
+    "RunQuery",
+    "RunSort",
     "RunStats",
     "SearchHit",
     "TrajectorySummary",
@@ -76,6 +81,44 @@ class RunStats(FrozenModel):
         """Succeeded over finished runs (None before any run finished); runs done, unverified
         count as finished, not as succeeded."""
         return self.succeeded / self.finished if self.finished else None
+
+
+class ReviewItem(FrozenModel):
+    """A version waiting for review (status in review: a submitted draft or a repair a replay
+    proposed), with what the review queue lists about it."""
+
+    workflow_id: str
+    version: int
+    name: str
+    """The version's own name."""
+    created_by: str
+    created_at: AwareDatetime
+    change_note: str = ""
+    submitted_by: str | None = None
+    """Who put it in review (None: it was created in review)."""
+    submitted_at: AwareDatetime | None = None
+
+
+class RunSort(StrEnum):
+    """What a page of the run history is ordered by."""
+
+    WORKFLOW = "workflow"
+    VERSION = "version"
+    STATUS = "status"
+    TRIGGER = "trigger"
+    STARTED = "started"
+    DURATION = "duration"
+    HEALED = "healed"
+    LLM_CALLS = "llm_calls"
+
+
+class RunQuery(FrozenModel):
+    """Which runs a page of the history holds: a filter and an order (ties: newest first)."""
+
+    workflow_id: str | None = None
+    status: RunStatus | None = None
+    sort: RunSort = RunSort.STARTED
+    descending: bool = True
 
 
 class TrajectorySummary(FrozenModel):

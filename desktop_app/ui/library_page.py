@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -12,7 +12,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     QTimer,
     Signal,
@@ -62,11 +61,15 @@ from desktop_app.ops.scores import Scored, score
 from desktop_app.ui import theme
 from desktop_app.ui.host import Host
 from desktop_app.ui.scores_html import record_html
-from desktop_app.ui.table_model import RowsModel, current_item, select_source_row, visible_items
+from desktop_app.ui.table_model import RowsModel, current_item
 
 __all__ = ["LibraryModel", "LibraryPage", "LibraryRow"]
 
 _Index = QModelIndex | QPersistentModelIndex
+
+#: How many rows a column fitted to its contents measures (Qt's default, 1,000, calls the
+#: model's data() some 30,000 times on every reset of a long list).
+_FIT_ROWS = 50
 
 #: How long typing pauses before the semantic search runs.
 SEARCH_DELAY_MS = 250
@@ -136,16 +139,129 @@ class LibraryRow:
         return text
 
 
+def _name_key(row: LibraryRow) -> str:
+    return ("0" if row.summary.pinned else "1") + row.summary.name.casefold()
+
+
+def _last_run_key(row: LibraryRow) -> float:
+    last = row.stats.last_run_at if row.stats is not None else None
+    return last.timestamp() if last is not None else 0.0
+
+
+def _success_key(row: LibraryRow) -> float:
+    rate = row.stats.success_rate if row.stats is not None else None
+    return rate if rate is not None else -1.0
+
+
+#: Each column's sort key of a row: a plain str, int or float (dates and rates as values), one
+#: call per row when sorting (Python's sort then compares them in C, not one call per pair).
+_SORT_KEYS: tuple[Callable[[LibraryRow], str | int | float], ...] = (
+    _name_key,  # pinned first, then by name
+    lambda row: row.summary.status.value,
+    lambda row: row.summary.latest_version,
+    lambda row: len(row.summary.parameters),
+    lambda row: ", ".join(row.summary.domains),
+    _last_run_key,
+    _success_key,
+)
+
+
 class LibraryModel(RowsModel[LibraryRow]):
-    """The library's rows as a table (a thin adapter over :class:`LibraryRow`)."""
+    """The library's rows as a table (a thin adapter over :class:`LibraryRow`).
+
+    It sorts and filters its rows itself: sorting computes each row's key once (see
+    :data:`_SORT_KEYS`) and a filter keeps the sorted order, so neither calls Python once per
+    comparison as a sort proxy over a Python model does. It hands the view its rows a page at
+    a time (:meth:`canFetchMore`/:meth:`fetchMore`), so the first paint of 10,000 rows lays
+    out one page. A change of sort or filter resets the model.
+    """
 
     HEADERS = ("Name", "Status", "Version", "Parameters", "Domain", "Last run", "Success")
     #: The role holding a row's sort key (so dates and rates sort as values, not text).
     SORT_ROLE = Qt.ItemDataRole.UserRole + 1
     ROW_ROLE = Qt.ItemDataRole.UserRole + 2
+    #: How many rows the view gets at a time.
+    PAGE = 200
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._given: list[LibraryRow] = []  # in the order given (a search's ranking)
+        self._sorted: list[LibraryRow] = []
+        self._fetched = 0
+        self._column = -1
+        self._order = Qt.SortOrder.AscendingOrder
+        self._status: WorkflowStatus | None = None
+        self._domain: str | None = None
+
+    # ── contents ────────────────────────────────────────────────────────────────────────────
+
+    def set_rows(self, rows: Iterable[LibraryRow]) -> None:
+        """Replace every row (kept in the current sort, through the current filters)."""
+        self._given = list(rows)
+        self._reset(sort=True)
+
+    def set_filters(self, status: WorkflowStatus | None, domain: str | None) -> None:
+        """Show the rows with *status* (None: all but archived ones) on *domain* (None: any)."""
+        if (status, domain) != (self._status, self._domain):
+            self._status, self._domain = status, domain
+            self._reset(sort=False)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by *column* (-1: in the order the rows were given)."""
+        if (column, order) != (self._column, self._order):
+            self._column, self._order = column, order
+            self._reset(sort=True)
+
+    def all_rows(self) -> list[LibraryRow]:
+        """Every row, filtered out or not."""
+        return list(self._given)
+
+    def _accepts(self, row: LibraryRow) -> bool:
+        s = row.summary
+        if self._status is None:
+            if s.status is WorkflowStatus.ARCHIVED:
+                return False
+        elif s.status != self._status:
+            return False
+        return self._domain is None or self._domain in s.domains
+
+    def _reset(self, *, sort: bool) -> None:
+        self.beginResetModel()
+        if sort:
+            if 0 <= self._column < len(_SORT_KEYS):
+                self._sorted = sorted(
+                    self._given,
+                    key=_SORT_KEYS[self._column],
+                    reverse=self._order is Qt.SortOrder.DescendingOrder,
+                )
+            else:
+                self._sorted = list(self._given)
+        self._rows = [row for row in self._sorted if self._accepts(row)]
+        self._fetched = min(self.PAGE, len(self._rows))
+        self.endResetModel()
+
+    # ── lazy population ─────────────────────────────────────────────────────────────────────
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt API default)
+        return 0 if parent.isValid() else self._fetched
+
+    def canFetchMore(self, parent: _Index) -> bool:
+        return not parent.isValid() and self._fetched < len(self._rows)
+
+    def fetchMore(self, parent: _Index) -> None:
+        self.reveal(self._fetched + self.PAGE - 1)
+
+    def reveal(self, row: int) -> None:
+        """Hand the view the rows up to *row* (a page's worth past it)."""
+        last = min(max(row, self._fetched + self.PAGE - 1), len(self._rows) - 1)
+        if last < self._fetched:
+            return
+        self.beginInsertRows(QModelIndex(), self._fetched, last)
+        self._fetched = last + 1
+        self.endInsertRows()
 
     def row_of(self, workflow_id: str) -> int | None:
-        """The model row of a workflow, if listed."""
+        """The model row of a workflow, if it passes the filters (maybe not handed out yet)."""
         for i, row in enumerate(self._rows):
             if row.summary.id == workflow_id:
                 return i
@@ -170,17 +286,7 @@ class LibraryModel(RowsModel[LibraryRow]):
                 row.success_text,
             )[column]
         if role == self.SORT_ROLE:
-            rate = row.stats.success_rate if row.stats is not None else None
-            last = row.stats.last_run_at if row.stats is not None else None
-            return (
-                (0 if s.pinned else 1, s.name.casefold()),
-                s.status.value,
-                s.latest_version,
-                len(s.parameters),
-                ", ".join(s.domains),
-                last.timestamp() if last is not None else 0.0,
-                rate if rate is not None else -1.0,
-            )[column]
+            return _SORT_KEYS[column](row)
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
             score = f"\nmatch {row.score:.0%}" if row.score is not None else ""
             return (s.description or s.name) + score
@@ -189,40 +295,6 @@ class LibraryModel(RowsModel[LibraryRow]):
         if role == Qt.ItemDataRole.ToolTipRole and column == self.HEADERS.index("Status"):
             return f"Stale: {row.stale}" if row.stale else None
         return None
-
-
-class _Filter(QSortFilterProxyModel):
-    """Keeps the rows whose status and domain match the filters."""
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.status: WorkflowStatus | None = None
-        self.domain: str | None = None
-        self.setSortRole(LibraryModel.SORT_ROLE)
-
-    def set_filters(self, status: WorkflowStatus | None, domain: str | None) -> None:
-        self.beginFilterChange()
-        self.status, self.domain = status, domain
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
-        model = self.sourceModel()
-        row: LibraryRow = model.data(model.index(source_row, 0), LibraryModel.ROW_ROLE)
-        s = row.summary
-        if self.status is None:
-            if s.status is WorkflowStatus.ARCHIVED:
-                return False
-        elif s.status != self.status:
-            return False
-        return self.domain is None or self.domain in s.domains
-
-    def lessThan(self, left: _Index, right: _Index) -> bool:
-        a = left.data(LibraryModel.SORT_ROLE)
-        b = right.data(LibraryModel.SORT_ROLE)
-        try:
-            return bool(a < b)
-        except TypeError:
-            return str(a) < str(b)
 
 
 class LibraryPage(QWidget):
@@ -289,15 +361,15 @@ class LibraryPage(QWidget):
         bar.addWidget(import_button)
 
         self.model = LibraryModel(self)
-        self.proxy = _Filter(self)
-        self.proxy.setSourceModel(self.model)
+        self._keep: str | None = None
         self.table = QTableView()
         self.table.setObjectName("library-table")
         self.table.setAccessibleName("Workflows")
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.verticalHeader().hide()
         self.table.setAlternatingRowColors(True)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -307,6 +379,7 @@ class LibraryPage(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(3, 190)
+        header.setResizeContentsPrecision(_FIT_ROWS)  # fit columns to rows on screen, not 1,000
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setWordWrap(False)
         self.table.doubleClicked.connect(lambda _index: self._edit())
@@ -394,6 +467,8 @@ class LibraryPage(QWidget):
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
         self._update_buttons(None)
+        self.model.modelAboutToBeReset.connect(self._on_model_about_to_be_reset)
+        self.model.modelReset.connect(self._on_model_reset)
         host.events.workflows_changed.connect(lambda _id: self.refresh())
         host.events.runs_changed.connect(lambda _id: self.refresh())
 
@@ -404,23 +479,44 @@ class LibraryPage(QWidget):
         self._host.tasks.start(self.reload(), label="Loading the library…")
 
     async def reload(self) -> None:
-        """Load every workflow (archived too, for the filter) with its run statistics."""
-        backend = self._host.backend
+        """Load every workflow (archived too, for the filter) with its run statistics.
 
-        def load() -> tuple[list[WorkflowSummary], dict[str, RunStats]]:
+        The first time, the workflows are shown as soon as they are read, and their run
+        statistics (a query over every run) follow."""
+        backend = self._host.backend
+        days = backend.settings.stale_after_days
+
+        def read() -> tuple[list[WorkflowSummary], list[str]]:
+            """On the store thread: the workflows and their domains."""
             summaries = backend.workflows.list() + backend.workflows.list(
                 status=WorkflowStatus.ARCHIVED
             )
-            return summaries, backend.runs.run_stats()
+            return summaries, sorted({d for s in summaries for d in s.domains})
 
-        summaries, self._stats = await self._host.tasks.call(load)
-        days, now = backend.settings.stale_after_days, utcnow()
-        self._all = [
-            LibraryRow(s, self._stats.get(s.id)).with_stale(stale_after_days=days, now=now)
-            for s in summaries
-        ]
-        self._fill_domains()
-        if self.search.text().strip():
+        def with_stats(
+            summaries: list[WorkflowSummary],
+        ) -> tuple[list[LibraryRow], dict[str, RunStats]]:
+            """On the store thread: the rows with their runs' statistics, built there too."""
+            stats, now = backend.runs.run_stats(), utcnow()
+            rows = [
+                LibraryRow(s, stats.get(s.id)).with_stale(stale_after_days=days, now=now)
+                for s in summaries
+            ]
+            return rows, stats
+
+        searching = bool(self.search.text().strip())
+        if not self.model.rowCount() and not searching:  # nothing shown: a page by name first
+            first = await self._host.tasks.call(backend.workflows.first_by_name, LibraryModel.PAGE)
+            if not self.model.rowCount() and first:
+                self._stack.setCurrentWidget(self.table)
+                self.model.set_rows([LibraryRow(s) for s in first])
+                # Painted now: reading everything next keeps the store thread busy in Python,
+                # and the window would wait for it to paint this page.
+                self.table.viewport().repaint()
+        summaries, domains = await self._host.tasks.call(read)
+        self._all, self._stats = await self._host.tasks.call(with_stats, summaries)
+        self._fill_domains(domains)
+        if searching:
             await self._search(self.search.text())
         else:
             self._show(self._all, ranked=False)
@@ -449,22 +545,29 @@ class LibraryPage(QWidget):
 
     def _show(self, rows: list[LibraryRow], *, ranked: bool) -> None:
         selected = self.selected()
+        header = self.table.horizontalHeader()
         self.model.set_rows(rows)
-        if ranked:
-            self.proxy.sort(-1)  # best match first, as the search ranked them
-        else:
+        if ranked:  # best match first, as the search ranked them
+            self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        elif header.sortIndicatorSection() < 0:
             self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self._stack.setCurrentWidget(self.empty if not self._all else self.table)
-        if selected is not None:
-            self.select(selected.summary.id)
-        elif self.proxy.rowCount() and ranked:
+        if selected is None and self.model.rowCount() and ranked:
             self.table.selectRow(0)
-        self._on_selection_changed()
         self.rows_shown.emit()
 
-    def _fill_domains(self) -> None:
+    def _on_model_about_to_be_reset(self) -> None:
+        row = self.selected()
+        self._keep = row.summary.id if row is not None else None
+
+    def _on_model_reset(self) -> None:
+        """Keep the selected workflow selected through a sort, a filter or a reload."""
+        keep, self._keep = self._keep, None
+        if keep is None or not self.select(keep):
+            self._on_selection_changed()
+
+    def _fill_domains(self, domains: list[str]) -> None:
         current = self.domain_filter.currentData()
-        domains = sorted({d for row in self._all for d in row.summary.domains})
         self.domain_filter.blockSignals(True)
         self.domain_filter.clear()
         self.domain_filter.addItem("All domains", None)
@@ -476,8 +579,7 @@ class LibraryPage(QWidget):
         self._apply_filters()
 
     def _apply_filters(self) -> None:
-        self.proxy.set_filters(self._status(), self.domain_filter.currentData())
-        self._on_selection_changed()
+        self.model.set_filters(self._status(), self.domain_filter.currentData())
 
     def _status(self) -> WorkflowStatus | None:
         data = self.status_filter.currentData()
@@ -491,8 +593,8 @@ class LibraryPage(QWidget):
         self.search.selectAll()
 
     def visible_rows(self) -> list[LibraryRow]:
-        """The rows the table shows now, in display order."""
-        return visible_items(self.proxy, LibraryModel.ROW_ROLE)
+        """The rows the table shows (scrolling down shows them all), in display order."""
+        return self.model.rows()
 
     def selected(self) -> LibraryRow | None:
         """The selected workflow's row."""
@@ -501,7 +603,12 @@ class LibraryPage(QWidget):
 
     def select(self, workflow_id: str) -> bool:
         """Select a workflow if it is shown."""
-        return select_source_row(self.table, self.proxy, self.model.row_of(workflow_id))
+        row = self.model.row_of(workflow_id)
+        if row is None:
+            return False
+        self.model.reveal(row)
+        self.table.selectRow(row)
+        return True
 
     def _on_selection_changed(self, *_: object) -> None:
         row = self.selected()
@@ -510,7 +617,7 @@ class LibraryPage(QWidget):
             self.details.setHtml(
                 f"<p style='color:{theme.colours().muted}'>"
                 "Select a workflow to see what it does.</p>"
-                if self.proxy.rowCount()
+                if self.model.rowCount()
                 else ""
             )
             return

@@ -9,17 +9,10 @@ found its element, the locator used, time, error), and the screenshot of the sel
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Final
+from dataclasses import dataclass
 
-from PySide6.QtCore import (
-    QItemSelection,
-    QItemSelectionModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-)
-from PySide6.QtGui import QAction, QBrush, QKeySequence
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -38,9 +31,9 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.run import MASK, Run, RunStatus, RunStep, StepStatus
-from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.outcomes import outcome_reason
 from desktop_app.core.values import value_text
+from desktop_app.core.views import RunQuery
 from desktop_app.ui import theme
 from desktop_app.ui.backend import Backend
 from desktop_app.ui.host import Host
@@ -48,200 +41,23 @@ from desktop_app.ui.run_models import (
     RUN_STATUS_LABELS,
     RunStepsModel,
     StepColumn,
-    format_duration,
-    format_when,
-    run_seconds,
     run_summary,
-    status_color,
     status_tone,
 )
+from desktop_app.ui.runs_model import (
+    HEADERS,
+    RUN_PAGE,
+    SORTS,
+    TRIGGERS,
+    PairsModel,
+    RunColumn,
+    RunsTableModel,
+)
 from desktop_app.ui.screenshot_view import ScreenshotLoader, ScreenshotView
-from desktop_app.ui.table_model import RowsModel
 
 __all__ = ["RunColumn", "RunsPage", "RunsTableModel"]
 
-#: How many runs the history loads.
-RUN_LIMIT: Final = 500
-_SORT_ROLE: Final = Qt.ItemDataRole.UserRole + 1
-_RUN_ID_ROLE: Final = Qt.ItemDataRole.UserRole + 2
 #: The colour of a run's error in its record.
-
-_TRIGGERS: Final = {
-    "gui": "window",
-    "tray": "tray",
-    "cli": "command line",
-    "batch": "batch",
-    "intent": "intent",
-}
-
-
-class RunColumn:
-    """The history's columns."""
-
-    WORKFLOW = 0
-    VERSION = 1
-    STATUS = 2
-    TRIGGER = 3
-    STARTED = 4
-    DURATION = 5
-    HEALED = 6
-    LLM = 7
-
-
-_HEADERS: Final = (
-    "Workflow",
-    "Version",
-    "Status",
-    "Trigger",
-    "Started",
-    "Duration",
-    "Healed",
-    "LLM calls",
-)
-
-
-class RunsTableModel(RowsModel[Run]):
-    """Runs as the history table shows them (a thin adapter over the run records)."""
-
-    HEADERS = _HEADERS
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._names: dict[str, str] = {}
-
-    def set_runs(self, runs: list[Run], names: dict[str, str]) -> None:
-        """Show *runs*; *names* maps workflow ids to names."""
-        self.beginResetModel()
-        self._rows = list(runs)
-        self._names = dict(names)
-        self.endResetModel()
-
-    def add_run(self, run: Run, name: str | None = None) -> int:
-        """Add or replace one run; its row."""
-        if name is not None:
-            self._names[run.workflow_id] = name
-        row = self.row_of(run.id)
-        if row is not None:
-            self._rows[row] = run
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(_HEADERS) - 1))
-            return row
-        row = len(self._rows)
-        self.beginInsertRows(QModelIndex(), row, row)
-        self._rows.append(run)
-        self.endInsertRows()
-        return row
-
-    def row_of(self, run_id: str) -> int | None:
-        """The row of the run *run_id*."""
-        for row, run in enumerate(self._rows):
-            if run.id == run_id:
-                return row
-        return None
-
-    def name_of(self, workflow_id: str) -> str:
-        """A workflow's name (its short id when it is gone)."""
-        return self._names.get(workflow_id, f"(deleted {workflow_id[:8]})")
-
-    def workflows(self) -> list[tuple[str, str]]:
-        """(id, name) of the workflows that have runs here, by name."""
-        ids = {r.workflow_id for r in self._rows}
-        return sorted(((i, self.name_of(i)) for i in ids), key=lambda p: p[1].casefold())
-
-    def data(
-        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        run = self.row_at(index)
-        if run is None:
-            return None
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(run, column)
-        if role == _SORT_ROLE:
-            return self._sort_key(run, column)
-        if role == _RUN_ID_ROLE:
-            return run.id
-        if role == Qt.ItemDataRole.ForegroundRole and column == RunColumn.STATUS:
-            color = status_color(run.status)
-            return QBrush(color) if color is not None else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == RunColumn.STARTED:
-                return run.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
-            if column == RunColumn.STATUS and run.error:
-                return outcome_reason(run)
-            if column == RunColumn.LLM:
-                return f"{run.llm_calls} LLM call(s), {run.tokens:,} tokens"
-            return run_summary(run)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (
-            RunColumn.VERSION,
-            RunColumn.DURATION,
-            RunColumn.HEALED,
-            RunColumn.LLM,
-        ):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def _display(self, run: Run, column: int) -> str:
-        if column == RunColumn.WORKFLOW:
-            return self.name_of(run.workflow_id)
-        if column == RunColumn.VERSION:
-            return str(run.workflow_version)
-        if column == RunColumn.STATUS:
-            return RUN_STATUS_LABELS[run.status]
-        if column == RunColumn.TRIGGER:
-            return _TRIGGERS.get(run.trigger.value, run.trigger.value)
-        if column == RunColumn.STARTED:
-            return format_when(run.started_at)
-        if column == RunColumn.DURATION:
-            seconds = run_seconds(run)
-            return format_duration(seconds * 1000) if seconds is not None else "…"
-        if column == RunColumn.HEALED:
-            return str(len(run.healed))
-        if column == RunColumn.LLM:
-            return str(run.llm_calls)
-        return ""
-
-    def _sort_key(self, run: Run, column: int) -> Any:
-        if column == RunColumn.WORKFLOW:
-            return self.name_of(run.workflow_id).casefold()
-        if column == RunColumn.VERSION:
-            return run.workflow_version
-        if column == RunColumn.STARTED:
-            return run.started_at.timestamp()
-        if column == RunColumn.DURATION:
-            seconds = run_seconds(run)
-            return seconds if seconds is not None else -1.0
-        if column == RunColumn.HEALED:
-            return len(run.healed)
-        if column == RunColumn.LLM:
-            return run.llm_calls
-        return self._display(run, column)
-
-
-class _RunsFilter(QSortFilterProxyModel):
-    """Only the runs of one workflow and/or with one status."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.workflow_id: str | None = None
-        self.status: RunStatus | None = None
-        self.setSortRole(_SORT_ROLE)
-
-    def set_filter(self, workflow_id: str | None, status: RunStatus | None) -> None:
-        self.beginFilterChange()
-        self.workflow_id, self.status = workflow_id, status
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def filterAcceptsRow(
-        self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
-    ) -> bool:
-        model = self.sourceModel()
-        assert isinstance(model, RunsTableModel)
-        run = model.row_at(source_row)
-        if run is None:
-            return False
-        if self.workflow_id is not None and run.workflow_id != self.workflow_id:
-            return False
-        return self.status is None or run.status is self.status
 
 
 class _RunDetails(QWidget):
@@ -389,7 +205,7 @@ class _RunDetails(QWidget):
         )
         theme.set_tone(self.title, status_tone(run.status))
         started = run.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        trigger = _TRIGGERS.get(run.trigger.value, run.trigger.value)
+        trigger = TRIGGERS.get(run.trigger.value, run.trigger.value)
         where = f"Started {started} from the {trigger} · run {run.id[:8]}"
         if run.proposed_version:
             where += f" · proposed version {run.proposed_version}"
@@ -492,13 +308,27 @@ def _first_interesting(steps: tuple[RunStep, ...]) -> int | None:
     return len(steps) - 1 if steps else None
 
 
-def _read_history(backend: Backend) -> tuple[list[Run], dict[str, str]]:
-    """The newest runs and the names of the workflows (archived ones too). Blocking."""
-    runs = backend.runs.runs(None, RUN_LIMIT)
-    names = {s.id: s.name for s in backend.workflows.list(status=None)}
-    with contextlib.suppress(ProceduraError):
-        names.update({s.id: s.name for s in backend.workflows.list(status=WorkflowStatus.ARCHIVED)})
-    return runs, names
+@dataclass(frozen=True, slots=True)
+class _History:
+    runs: list[Run]
+    """The first page."""
+    shown: int
+    """How many runs the query selects."""
+    total: int
+    """How many runs there are."""
+    names: list[tuple[str, str]]
+    """``(id, name)`` of the page's workflows."""
+
+
+def _read_history(backend: Backend, query: RunQuery) -> _History:
+    """The first page of the runs *query* selects and the counts, each in SQL. Blocking."""
+    store = backend.runs
+    runs = store.run_page(query, limit=RUN_PAGE)
+    every = RunQuery()
+    total = store.run_count(every)
+    shown = total if (query.workflow_id, query.status) == (None, None) else store.run_count(query)
+    names = store.run_workflows(ids=list({r.workflow_id for r in runs}))
+    return _History(runs=runs, shown=shown, total=total, names=names)
 
 
 def _read_one(backend: Backend, run_id: str) -> tuple[Run, str | None]:
@@ -524,15 +354,17 @@ class RunsPage(QWidget):
         self._loaded = False
 
         self.model = RunsTableModel(self)
-        self.proxy = _RunsFilter(self)
-        self.proxy.setSourceModel(self.model)
+        self._query = RunQuery()
+        self._shown = 0  # how many first pages were shown (a later page follows the last one)
 
         self.workflow_filter = QComboBox()
         self.workflow_filter.setObjectName("runs-workflow-filter")
         self.workflow_filter.setAccessibleName("Workflow filter")
         self.workflow_filter.setToolTip("Only the runs of one workflow")
         self.workflow_filter.setMinimumWidth(220)
-        self.workflow_filter.addItem("All workflows", None)
+        self.workflows_model = PairsModel(self)
+        self.workflows_model.set_pairs([(None, "All workflows")])
+        self.workflow_filter.setModel(self.workflows_model)
         self.status_filter = QComboBox()
         self.status_filter.setObjectName("runs-status-filter")
         self.status_filter.setAccessibleName("Status filter")
@@ -563,9 +395,11 @@ class RunsPage(QWidget):
         self.table = QTableView()
         self.table.setObjectName("runs-table")
         self.table.setAccessibleName("Runs")
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
+        self.table.horizontalHeader().setSortIndicator(
+            RunColumn.STARTED, Qt.SortOrder.DescendingOrder
+        )
         self.table.setSortingEnabled(True)
-        self.table.sortByColumn(RunColumn.STARTED, Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -575,8 +409,9 @@ class RunsPage(QWidget):
         _compact_rows(self.table)
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(RunColumn.WORKFLOW, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(_HEADERS)):
+        for column in range(1, len(HEADERS)):
             head.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        head.setResizeContentsPrecision(50)  # fit columns to a page's first rows, not 1,000
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
 
         self.details = _RunDetails(host)
@@ -616,6 +451,8 @@ class RunsPage(QWidget):
         reload_action.triggered.connect(self._schedule_reload)
         self.addAction(reload_action)
 
+        self.model.more_wanted.connect(self._on_model_more_wanted)
+        self.model.sort_wanted.connect(self._on_model_sort_wanted)
         self.workflow_filter.currentIndexChanged.connect(self._on_filter_changed)
         self.status_filter.currentIndexChanged.connect(self._on_filter_changed)
         host.events.runs_changed.connect(self._on_events_runs_changed)
@@ -624,7 +461,8 @@ class RunsPage(QWidget):
     # ── loading ─────────────────────────────────────────────────────────────────────────────
 
     async def reload(self) -> None:
-        """Load the newest runs and show them (the selection is kept)."""
+        """Load the first page of the history in the current filter and order, and show it
+        (the selection is kept)."""
         if self._reloading:
             self._stale = True
             return
@@ -632,10 +470,17 @@ class RunsPage(QWidget):
         try:
             while True:
                 self._stale = False
-                runs, names = await self._host.tasks.call(_read_history, self._host.backend)
+                self._query = self._current_query()
+                history = await self._host.tasks.call(
+                    _read_history, self._host.backend, self._query
+                )
                 if not self._stale:
                     break
-            self._show_history(runs, names)
+            self._show_history(history)
+            # Then the filter's workflows (those with runs: a scan of the history's index).
+            workflows = await self._host.tasks.call(self._host.backend.runs.run_workflows)
+            self.model.add_names(workflows)
+            self._refill_workflow_filter(workflows)
         finally:
             self._reloading = False
 
@@ -650,7 +495,6 @@ class RunsPage(QWidget):
             if self._wanted != run.id:
                 return
             self.model.add_run(run, name)
-            self._refill_workflow_filter()
             self._stack.setCurrentIndex(1)
             self._select(run.id)
 
@@ -664,82 +508,85 @@ class RunsPage(QWidget):
         return self.details.run
 
     def visible_runs(self) -> list[Run]:
-        """The runs the table lists, in its order."""
-        found = []
-        for row in range(self.proxy.rowCount()):
-            source = self.proxy.mapToSource(self.proxy.index(row, 0))
-            run = self.model.row_at(source.row())
-            if run is not None:
-                found.append(run)
-        return found
+        """The runs the table lists (those read so far), in its order."""
+        return self.model.rows()
 
     def set_filter(self, workflow_id: str | None = None, status: RunStatus | None = None) -> None:
         """Show only the runs of *workflow_id* and/or with *status* (None: any)."""
-        index = self.workflow_filter.findData(workflow_id) if workflow_id else 0
-        self.workflow_filter.setCurrentIndex(max(index, 0))
-        index = self.status_filter.findData(status.value) if status else 0
-        self.status_filter.setCurrentIndex(max(index, 0))
+        blocked = self.workflow_filter.blockSignals(True), self.status_filter.blockSignals(True)
+        try:
+            self.workflow_filter.setCurrentIndex(self.workflows_model.row_of(workflow_id) or 0)
+            index = self.status_filter.findData(status.value) if status else 0
+            self.status_filter.setCurrentIndex(max(index, 0))
+        finally:
+            self.workflow_filter.blockSignals(blocked[0])
+            self.status_filter.blockSignals(blocked[1])
+        self._on_filter_changed(0)
 
     # ── showing ─────────────────────────────────────────────────────────────────────────────
 
-    def _show_history(self, runs: list[Run], names: dict[str, str]) -> None:
+    def _current_query(self) -> RunQuery:
+        workflow_id = self.workflow_filter.currentData()
+        status_value = self.status_filter.currentData()
+        header = self.table.horizontalHeader()
+        column = header.sortIndicatorSection()
+        return RunQuery(
+            workflow_id=workflow_id if isinstance(workflow_id, str) else None,
+            status=RunStatus(status_value) if isinstance(status_value, str) else None,
+            sort=SORTS[column] if 0 <= column < len(SORTS) else SORTS[RunColumn.STARTED],
+            descending=header.sortIndicatorOrder() is Qt.SortOrder.DescendingOrder,
+        )
+
+    def _show_history(self, history: _History) -> None:
         keep = self._wanted or (self.details.run.id if self.details.run is not None else None)
-        self.model.set_runs(runs, names)
+        self._shown += 1
+        self.model.set_runs(history.runs, self.model.names() | dict(history.names), history.shown)
         self._loaded = True
-        self._refill_workflow_filter()
-        self._stack.setCurrentIndex(1 if runs else 0)
+        self.count_label.setText(
+            f"{history.total:,} runs"
+            if history.shown == history.total
+            else f"{history.shown:,} of {history.total:,} runs"
+        )
+        self._stack.setCurrentIndex(1 if history.total else 0)
         if keep is not None and self._select(keep):
             return
         if keep is not None and self._wanted == keep:
-            self.show_run(keep)  # older than the history holds
+            self.show_run(keep)  # not in the first page
             return
         self._select_row(0)
 
-    def _refill_workflow_filter(self) -> None:
+    def _refill_workflow_filter(self, workflows: list[tuple[str, str]]) -> None:
         current = self.workflow_filter.currentData()
-        self.workflow_filter.blockSignals(True)
+        blocked = self.workflow_filter.blockSignals(True)
         try:
-            self.workflow_filter.clear()
-            self.workflow_filter.addItem("All workflows", None)
-            for workflow_id, name in self.model.workflows():
-                self.workflow_filter.addItem(name, workflow_id)
-            index = self.workflow_filter.findData(current) if current else 0
-            self.workflow_filter.setCurrentIndex(max(index, 0))
+            pairs: list[tuple[object, str]] = [(None, "All workflows")]
+            pairs += [(workflow_id, name) for workflow_id, name in workflows]
+            self.workflows_model.set_pairs(pairs)
+            self.workflow_filter.setCurrentIndex(self.workflows_model.row_of(current) or 0)
         finally:
-            self.workflow_filter.blockSignals(False)
-        self._apply_filter()
-
-    def _apply_filter(self) -> None:
-        workflow_id = self.workflow_filter.currentData()
-        status_value = self.status_filter.currentData()
-        self.proxy.set_filter(
-            workflow_id if isinstance(workflow_id, str) else None,
-            RunStatus(status_value) if isinstance(status_value, str) else None,
-        )
-        shown, total = self.proxy.rowCount(), self.model.rowCount()
-        limit = f" (the newest {RUN_LIMIT})" if total >= RUN_LIMIT else ""
-        self.count_label.setText(
-            f"{total} runs{limit}" if shown == total else f"{shown} of {total} runs{limit}"
-        )
+            self.workflow_filter.blockSignals(blocked)
 
     def _select(self, run_id: str) -> bool:
         row = self.model.row_of(run_id)
         if row is None:
             return False
-        proxy_index = self.proxy.mapFromSource(self.model.index(row, 0))
-        if not proxy_index.isValid():  # filtered out: show everything
+        run = self.model.row_at(row)
+        query = self._query
+        if run is not None and (
+            (query.workflow_id is not None and run.workflow_id != query.workflow_id)
+            or (query.status is not None and run.status is not query.status)
+        ):  # filtered out: show everything
             self.set_filter(None, None)
-            proxy_index = self.proxy.mapFromSource(self.model.index(row, 0))
-        self._select_row(proxy_index.row())
+        self._select_row(row)
         if self._wanted == run_id:
             self._wanted = None
         return True
 
     def _select_row(self, row: int) -> None:
-        if not 0 <= row < self.proxy.rowCount():
+        if not 0 <= row < self.model.rowCount():
             self.details.show_record(None)
             return
-        index = self.proxy.index(row, 0)
+        index = self.model.index(row, 0)
         self.table.selectionModel().select(
             index,
             QItemSelectionModel.SelectionFlag.ClearAndSelect
@@ -754,8 +601,7 @@ class RunsPage(QWidget):
         if not rows:
             self.details.show_record(None)
             return
-        source = self.proxy.mapToSource(rows[0])
-        run = self.model.row_at(source.row())
+        run = self.model.row_at(rows[0].row())
         if run is None:
             self.details.show_record(None)
             return
@@ -769,9 +615,21 @@ class RunsPage(QWidget):
         self._show_selected()
 
     def _on_filter_changed(self, _index: int) -> None:
-        self._apply_filter()
-        if not self.table.selectionModel().selectedRows():
-            self._select_row(0)
+        self._schedule_reload()
+
+    def _on_model_sort_wanted(self, _column: int, _order: Qt.SortOrder) -> None:
+        self._schedule_reload()  # the header shows the new order; the query reads it
+
+    def _on_model_more_wanted(self, held: int) -> None:
+        async def more() -> None:
+            shown = self._shown
+            page = await self._host.tasks.call(
+                self._host.backend.runs.run_page, self._query, offset=held, limit=RUN_PAGE
+            )
+            if shown == self._shown:  # else a new first page replaced those it followed
+                self.model.add_runs(page)
+
+        self._host.tasks.start(more(), label="Loading runs…")
 
     def _schedule_reload(self) -> None:
         with contextlib.suppress(RuntimeError):  # the window is closing

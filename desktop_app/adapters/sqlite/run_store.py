@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from desktop_app.adapters.sqlite.index_queue import mark_pending
-from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow
+from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow, WorkflowRow
 from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience, site_of
-from desktop_app.core.models.run import Run, RunStatus, RunStep
+from desktop_app.core.models.run import Resolution, Run, RunStatus, RunStep
 from desktop_app.core.scores import FAILING_RUNS
-from desktop_app.core.views import RunStats
+from desktop_app.core.views import RunQuery, RunSort, RunStats
 
 __all__ = ["SqlExperienceStore", "SqlRunStore"]
 
@@ -85,6 +86,52 @@ class SqlRunStore:
     def count(self) -> int:
         with Session(self._engine) as session:
             return session.exec(select(func.count()).select_from(RunRow)).one()
+
+    def run_page(self, query: RunQuery, *, offset: int = 0, limit: int = 100) -> list[Run]:
+        key = _sort_key(query.sort)
+        order = key.desc() if query.descending else key.asc()
+        select_rows = (
+            _where(select(RunRow), query)
+            .order_by(order, col(RunRow.started_at).desc(), col(RunRow.id).desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        if query.sort is RunSort.WORKFLOW:
+            select_rows = select_rows.outerjoin(
+                WorkflowRow, col(WorkflowRow.id) == col(RunRow.workflow_id)
+            )
+        with Session(self._engine) as session:
+            rows = session.exec(select_rows).all()
+            steps = session.exec(
+                select(RunStepRow.run_id, RunStepRow.document)
+                .where(col(RunStepRow.run_id).in_([r.id for r in rows]))
+                .order_by(col(RunStepRow.run_id), col(RunStepRow.seq))
+            ).all()
+        by_run: dict[str, list[RunStep]] = {}
+        for run_id, document in steps:
+            by_run.setdefault(run_id, []).append(RunStep.model_validate_json(document))
+        return [
+            Run.model_validate_json(r.header).model_copy(
+                update={"steps": tuple(by_run.get(r.id, ()))}
+            )
+            for r in rows
+        ]
+
+    def run_count(self, query: RunQuery) -> int:
+        with Session(self._engine) as session:
+            count = session.exec(_where(select(func.count()).select_from(RunRow), query)).one()
+            return int(count)
+
+    def run_workflows(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        query = (
+            select(WorkflowRow.id, WorkflowRow.name)
+            .where(col(WorkflowRow.id).in_(select(RunRow.workflow_id).distinct()))
+            .order_by(func.lower(WorkflowRow.name), col(WorkflowRow.id))
+        )
+        if ids is not None:
+            query = query.where(col(WorkflowRow.id).in_(list(ids)))
+        with Session(self._engine) as session:
+            return [(i, n) for i, n in session.exec(query).all()]
 
     def find(self, ref: str) -> list[str]:
         query = (
@@ -188,6 +235,47 @@ class SqlRunStore:
         return header.model_copy(
             update={"steps": tuple(RunStep.model_validate_json(doc) for doc in steps)}
         )
+
+
+def _where(query: Any, runs: RunQuery) -> Any:
+    """*query* over the runs table restricted to the runs *runs* selects."""
+    if runs.workflow_id is not None:
+        query = query.where(col(RunRow.workflow_id) == runs.workflow_id)
+    if runs.status is not None:
+        query = query.where(col(RunRow.status) == runs.status.value)
+    return query
+
+
+#: Resolutions that are not heals (:attr:`Resolution.is_heal`).
+_NOT_HEALS = [r.value for r in Resolution if not r.is_heal]
+
+
+def _sort_key(sort: RunSort) -> Any:
+    """The SQL expression a page of runs is ordered by."""
+    if sort is RunSort.WORKFLOW:
+        return func.lower(WorkflowRow.name)
+    if sort is RunSort.DURATION:  # a run still going has none: first, as the table's -1 was
+        return func.julianday(RunRow.finished_at) - func.julianday(RunRow.started_at)
+    if sort is RunSort.HEALED:
+        return (
+            select(func.count())
+            .select_from(RunStepRow)
+            .where(
+                col(RunStepRow.run_id) == col(RunRow.id),
+                col(RunStepRow.resolution).is_not(None),
+                col(RunStepRow.resolution).not_in(_NOT_HEALS),
+            )
+            .correlate(RunRow)
+            .scalar_subquery()
+        )
+    columns: dict[RunSort, Any] = {
+        RunSort.VERSION: RunRow.workflow_version,
+        RunSort.STATUS: RunRow.status,
+        RunSort.TRIGGER: RunRow.trigger,
+        RunSort.STARTED: RunRow.started_at,
+        RunSort.LLM_CALLS: RunRow.llm_calls,
+    }
+    return col(columns[sort])
 
 
 class SqlExperienceStore:

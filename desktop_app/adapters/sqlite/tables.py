@@ -162,7 +162,12 @@ class RunRow(SQLModel, table=True):
     """One replay (secrets already masked)."""
 
     __tablename__ = "runs"
-    __table_args__ = (Index("ix_runs_workflow_started", "workflow_id", "started_at"),)
+    __table_args__ = (
+        Index("ix_runs_workflow_started", "workflow_id", "started_at"),
+        Index("ix_runs_started", "started_at"),
+        # Covers the run statistics of the Library (counts per status, the newest runs).
+        Index("ix_runs_workflow_recent", "workflow_id", "started_at", "status", "workflow_version"),
+    )
 
     id: str = Field(primary_key=True)
     workflow_id: str = Field(sa_column_args=[ForeignKey("workflows.id", ondelete="CASCADE")])

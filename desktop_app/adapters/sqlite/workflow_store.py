@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Engine, func, or_
+from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, delete, select
 
 from desktop_app.adapters.sqlite.index_queue import mark_pending
@@ -23,7 +25,7 @@ from desktop_app.core.models.workflow import (
     WorkflowVersion,
 )
 from desktop_app.core.redaction import scrub_workflow
-from desktop_app.core.views import WorkflowSummary
+from desktop_app.core.views import ReviewItem, WorkflowSummary
 
 __all__ = ["SqlWorkflowStore", "content_hash"]
 
@@ -184,11 +186,15 @@ class SqlWorkflowStore:
             return _summary(self._row(session, workflow_id))
 
     def summaries(
-        self, *, status: WorkflowStatus | None = None, ids: Sequence[str] | None = None
+        self,
+        *,
+        status: WorkflowStatus | None = None,
+        ids: Sequence[str] | None = None,
+        by_name: bool = False,
+        limit: int | None = None,
     ) -> list[WorkflowSummary]:
-        query = select(WorkflowRow).order_by(
-            col(WorkflowRow.pinned).desc(), col(WorkflowRow.updated_at).desc()
-        )
+        second = func.lower(WorkflowRow.name) if by_name else col(WorkflowRow.updated_at).desc()
+        query = select(WorkflowRow).order_by(col(WorkflowRow.pinned).desc(), second).limit(limit)
         if status is not None:
             query = query.where(col(WorkflowRow.status) == status)
         if ids is not None:
@@ -211,6 +217,70 @@ class SqlWorkflowStore:
         """Every workflow name (for "did you mean" suggestions)."""
         with Session(self._engine) as session:
             return list(session.exec(select(WorkflowRow.name)).all())
+
+    def review_queue(self, *, offset: int = 0, limit: int = 200) -> list[ReviewItem]:
+        v, t = WorkflowVersionRow, WorkflowTransitionRow
+
+        def submission(column: Any) -> Any:
+            """The newest transition into review of the version on the row (a column of it)."""
+            return (
+                select_columns(column)
+                .where(
+                    col(t.workflow_id) == col(v.workflow_id),
+                    col(t.version) == col(v.version),
+                    col(t.to_status) == WorkflowStatus.IN_REVIEW.value,
+                )
+                .order_by(col(t.id).desc())
+                .limit(1)
+                .correlate(v)
+                .scalar_subquery()
+            )
+
+        submitted_at = submission(t.at)
+        query = (
+            select_columns(
+                col(v.workflow_id),
+                col(v.version),
+                func.json_extract(v.document, "$.name"),
+                col(v.created_by),
+                col(v.created_at),
+                col(v.change_note),
+                submission(t.actor),
+                submitted_at,
+            )
+            .where(col(v.status) == WorkflowStatus.IN_REVIEW.value)
+            .order_by(
+                func.coalesce(submitted_at, col(v.created_at)).desc(),
+                col(v.workflow_id),
+                col(v.version).desc(),
+            )
+            .offset(offset)
+            .limit(limit)
+        )
+        with Session(self._engine) as session:
+            rows = session.execute(query).all()
+        return [
+            ReviewItem(
+                workflow_id=workflow_id,
+                version=version,
+                name=name,
+                created_by=created_by,
+                created_at=created_at,
+                change_note=change_note,
+                submitted_by=by,
+                submitted_at=at,
+            )
+            for workflow_id, version, name, created_by, created_at, change_note, by, at in rows
+        ]
+
+    def review_count(self) -> int:
+        query = (
+            select(func.count())
+            .select_from(WorkflowVersionRow)
+            .where(col(WorkflowVersionRow.status) == WorkflowStatus.IN_REVIEW.value)
+        )
+        with Session(self._engine) as session:
+            return session.exec(query).one()
 
     def count(self) -> tuple[int, int]:
         with Session(self._engine) as session:

@@ -16,25 +16,45 @@ from desktop_app.core.views import WorkflowSummary
 from desktop_app.ops.scores import RECENT_RUNS
 from desktop_app.ui.review_page.models import QueueEntry
 
-__all__ = ["compute", "load_images", "load_queue", "load_workflow"]
+__all__ = [
+    "QUEUE_PAGE",
+    "compute",
+    "is_listed",
+    "load_images",
+    "load_queue",
+    "load_workflow",
+    "load_workflows",
+]
+
+
+#: How many versions in review the queue reads at a time (scrolling reads the next page).
+QUEUE_PAGE = 200
 
 
 @dataclass(frozen=True, slots=True)
 class _Queue:
     entries: list[QueueEntry]
-    summaries: list[WorkflowSummary]
+    total: int
 
 
-def load_queue(library: WorkflowLibrary) -> _Queue:
-    """The versions in review and every workflow's summary, by name."""
-    summaries = library.list()
-    entries = [
-        QueueEntry(name=v.workflow.name, version=v)
-        for s in summaries
-        for v in library.versions_by_id(s.id)
-        if v.status is WorkflowStatus.IN_REVIEW
-    ]
-    return _Queue(entries=entries, summaries=sorted(summaries, key=lambda s: s.name.lower()))
+def load_queue(library: WorkflowLibrary, offset: int = 0) -> _Queue:
+    """A page of the versions in review (newest submission first) and how many wait in all:
+    what the list shows, read in SQL, not every version of every workflow."""
+    items = library.review_queue(offset=offset, limit=QUEUE_PAGE)
+    return _Queue(entries=[QueueEntry(item) for item in items], total=library.review_count())
+
+
+def is_listed(library: WorkflowLibrary, workflow_id: str) -> bool:
+    """Whether the workflow is still there and not archived (the picker lists it)."""
+    try:
+        return library.summary(workflow_id).status is not WorkflowStatus.ARCHIVED
+    except ProceduraError:
+        return False
+
+
+def load_workflows(library: WorkflowLibrary) -> list[WorkflowSummary]:
+    """Every workflow's summary (archived ones aside), by name, for the comparison picker."""
+    return sorted(library.list(), key=lambda s: s.name.lower())
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,13 @@ from desktop_app.ops.review import Decision, Reviewed, decide
 from desktop_app.ops.scores import approved_at
 from desktop_app.ui import theme
 from desktop_app.ui.host import Host
-from desktop_app.ui.review_page.loading import compute, load_queue, load_workflow
+from desktop_app.ui.review_page.loading import (
+    compute,
+    is_listed,
+    load_queue,
+    load_workflow,
+    load_workflows,
+)
 from desktop_app.ui.review_page.markup import (
     css,
     escape,
@@ -49,7 +55,12 @@ from desktop_app.ui.review_page.markup import (
     version_html,
     when,
 )
-from desktop_app.ui.review_page.models import HistoryModel, QueueEntry, ReviewQueueModel
+from desktop_app.ui.review_page.models import (
+    HistoryModel,
+    QueueEntry,
+    ReviewQueueModel,
+    WorkflowsModel,
+)
 from desktop_app.ui.review_page.widgets import CommentDialog, DiffBrowser
 from desktop_app.ui.tasks import describe_error
 
@@ -99,6 +110,7 @@ class ReviewPage(QWidget):
         self._host = host
         self._shown = _Shown()
         self._load_token = 0
+        self._reload_token = 0
         self._render_token = 0
         self._busy = False
         self._rendered: tuple[str, int] | None = None
@@ -115,6 +127,7 @@ class ReviewPage(QWidget):
             "blue: a draft someone submitted."
         )
         self.queue.selectionModel().currentChanged.connect(self._on_queue_current_changed)
+        self.queue_model.more_wanted.connect(self._on_queue_model_more_wanted)
         self.queue_empty = QLabel(EMPTY_QUEUE)
         self.queue_empty.setObjectName("review-queue-empty")
         self.queue_empty.setWordWrap(True)
@@ -127,6 +140,8 @@ class ReviewPage(QWidget):
         self.workflow_combo = QComboBox()
         self.workflow_combo.setObjectName("review-workflow")
         self.workflow_combo.setAccessibleName("Workflow to review")
+        self.workflows_model = WorkflowsModel(self)
+        self.workflow_combo.setModel(self.workflows_model)
         self.workflow_combo.setToolTip("Any workflow, to compare two of its versions")
         self.base_combo = QComboBox()
         self.base_combo.setObjectName("review-base")
@@ -275,17 +290,18 @@ class ReviewPage(QWidget):
         return self._shown.workflow_id, self._shown.compared, self._shown.base
 
     async def reload(self) -> None:
-        """Load the queue and the workflows, then refresh what the right side shows."""
-        self._load_token += 1
-        token = self._load_token
-        queue = await self._host.tasks.call(load_queue, self._host.backend.workflows)
-        if token != self._load_token:
+        """Load the queue (its first page) and show it, refresh what the right side shows,
+        then fill the workflow picker (every workflow: the slowest read, so the last)."""
+        self._reload_token += 1
+        token = self._reload_token
+        workflows = self._host.backend.workflows
+        queue = await self._host.tasks.call(load_queue, workflows)
+        if token != self._reload_token:
             return
-        self._fill_queue(queue.entries)
-        self._fill_workflows(queue.summaries)
+        self._fill_queue(queue.entries, queue.total)
         shown = self._shown
-        if shown.workflow_id is not None and any(
-            s.id == shown.workflow_id for s in queue.summaries
+        if shown.workflow_id is not None and await self._host.tasks.call(
+            is_listed, workflows, shown.workflow_id
         ):
             await self._load(shown.workflow_id, shown.compared, shown.base, keep_base=True)
         elif queue.entries:
@@ -295,6 +311,9 @@ class ReviewPage(QWidget):
         else:
             self._shown = _Shown()
             self._show_nothing()
+        summaries = await self._host.tasks.call(load_workflows, workflows)
+        if token == self._reload_token:
+            self._fill_workflows(summaries)
 
     def show_version(self, workflow_id: str, version: int | None) -> None:
         """Show a version (None: the newest one in review, else the latest) and its diff."""
@@ -434,15 +453,24 @@ class ReviewPage(QWidget):
         self.history_model.set_rows(())
         self._update_buttons()
 
-    def _fill_queue(self, entries: Sequence[QueueEntry]) -> None:
+    def _fill_queue(self, entries: Sequence[QueueEntry], total: int) -> None:
         self.queue.selectionModel().blockSignals(True)
         try:
-            self.queue_model.set_entries(entries)
+            self.queue_model.set_entries(entries, total)
             if self._shown.workflow_id is not None and self._shown.compared is not None:
                 self._select_queue_row(self._shown.workflow_id, self._shown.compared)
         finally:
             self.queue.selectionModel().blockSignals(False)
         self._queue_stack.setCurrentWidget(self.queue if entries else self.queue_empty)
+
+    def _on_queue_model_more_wanted(self, held: int) -> None:
+        async def more() -> None:
+            token = self._reload_token
+            page = await self._host.tasks.call(load_queue, self._host.backend.workflows, held)
+            if token == self._reload_token:  # not a page of a queue reloaded since
+                self.queue_model.add_entries(page.entries)
+
+        self._host.tasks.start(more(), label="Loading the review queue…")
 
     def _select_queue_row(self, workflow_id: str, number: int | None) -> None:
         row = (
@@ -471,25 +499,16 @@ class ReviewPage(QWidget):
         combo = self.workflow_combo
         blocked = combo.blockSignals(True)
         try:
-            combo.clear()
-            for s in summaries:
-                combo.addItem(s.name, s.id)
-                combo.setItemData(
-                    combo.count() - 1,
-                    f"{s.name}: {s.latest_version} version(s), {status_words(s.status)}",
-                    Qt.ItemDataRole.ToolTipRole,
-                )
+            self.workflows_model.set_summaries(summaries, "No workflows yet — record one (Ctrl+R)")
             combo.setEnabled(bool(summaries))
-            if not summaries:
-                combo.addItem("No workflows yet — record one (Ctrl+R)")
             self._sync_workflow_combo()
         finally:
             combo.blockSignals(blocked)
 
     def _sync_workflow_combo(self) -> None:
-        index = self.workflow_combo.findData(self._shown.workflow_id)
+        index = self.workflows_model.row_of(self._shown.workflow_id)
         blocked = self.workflow_combo.blockSignals(True)
-        self.workflow_combo.setCurrentIndex(index if index >= 0 else 0)
+        self.workflow_combo.setCurrentIndex(index if index is not None else 0)
         self.workflow_combo.blockSignals(blocked)
 
     def _fill_version_combos(self) -> None:
