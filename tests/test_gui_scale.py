@@ -15,7 +15,7 @@ from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models.run import RunStatus
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.views import RunQuery
-from desktop_app.ui.library_page import LibraryModel
+from desktop_app.ui.library_model import LibraryModel
 from desktop_app.ui.review_page import ReviewPage, loading
 from desktop_app.ui.runs_model import SORT_ROLE
 from desktop_app.ui.runs_page import RunColumn, RunsPage

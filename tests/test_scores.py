@@ -139,7 +139,7 @@ def test_the_library_and_review_show_the_record_and_flag_a_stale_version(gui: Gu
 
 
 def test_the_library_list_marks_stale_only_what_the_details_call_stale() -> None:
-    from desktop_app.ui.library_page import LibraryRow
+    from desktop_app.ui.library_model import LibraryRow
 
     with services() as sv:
         flaky = approve(sv, _workflow())
