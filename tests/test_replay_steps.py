@@ -94,7 +94,7 @@ def test_a_goto_outside_the_workflows_domains_is_refused() -> None:
 
 def test_a_wrong_element_that_leads_elsewhere_is_not_followed_by_more_guesses() -> None:
     def wrong_pick(question: Question) -> PersonAnswer:
-        contacts = next(c for c in question.choices if c.label == "link 'Contacts'")
+        contacts = next(c for c in question.choices if c.label == 'the "Contacts" link')
         return PersonAnswer(action="pick", handle=contacts.handle)
 
     with DemoSite() as site, services() as sv:
