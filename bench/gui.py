@@ -28,9 +28,7 @@ Real Qt on the offscreen platform, real stores in a temporary data directory:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import gc
 import os
 import re
 import subprocess
@@ -42,12 +40,11 @@ from typing import NamedTuple
 
 from common import ROOT, Section, environment, isolated_home, median, percentile, stop_process
 from common import main as cli_main
-from gui_screens import measure_screens
+from gui_screens import main_window, measure_screens
 from gui_support import Gui, open_gui, top_level, until
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit
-from qasync import QEventLoop
 from replay_support import DATA
 from sqlalchemy.engine import Engine
 
@@ -65,10 +62,8 @@ from desktop_app.core.models.workflow import (
 )
 from desktop_app.core.views import IndexedWorkflow
 from desktop_app.demo_site import DEMO_PASSWORD
-from desktop_app.gui.backend import ServicesBackend
 from desktop_app.settings import load_settings
 from desktop_app.ui.library_page import LibraryPage
-from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.run_view import RunDialog, RunWindow
 from desktop_app.ui.tasks import signal_future
 
@@ -306,34 +301,6 @@ async def _search(page: LibraryPage, query: str) -> float:
     QTest.keyClick(page.search, Qt.Key.Key_Return)  # Enter: no 250 ms typing pause
     await shown
     return (time.perf_counter() - began) * 1000
-
-
-@contextlib.contextmanager
-def _library_window(app: QApplication) -> Iterator[Gui]:
-    """The main window over ``PROCEDURA_HOME``, shown, with nothing loaded yet.
-
-    Unlike the tests' ``open_gui`` it does not load every screen: only the Library is measured
-    here (the other screens at scale: ``bench/gui_screens.py``).
-    """
-    app.setQuitOnLastWindowClosed(False)
-    loop = QEventLoop(app, already_running=False)
-    asyncio.set_event_loop(loop)
-    try:
-        with open_services(load_settings(), write=True) as services:
-            backend = ServicesBackend(services)
-            window = MainWindow(backend, dialogs=False)
-            window.show()
-            try:
-                yield Gui(window=window, backend=backend, loop=loop)
-            finally:
-                window.close()
-                loop.run_until_complete(window.shutdown())
-                window.deleteLater()
-                QApplication.processEvents()
-                gc.collect()  # on the GUI thread: no widget deleted off it later
-    finally:
-        asyncio.set_event_loop(None)
-        loop.close()
 
 
 def _measure_filters(gui: Gui, section: Section, total: int) -> None:
@@ -588,7 +555,7 @@ def measure(smoke: bool = False) -> Section:
                 workflows += _fill_home(base, populated, total)
                 app = QApplication.instance() or QApplication(["procedura-bench"])
                 assert isinstance(app, QApplication)
-                with _library_window(app) as gui:
+                with main_window(app) as gui:  # only the Library is measured here
                     _measure_filters(gui, section, total)
                     if indexed:
                         _measure_search(gui, section, workflows[:indexed], total)

@@ -42,7 +42,7 @@ from desktop_app.gui.backend import ServicesBackend
 from desktop_app.settings import load_settings
 from desktop_app.ui.main_window import MainWindow
 
-__all__ = ["measure_screens"]
+__all__ = ["main_window", "measure_screens"]
 
 HEARTBEAT_MS = 5
 #: A screen's goals: first rows painted, and complete (ms).
@@ -156,8 +156,9 @@ async def _type(gui: Gui, text: str) -> tuple[float, float, float]:
 
 
 @contextlib.contextmanager
-def _window(app: QApplication) -> Iterator[Gui]:
-    """The main window over ``PROCEDURA_HOME``, shown, with no screen loaded."""
+def main_window(app: QApplication) -> Iterator[Gui]:
+    """The main window over ``PROCEDURA_HOME``, shown, with no screen loaded (unlike the tests'
+    ``open_gui``, which loads every screen)."""
     app.setQuitOnLastWindowClosed(False)
     loop = QEventLoop(app, already_running=False)
     asyncio.set_event_loop(loop)
@@ -173,7 +174,7 @@ def _window(app: QApplication) -> Iterator[Gui]:
                 loop.run_until_complete(window.shutdown())
                 window.deleteLater()
                 QApplication.processEvents()
-                gc.collect()
+                gc.collect()  # on the GUI thread: no widget deleted off it later
     finally:
         asyncio.set_event_loop(None)
         loop.close()
@@ -197,7 +198,7 @@ def measure_screens(app: QApplication, section: Section, base: Workflow, *, smok
             "",
             "SQL inserts, one transaction per table",
         )
-        with _window(app) as gui:
+        with main_window(app) as gui:
             window = gui.window
             library, review, history = window.library, window.review, window.runs
             gui.settle()
