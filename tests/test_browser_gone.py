@@ -47,8 +47,9 @@ def _ours(pid: int) -> bool:
     return False
 
 
-def _kill_browser() -> None:
-    """SIGKILL this process's Chromium (its browser process: the one Playwright talks to)."""
+def _browsers() -> set[int]:
+    """The Chromium browser processes (the ones Playwright talks to) this test's process runs."""
+    found: set[int] = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -60,18 +61,26 @@ def _kill_browser() -> None:
                 continue
         except OSError:
             continue
-        os.kill(int(entry.name), signal.SIGKILL)
-        return
-    raise AssertionError("no browser process of this test found")
+        found.add(int(entry.name))
+    return found
+
+
+def _kill_browser(before: set[int]) -> None:
+    """SIGKILL the run's Chromium: the one browser started since *before* (a browser an earlier
+    test left running in this worker is not the run's)."""
+    started = _browsers() - before
+    assert len(started) == 1, f"the run's browser is not clear: {sorted(started)}"
+    os.kill(started.pop(), signal.SIGKILL)
 
 
 def _run_and(site: str, at_step: int, do: Any) -> Run:
     """Run "add an item" and *do* (given the page) as step *at_step* starts."""
     pages: list[Any] = []
+    before = _browsers()
 
     def on_event(event: ReplayEvent) -> None:
         if event.index == at_step and event.step is None:
-            do(pages[0])
+            do(pages[0], before)
 
     with services() as sv:
         version = approve(sv, add_item("ready"))
@@ -92,7 +101,7 @@ def _run_and(site: str, at_step: int, do: Any) -> Run:
 
 
 def test_a_browser_killed_during_a_run_ends_it_failed_saying_so(site: str) -> None:
-    run = _run_and(site, 1, lambda page: _kill_browser())
+    run = _run_and(site, 1, lambda page, before: _kill_browser(before))
     assert run.status is RunStatus.FAILED
     assert "the browser closed or crashed during the run" in (run.error or ""), run.error
     typed = run.steps[1]
@@ -104,7 +113,7 @@ def test_a_browser_killed_during_a_run_ends_it_failed_saying_so(site: str) -> No
 
 
 def test_a_browser_page_closed_during_a_run_ends_it_failed_saying_so(site: str) -> None:
-    run = _run_and(site, 2, lambda page: asyncio.ensure_future(page.close()))
+    run = _run_and(site, 2, lambda page, _: asyncio.ensure_future(page.close()))
     assert run.status is RunStatus.FAILED
     assert "the browser page was closed during the run" in (run.error or ""), run.error
     assert run.steps[2].status is StepStatus.FAILED

@@ -340,7 +340,9 @@ def types_the_todo(body: dict[str, Any]) -> str:
     title = re.search(r"Instruction: Add the to-do (.+?) to the list", user)
     taken = user.split("Actions taken so far:", 1)[1].split("Current page", 1)[0]
     box = _ref(user.split("<page>", 1)[-1], 'textbox "What needs to be done?"')
-    if "(none yet)" in taken and title is not None:
+    if box is None:  # still putting itself together: look again
+        answer: dict[str, Any] = {"action": "wait"}
+    elif "(none yet)" in taken and title is not None:
         answer = {"action": "fill", "ref": box, "value": title.group(1)}
     elif "  2." not in taken:
         answer = {"action": "press", "ref": box, "key": "Enter"}

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from http.server import BaseHTTPRequestHandler
+from typing import Any, ClassVar
 
 import pytest
 from fakes.openai_server import FakeOpenAIServer
-from replay_support import approved, run, services
+from replay_support import approve, approved, run, services, serving
 
 from desktop_app.core.models.run import RunStatus, StepStatus
 from desktop_app.core.models.workflow import (
     AgentStep,
     AssertStep,
+    GotoStep,
     TextPresent,
     UrlMatches,
     Workflow,
@@ -121,3 +123,100 @@ def test_an_agent_step_without_an_llm_fails_clearly() -> None:
         result = run(sv, version, site.url)
         assert result.run.status is RunStatus.FAILED
         assert "needs an LLM" in (result.run.steps[-1].error or "")
+
+
+# A notes app that draws its form 3.5 s after load, from a timer too long to be a page getting
+# ready (a person would see an empty page at rest, and wait).
+_LATE = """<!doctype html><title>Notes</title><h1>Notes</h1><main id=app></main>
+<script>
+  const draw = () => {
+    document.getElementById("app").innerHTML = '<label>New note <input id=note></label>';
+    document.getElementById("note").addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      fetch("/notes", {method: "POST", body: e.target.value}).then(() => {
+        const saved = document.createElement("p");
+        saved.textContent = "Saved: " + e.target.value;
+        document.body.append(saved);
+      });
+    });
+  };
+  if (!location.search.includes("never")) setTimeout(draw, 3500);
+</script>"""
+
+
+class _Notes(BaseHTTPRequestHandler):
+    kept: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self._send(_LATE)
+
+    def do_POST(self) -> None:
+        self.kept.append(self.rfile.read(int(self.headers["Content-Length"])).decode())
+        self._send("")
+
+    def _send(self, text: str) -> None:
+        body = text.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def adds_the_note(body: dict[str, Any]) -> str:
+    """Types the note into the New note box and presses Enter; waits while there is no box."""
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    taken = str(user).split("Actions taken so far:", 1)[1].split("Current page", 1)[0]
+    box = _ref(_page(body), 'textbox "New note"')
+    if box is None:
+        answer: dict[str, Any] = {"action": "wait"}
+    elif "(none yet)" in taken:
+        answer = {"action": "fill", "ref": box, "value": "Call Ann"}
+    elif "  2." not in taken:
+        answer = {"action": "press", "ref": box, "key": "Enter"}
+    else:
+        answer = {"action": "done"}
+    return json.dumps({**answer, "reason": "as asked"})
+
+
+def _note_workflow(url: str, *, timeout_s: float = 10) -> Workflow:
+    return Workflow(
+        name="Add a note",
+        domains=("127.0.0.1",),
+        steps=(
+            GotoStep(title="Open the notes", url=url),
+            AgentStep(
+                title="Add it",
+                instruction="Add the note Call Ann",
+                max_actions=3,
+                timeout_s=timeout_s,
+            ),
+        ),
+        success=(TextPresent(text="Saved: Call Ann"),),
+    )
+
+
+def test_an_agent_waits_for_a_page_that_draws_itself_late(llm: FakeOpenAIServer) -> None:
+    _answering(llm, adds_the_note)
+    _Notes.kept.clear()
+    with serving(_Notes) as url, services() as sv:
+        result = run(sv, approve(sv, _note_workflow(f"{url}/")), url, use_llm=True)
+    assert result.run.status is RunStatus.SUCCEEDED, result.run.error
+    assert _Notes.kept == ["Call Ann"]
+    agent = result.run.steps[1]
+    assert agent.llm_calls == 4  # wait, fill, press, done: a wait is not one of the 3 actions
+    assert agent.waited_ms > 1000
+
+
+def test_an_agent_that_waits_for_nothing_stops_after_a_few_looks(llm: FakeOpenAIServer) -> None:
+    _answering(llm, adds_the_note)
+    _Notes.kept.clear()
+    with serving(_Notes) as url, services() as sv:
+        version = approve(sv, _note_workflow(f"{url}/?never", timeout_s=1))
+        result = run(sv, version, url, use_llm=True)
+    assert result.run.status is RunStatus.FAILED
+    assert "the agent waited 3 times for the page" in (result.run.steps[-1].error or "")
+    assert result.run.steps[-1].llm_calls == 4 and _Notes.kept == []

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 from pathlib import Path
 
 import pytest
 from factories import experience_for, full_trajectory, full_workflow, run_for
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import IntegrityError
 
 from desktop_app.adapters.media_store import FileMediaStore
-from desktop_app.adapters.sqlite.database import migrate, open_database
+from desktop_app.adapters.sqlite.database import for_writing, migrate, open_database
 from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStore
 from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
@@ -204,3 +205,61 @@ def test_writes_behind_a_replay_land_in_order_and_reads_see_them(
         asyncio.run(writes.drain())  # ...or the end of the run does, once
     asyncio.run(writes.drain())
     writes.close()
+
+
+def test_two_writers_that_read_first_both_land(engine: Engine) -> None:
+    """A write that reads first (save a run: look it up, then update it) waits for a writer
+    that committed meanwhile, instead of failing with "database is locked" (a batch's runs and
+    the write-behind thread saved at once)."""
+    read = threading.Event()
+    errors: list[BaseException] = []
+
+    def first(conn: Connection) -> None:
+        with conn.begin():
+            conn.execute(text("SELECT count(*) FROM runs")).one()
+            read.set()
+            # the other writer now wants the lock: it waits for this transaction to end
+            conn.execute(text("SELECT count(*) FROM runs")).one()
+            conn.execute(text("UPDATE runs SET error = 'x' WHERE 0"))
+
+    def second() -> None:
+        read.wait(5)
+        try:
+            store.save_run(run_for(workflow))
+        except BaseException as exc:
+            errors.append(exc)
+
+    store = SqlRunStore(engine)
+    workflow = _version(1).workflow
+    SqlWorkflowStore(engine).add_version(_version(1))
+    with for_writing(engine).connect() as conn:
+        other = threading.Thread(target=second)
+        other.start()
+        first(conn)
+        other.join(10)
+    assert not errors and store.count() == 1
+
+
+def test_runs_saved_from_two_threads_all_land(engine: Engine) -> None:
+    store = SqlRunStore(engine)
+    SqlWorkflowStore(engine).add_version(_version(1))
+    errors: list[BaseException] = []
+    runs = [run_for(_version(1).workflow).model_copy(update={"id": f"r{i}"}) for i in range(2)]
+
+    def save(run_index: int) -> None:
+        try:
+            run = runs[run_index]
+            for n in range(1, 60):
+                store.save_run(
+                    run.model_copy(update={"steps": run.steps[: n % 3], "error": str(n)})
+                )
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=save, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors[0]
+    assert store.count() == 2

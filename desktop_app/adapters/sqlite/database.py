@@ -20,6 +20,7 @@ __all__ = [
     "BUSY_TIMEOUT_MS",
     "HEAD_REVISION",
     "current_revision",
+    "for_writing",
     "head_revision",
     "migrate",
     "open_database",
@@ -74,8 +75,24 @@ def open_database(path: Path) -> Engine:
     return engine
 
 
+#: The execution option that makes a connection's transactions take the write lock at once.
+_WRITES: Final = "procedura_writes"
+
+
 def _on_begin(conn: Any) -> None:
-    conn.exec_driver_sql("BEGIN")
+    writes = conn.get_execution_options().get(_WRITES)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def for_writing(engine: Engine) -> Engine:
+    """*engine* for transactions that write: they begin with ``BEGIN IMMEDIATE``.
+
+    A deferred transaction that reads and then writes cannot wait for a writer that committed
+    in between: SQLite fails it at once with "database is locked", whatever the busy timeout.
+    Taking the write lock at the start makes it wait its turn instead (up to
+    :data:`BUSY_TIMEOUT_MS`). Readers keep plain deferred transactions, so they never wait.
+    """
+    return engine.execution_options(**{_WRITES: True})
 
 
 def head_revision() -> str:

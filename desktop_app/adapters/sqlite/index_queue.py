@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
 
+from desktop_app.adapters.sqlite.database import for_writing
 from desktop_app.adapters.sqlite.tables import IndexPendingRow
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.ports import IndexKind
@@ -31,6 +32,7 @@ class SqlIndexQueue:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._writer = for_writing(engine)
 
     def pending(self) -> list[tuple[IndexKind, str]]:
         with Session(self._engine) as session:
@@ -40,7 +42,7 @@ class SqlIndexQueue:
     def done(self, kind: IndexKind, ids: Sequence[str]) -> None:
         if not ids:
             return
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             session.exec(
                 delete(IndexPendingRow).where(
                     col(IndexPendingRow.kind) == kind, col(IndexPendingRow.item_id).in_(ids)

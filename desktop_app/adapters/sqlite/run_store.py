@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
+from desktop_app.adapters.sqlite.database import for_writing
 from desktop_app.adapters.sqlite.index_queue import mark_pending
 from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow, WorkflowRow
 from desktop_app.core.errors import NotFoundError
@@ -26,9 +27,10 @@ class SqlRunStore:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._writer = for_writing(engine)
 
     def save_run(self, run: Run) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             row = session.get(RunRow, run.id) or RunRow(
                 id=run.id,
                 workflow_id=run.workflow_id,
@@ -143,7 +145,7 @@ class SqlRunStore:
             return list(session.exec(query).all())
 
     def interrupt_running(self, reason: str) -> int:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             rows = session.exec(select(RunRow).where(col(RunRow.status) == RunStatus.RUNNING)).all()
             for row in rows:
                 run = Run.model_validate_json(row.header)
@@ -283,9 +285,10 @@ class SqlExperienceStore:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._writer = for_writing(engine)
 
     def add_experience(self, experience: Experience) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             session.add(
                 ExperienceRow(
                     id=experience.id,
@@ -335,12 +338,12 @@ class SqlExperienceStore:
     def delete_experiences(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             session.exec(delete(ExperienceRow).where(col(ExperienceRow.id).in_(list(ids))))
             session.commit()
 
     def update_experiences(self, experiences: Sequence[Experience]) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             for experience in experiences:
                 row = session.get(ExperienceRow, experience.id)
                 if row is None:

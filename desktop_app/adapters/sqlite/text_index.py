@@ -26,6 +26,7 @@ from typing import Any, Final
 from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import OperationalError
 
+from desktop_app.adapters.sqlite.database import for_writing
 from desktop_app.adapters.sqlite.tables import TEXT_INDEX
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.workflow import WorkflowStatus
@@ -140,10 +141,11 @@ class SqlTextIndex:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._writer = for_writing(engine)
 
     @contextmanager
     def _writing(self, action: str) -> Iterator[Connection]:
-        with self._errors(action), self._engine.begin() as conn:
+        with self._errors(action), self._writer.begin() as conn:
             yield conn
 
     @contextmanager

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, func, insert
 from sqlmodel import Session, col, delete, select
 
+from desktop_app.adapters.sqlite.database import for_writing
 from desktop_app.adapters.sqlite.tables import (
     TrajectoryEventRow,
     TrajectoryRawEventRow,
@@ -27,9 +28,10 @@ class SqlTrajectoryStore:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._writer = for_writing(engine)
 
     def add(self, trajectory: Trajectory) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             _insert_header(session, trajectory)
             for seq, event in enumerate(trajectory.events):
                 session.add(_event_row(trajectory.id, seq, event))
@@ -44,12 +46,12 @@ class SqlTrajectoryStore:
         # Leaving the session without its commit (finish) rolls everything back.
 
     def begin(self, trajectory: Trajectory) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             _insert_header(session, trajectory.model_copy(update={"events": ()}))
             session.commit()
 
     def append_events(self, trajectory_id: str, events: Sequence[Event]) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             row = self._row(session, trajectory_id)
             for event in events:
                 session.add(_event_row(trajectory_id, row.event_count, event))
@@ -58,7 +60,7 @@ class SqlTrajectoryStore:
             session.commit()
 
     def append_raw_events(self, trajectory_id: str, events: Sequence[Event]) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             row = self._row(session, trajectory_id)
             for event in events:
                 session.add(
@@ -85,7 +87,7 @@ class SqlTrajectoryStore:
         return [Event.model_validate_json(doc) for doc in docs]
 
     def replace_raw_events(self, trajectory_id: str, events: Mapping[int, Event]) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             for seq, event in events.items():
                 row = session.get(TrajectoryRawEventRow, (trajectory_id, seq))
                 if row is None:
@@ -96,7 +98,7 @@ class SqlTrajectoryStore:
 
     def finish(self, trajectory: Trajectory) -> None:
         """Write the header and replace the (clean) events with *trajectory*'s, in one go."""
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             row = self._row(session, trajectory.id)
             header = _header_row(trajectory)
             row.intent = header.intent
@@ -160,13 +162,13 @@ class SqlTrajectoryStore:
             return [(r.id, r.intent) for r in rows]
 
     def delete(self, trajectory_id: str) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             self._row(session, trajectory_id)
             session.exec(delete(TrajectoryRow).where(col(TrajectoryRow.id) == trajectory_id))
             session.commit()
 
     def count(self) -> int:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             return session.exec(select(func.count()).select_from(TrajectoryRow)).one()
 
     def _row(self, session: Session, trajectory_id: str) -> TrajectoryRow:

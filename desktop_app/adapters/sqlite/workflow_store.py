@@ -11,6 +11,7 @@ from sqlalchemy import Engine, func, or_
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, delete, select
 
+from desktop_app.adapters.sqlite.database import for_writing
 from desktop_app.adapters.sqlite.index_queue import mark_pending
 from desktop_app.adapters.sqlite.tables import (
     WorkflowRow,
@@ -51,12 +52,13 @@ class SqlWorkflowStore:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._writer = for_writing(engine)
 
     # ── writes ──────────────────────────────────────────────────────────────────────────────
 
     def add_version(self, version: WorkflowVersion) -> None:
         wf = scrub_workflow(version.workflow)  # a secret stated in its texts is never stored
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             row = session.get(WorkflowRow, wf.id)
             if row is None:
                 if wf.version != 1:
@@ -104,7 +106,7 @@ class SqlWorkflowStore:
     def record_transition(
         self, workflow_id: str, version: int, transition: StatusTransition
     ) -> WorkflowVersion:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             vrow = session.get(WorkflowVersionRow, (workflow_id, version))
             if vrow is None:
                 raise NotFoundError(f"workflow {workflow_id} has no version {version}")
@@ -120,14 +122,14 @@ class SqlWorkflowStore:
 
     def set_pinned(self, workflow_id: str, pinned: bool) -> None:
         """Pin a workflow (the tray lists pinned workflows first) or unpin it."""
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             row = self._row(session, workflow_id)
             row.pinned = pinned
             session.add(row)
             session.commit()
 
     def delete_workflow(self, workflow_id: str) -> None:
-        with Session(self._engine) as session:
+        with Session(self._writer) as session:
             self._row(session, workflow_id)
             session.exec(delete(WorkflowRow).where(col(WorkflowRow.id) == workflow_id))
             mark_pending(session, "workflow", workflow_id)  # its entry is to go

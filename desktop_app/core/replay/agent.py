@@ -2,7 +2,8 @@
 
 The model answers one action at a time on an element ref of a pruned ARIA snapshot (the page
 quoted as data, secrets masked). Every action is checked before it is done: the ref must be on
-the page it was shown; only click, fill, select, check, uncheck and press exist; links stay within
+the page it was shown; only click, fill, select, check, uncheck and press act (``wait`` looks
+again at a page still putting itself together, a few times); links stay within
 the workflow's domains; an activation (a click, Enter or Space on an element or on the page's
 focused one, choosing an option) that commits to something (delete, pay, submit…) needs a
 person's confirmation or ``--yes``. The step ends when the model says it is done (its output
@@ -16,7 +17,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -45,9 +46,15 @@ from desktop_app.core.replay.safety import (
     label_of,
     sets_off,
 )
+from desktop_app.core.replay.waiting import AppWaits
 from desktop_app.core.templating import templated
 
 __all__ = ["AgentAction", "AgentContext", "run_agent_step"]
+
+#: How many times the agent may ask to look again at a page still putting itself together.
+AGENT_WAITS: Final = 3
+#: The most one such wait lasts: until the page changes, then comes to rest.
+AGENT_WAIT_S: Final = 5.0
 
 _KEYS = frozenset({"Enter", "Tab", "Escape", "ArrowDown", "ArrowUp", "PageDown", "PageUp", "Space"})
 
@@ -57,7 +64,7 @@ class AgentAction(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["click", "fill", "select", "check", "uncheck", "press", "done", "fail"]
+    action: Literal["click", "fill", "select", "check", "uncheck", "press", "wait", "done", "fail"]
     ref: str | None = Field(default=None, pattern=r"^[a-z0-9]{1,20}$")
     value: str = Field(default="", max_length=500)
     key: str = Field(default="", max_length=20)
@@ -105,8 +112,13 @@ async def run_agent_step(
     person: Person | None,
     options: ReplayOptions,
     tracker: Tracker,
+    waits: AppWaits,
 ) -> str:
     """Carry out the agent step; return its output (empty when it reports none).
+
+    When the model asks to wait (the page does not show what the step needs yet), the page is
+    given up to :data:`AGENT_WAIT_S` to change and come to rest, and shown again; at most
+    :data:`AGENT_WAITS` times. A wait is not an action.
 
     Raises:
         StepFailed: no LLM, the model gave up, an action was refused, or it did not finish.
@@ -115,7 +127,9 @@ async def run_agent_step(
     if llm is None or not options.use_llm:
         raise StepFailed("an agent step needs an LLM (none is configured, or --no-llm)")
     done: list[str] = []
-    for _ in range(context.step.max_actions):
+    waited = 0
+    while len(done) < context.step.max_actions:
+        mark = await waits.mark()
         snapshot = prune_snapshot(redact_snapshot(await browser.snapshot(), context.secrets))
         user = _user(context, done, await browser.url(), snapshot)
         assert_no_secrets(user, context.secrets)
@@ -132,6 +146,17 @@ async def run_agent_step(
             return answer.output
         if answer.action == "fail":
             raise StepFailed(f"the agent could not do it: {answer.reason[:200]}")
+        if answer.action == "wait":
+            if waited == AGENT_WAITS:
+                raise StepFailed(
+                    f"the agent waited {AGENT_WAITS} times for the page to show what the step "
+                    f"needs, and it still does not: {answer.reason[:120]}"
+                )
+            waited += 1
+            tracker.waited_s += await waits.change(
+                mark, within_s=min(AGENT_WAIT_S, context.step.timeout_s)
+            )
+            continue
         done.append(
             await _act(answer, snapshot, context, browser, ladder, person, options, tracker)
         )

@@ -514,6 +514,7 @@ class Replayer(SuccessChecks):
             person=self._person,
             options=self._options,
             tracker=tracker,
+            waits=self._waits,
         )
         if bound.output_variable is not None:
             context.params = context.params.with_variable(bound.output_variable, output)

@@ -114,6 +114,18 @@ class AppWaits:
                 return False, time.monotonic() - started
             await asyncio.sleep(_POLL_S)
 
+    async def change(self, mark: PageMark, *, within_s: float) -> float:
+        """Wait until the page changed since *mark* and came to rest again, at most
+        *within_s* in all; the seconds waited."""
+        started = time.monotonic()
+        deadline = started + max(within_s, 0.0)
+        while not await self._browser.reacted(mark):
+            if time.monotonic() >= deadline:
+                return time.monotonic() - started
+            await asyncio.sleep(_POLL_S)
+        await self.at_rest(quiet_s=self._ready_quiet_s, within_s=deadline - time.monotonic())
+        return time.monotonic() - started
+
     async def reacted_to(
         self,
         mark: PageMark,
