@@ -3,7 +3,7 @@
 Real Qt on the offscreen platform, real stores in a temporary data directory:
 
 - cold start: from spawning ``python -m desktop_app gui`` (``bench/_gui_start.py`` runs that
-  entry point unchanged and only watches for the window) to the main window shown, to its first
+  entry point unchanged, importing nothing before it, and only watches for the window) to the main window shown, to its first
   frame painted, and to the Library listed; median of 7 starts after one untimed start (warm disk
   cache), with no workflows and with 1,000. The goal (1.5 s) applies to the first frame painted,
   in both;
@@ -578,8 +578,9 @@ def _method_notes(starts: int, populated: int, total: int, indexed: int) -> list
         + (" after one untimed start (warm disk cache)" if starts > 1 else " (no warm-up)")
         + (f", with no workflows and with {populated:,}" if populated else ", no workflows")
         + "; from just before spawning python (bench/_gui_start.py runs the real "
-        "`python -m desktop_app gui` entry point with MainWindow.showEvent wrapped, no hook in "
-        "the app) to the window's show event, to its first frame painted (the goal, for both "
+        "`python -m desktop_app gui` entry point, importing nothing before it: an import hook "
+        "wraps MainWindow.showEvent as the app imports it, no hook in the app) to the window's "
+        "show event, to its first frame painted (the goal, for both "
         "data dirs), and to the Library's first rows; each start then quits on SIGTERM"
     )
     library = (

@@ -1,8 +1,9 @@
-"""Entry point for ``python -m desktop_app`` and for the PyInstaller-built executable."""
+"""Entry point for ``python -m desktop_app``, the ``procedura`` script and the PyInstaller-built
+executable."""
 
 import sys
 
-from desktop_app.cli import main
+from desktop_app.startup import hold_collection
 
 
 def _run_frozen_module() -> bool:
@@ -23,6 +24,14 @@ def _run_frozen_module() -> bool:
     return True
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """Run ``procedura``: the command line, or the desktop app (``procedura gui``)."""
+    hold_collection()  # until the command begins (see desktop_app.startup)
     if not _run_frozen_module():
-        main()
+        from desktop_app.cli import main as cli_main
+
+        cli_main()
+
+
+if __name__ == "__main__":
+    main()

@@ -26,7 +26,7 @@ from desktop_app.settings import window_state_path
 from desktop_app.ui.editor.window import EditorWindow
 from desktop_app.ui.record import RecordDialog, active_recording
 from desktop_app.ui.run_view import RunDialog
-from desktop_app.ui.windows import fitted, usable_area
+from desktop_app.ui.windows import TITLE_BAR, fitted, usable_area
 
 pytestmark = pytest.mark.slow
 
@@ -84,6 +84,30 @@ def test_windows_fit_the_screen_open_in_front_and_come_back_where_they_were(
     assert state.is_file() and state.is_relative_to(Path(os.environ["XDG_CONFIG_HOME"]))
     editor = _open_editor(gui, version.workflow_id)
     assert editor.geometry() == where
+    # its panels too: Parameters moved to the left and Problems closed stay so
+    left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+    editor.addDockWidget(left, editor.parameters_dock)
+    editor.problems_dock.close()
+    _close(gui, editor)
+    editor = _open_editor(gui, version.workflow_id)
+    assert editor.dockWidgetArea(editor.parameters_dock) == left
+    assert editor.problems_dock.isHidden()
+    editor.addDockWidget(right, editor.parameters_dock)
+    editor.problems_dock.show()
+    editor.setGeometry(where)
+    _close(gui, editor)
+    editor = _open_editor(gui, version.workflow_id)
+    assert editor.geometry() == where
+
+    # a second editor opens beside the first (a title bar down and right), not hidden under it
+    other = gui.call(lambda: approved(gui.services, "expense-report"))
+    gui.window.open_editor(other.workflow_id)
+    gui.run(until(lambda: len(top_level(EditorWindow)) == 2, what="the second editor"))
+    second = next(e for e in top_level(EditorWindow) if e is not editor)
+    assert second.geometry().topLeft() == where.topLeft() + QPoint(TITLE_BAR, TITLE_BAR)
+    second.close()
+    gui.run(until(lambda: len(top_level(EditorWindow)) == 1, what="the second editor closed"))
+    editor.setGeometry(where)  # (the second one saved where it was)
 
     # larger than the screen now (or on a screen that is gone): back on it, no larger than it
     editor.setGeometry(QRect(area.right() + 2000, area.y(), area.width() + 500, 2000))

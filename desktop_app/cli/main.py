@@ -22,6 +22,7 @@ from desktop_app.cli.common import (
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.library import reindex as rebuild
 from desktop_app.settings import Settings, load_settings
+from desktop_app.startup import release_collection
 
 __all__ = ["cli", "main"]
 
@@ -36,6 +37,8 @@ __all__ = ["cli", "main"]
 @click.pass_context
 def cli(ctx: click.Context, home: Path | None) -> None:
     """Procedura: turn one demonstration into a reusable, reviewable, self-healing procedure."""
+    if ctx.invoked_subcommand != "gui":  # the desktop app's collector takes over in its window
+        release_collection()
     overrides: dict[str, Any] = {"home": home} if home is not None else {}
     cached: list[Settings] = []
 

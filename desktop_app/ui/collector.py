@@ -13,6 +13,8 @@ import gc
 
 from PySide6.QtCore import QObject, QTimer
 
+from desktop_app.startup import take_over_collection
+
 __all__ = ["GuiThreadCollector"]
 
 #: How often the thresholds are checked.
@@ -24,7 +26,8 @@ class GuiThreadCollector(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._was_enabled = gc.isenabled()
+        # Start-up (the entry point) may have held collection off already: on when this stops.
+        self._was_enabled = gc.isenabled() or take_over_collection()
         gc.disable()
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_EVERY_MS)

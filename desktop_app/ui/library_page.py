@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -268,15 +269,14 @@ class LibraryPage(QWidget):
             return summaries, sorted({d for s in summaries for d in s.domains})
 
         def with_stats(
-            summaries: list[WorkflowSummary],
-        ) -> tuple[list[LibraryRow], dict[str, RunStats]]:
-            """On the store thread: the rows with their runs' statistics, built there too."""
-            stats, now = backend.runs.run_stats(), utcnow()
-            rows = [
+            summaries: list[WorkflowSummary], stats: dict[str, RunStats]
+        ) -> list[LibraryRow]:
+            """On the store thread: the rows with their runs' statistics."""
+            now = utcnow()
+            return [
                 LibraryRow(s, stats.get(s.id)).with_stale(stale_after_days=days, now=now)
                 for s in summaries
             ]
-            return rows, stats
 
         searching = bool(self.search.text().strip())
         if not self.model.rowCount() and not searching:  # nothing shown: a page by name first
@@ -287,8 +287,13 @@ class LibraryPage(QWidget):
                 # Painted now: reading everything next keeps the store thread busy in Python,
                 # and the window would wait for it to paint this page.
                 self.table.viewport().repaint()
-        summaries, domains = await self._host.tasks.call(read)
-        self._all, self._stats = await self._host.tasks.call(with_stats, summaries)
+        # The run statistics (a query over every run, in SQLite's C code, which lets Python run)
+        # are read on a thread of their own while the store thread reads the workflows.
+        (summaries, domains), stats = await asyncio.gather(
+            self._host.tasks.call(read), asyncio.to_thread(backend.runs.run_stats)
+        )
+        self._all = await self._host.tasks.call(with_stats, summaries, stats)
+        self._stats = stats
         self._fill_domains(domains)
         if searching:
             await self._search(self.search.text())

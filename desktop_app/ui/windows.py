@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QFrame,
+    QMainWindow,
     QMessageBox,
     QScrollArea,
     QToolBar,
@@ -78,7 +79,7 @@ def fitted(rect: QRect, area: QRect) -> QRect:
     return QRect(QPoint(x, y), size)
 
 
-def fit_window(window: QWidget, preferred: QSize, *, remember: str | None = None) -> None:
+def fit_window(window: QWidget, preferred: QSize, *, remember: str | None = None) -> bool:
     """Size a top-level *window* that is about to be shown so that it fits its screen.
 
     It gets *preferred*, bounded by the usable area of the screen it opens on (its parent's, else
@@ -87,21 +88,27 @@ def fit_window(window: QWidget, preferred: QSize, *, remember: str | None = None
     shrunk) to lie wholly, frame and all, on its screen. With *remember* (a stable name such as
     ``"editor"``), it opens instead where it was when a window of that name last closed —
     maximised if it was, moved back onto a screen and shrunk to it if that screen is now
-    smaller or gone — and where it is is saved each time it closes.
+    smaller or gone — and where it is is saved each time it closes. A main window's docks and
+    toolbars come back as they were too (call this once they are added).
+
+    Returns:
+        Whether the window's docks and toolbars were put back as they were saved (else the
+        caller lays them out for a first opening).
     """
     area = usable_area(_screen_for(window), _frame_of_others(window))
     if window.minimumWidth() > area.width() or window.minimumHeight() > area.height():
         window.setMinimumSize(window.minimumSize().boundedTo(area.size()))
     _Fitted(window, remember)
     if remember is not None and _restore(window, remember):
-        return
+        return _restore_state(window, remember)
     size = preferred.boundedTo(area.size())
     if isinstance(window, QDialog):
         window.resize(size)
-        return
+        return False
     centred = QRect(QPoint(0, 0), size)
     centred.moveCenter(area.center())
-    window.setGeometry(fitted(centred, area))
+    window.setGeometry(_cascaded(window, fitted(centred, area), area))
+    return False
 
 
 def scrolling(content: QWidget) -> QScrollArea:
@@ -185,8 +192,39 @@ def _restore(window: QWidget, name: str) -> bool:
         return True  # the window manager fits it to the screen; its normal size is kept
     rect = window.geometry()
     screen = QGuiApplication.screenAt(rect.center()) or _screen_for(window)
-    window.setGeometry(fitted(rect, usable_area(screen, _frame_of_others(window))))
+    area = usable_area(screen, _frame_of_others(window))
+    window.setGeometry(_cascaded(window, fitted(rect, area), area))
     return True
+
+
+def _restore_state(window: QWidget, name: str) -> bool:
+    """Put a main window's docks and toolbars back as saved under *name*; whether they were."""
+    saved = _store().value(f"{name}/state")
+    if isinstance(saved, bytes | bytearray):
+        saved = QByteArray(bytes(saved))
+    return (
+        isinstance(window, QMainWindow)
+        and isinstance(saved, QByteArray)
+        and window.restoreState(saved)
+    )
+
+
+def _cascaded(window: QWidget, rect: QRect, area: QRect) -> QRect:
+    """*rect*, moved down and right by a title bar while a shown window of the same kind (a
+    second editor) already opens there, so that one never hides the other exactly."""
+    taken = {
+        other.geometry().topLeft()
+        for other in QApplication.topLevelWidgets()
+        if other is not window and type(other) is type(window) and other.isVisible()
+    }
+    for _ in range(len(taken)):
+        if rect.topLeft() not in taken:
+            break
+        moved = fitted(rect.translated(TITLE_BAR, TITLE_BAR), area)
+        if moved.topLeft() == rect.topLeft():  # in the corner already: start again at the top
+            moved = fitted(QRect(area.topLeft(), rect.size()), area)
+        rect = moved
+    return rect
 
 
 class _Fitted(QObject):
@@ -210,6 +248,8 @@ class _Fitted(QObject):
         elif event.type() == QEvent.Type.Hide and self._name is not None:
             store = _store()
             store.setValue(f"{self._name}/geometry", self._window.saveGeometry())
+            if isinstance(self._window, QMainWindow):
+                store.setValue(f"{self._name}/state", self._window.saveState())
             store.sync()
         return False
 

@@ -187,11 +187,10 @@ class EditorWindow(EditorActions, LocatorTests):
         self.tabifyDockWidget(self.parameters_dock, self.workflow_dock)
         self.parameters_dock.raise_()
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
-        self._docks_sized = False
-
         self._add_actions()
         self._set_enabled(False)
-        fit_window(self, QSize(1280, 820), remember="editor")
+        # The docks as the analyst left them last time; else sized on the first showing.
+        self._docks_sized = fit_window(self, QSize(1280, 820), remember="editor")
         host.events.workflows_changed.connect(self._on_events_workflows_changed)
         self._host.tasks.start(self.reload(), label="Opening the workflow…")
 
