@@ -3,10 +3,10 @@
 Real Qt on the offscreen platform, real stores in a temporary data directory:
 
 - cold start: from spawning ``python -m desktop_app gui`` (``bench/_gui_start.py`` runs that
-  entry point unchanged, importing nothing before it, and only watches for the window) to the main window shown, to its first
-  frame painted, and to the Library listed; median of 7 starts after one untimed start (warm disk
-  cache), with no workflows and with 1,000. The goal (1.5 s) applies to the first frame painted,
-  in both;
+  entry point unchanged, importing nothing before it, and only watches for the window) to the
+  main window shown, to its first frame painted, and to the Library listed; median of 7 starts
+  after one untimed start (warm disk cache), with no workflows and with 1,000. The goal (1.5 s)
+  applies to the first frame painted, in both;
 - the Library screen over 10,000 workflows: picking a status or a domain in its filter boxes, as a
   person does, until the table's model has been filtered and sorted (synchronous, on the GUI
   thread), and until the page has been repainted; median and max over 20 picks. The text box is
