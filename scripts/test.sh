@@ -26,7 +26,10 @@ step lint-imports
 # The run cannot hang: a test over its time limit ends its worker (pyproject's timeout, by a
 # thread: it fires even inside Qt), a crashed worker ends the run (no replacement to wait on),
 # and the watchdog stops everything when nothing was printed for 10 minutes (no test takes
-# more than 5) or the run passes 80 minutes. The 25 slowest tests are listed at the end.
-printf '==> %s\n' "pytest -n 2 --dist loadfile --max-worker-restart 0 --durations 25 $*"
+# more than 5) or the run passes 80 minutes. The files go to the workers in the order the tests'
+# conftest gives them (the long ones first), not by how many tests they hold. The 25 slowest
+# tests are listed at the end.
+args=(-n 2 --dist loadfile --no-loadscope-reorder --max-worker-restart 0 --durations 25)
+printf '==> %s\n' "pytest ${args[*]} $*"
 QT_QPA_PLATFORM=offscreen "$bin/python" scripts/watchdog.py --quiet 600 --limit 4800 -- \
-    "$bin/pytest" -n 2 --dist loadfile --max-worker-restart 0 --durations 25 "$@"
+    "$bin/pytest" "${args[@]}" "$@"

@@ -22,6 +22,16 @@ from desktop_app.cli import cli
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "docs" / "examples"
 
+#: The test files that each take minutes (the benchmarks' smoke runs, twenty kills while
+#: recording on a busy machine, an install): handed to the two workers first, so that neither
+#: ends the run alone with one of them (see pytest_collection_modifyitems).
+LONG_FILES = (
+    "test_bench_more.py",
+    "test_bench.py",
+    "test_recording_crash.py",
+    "test_installer_linux.py",
+)
+
 _ISOLATED_VARS = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
@@ -126,3 +136,22 @@ def gui(qapp: Any) -> Iterator[Any]:
 
     with open_gui(qapp) as opened:
         yield opened
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the files as the workers should take them (``--dist loadfile`` with
+    ``--no-loadscope-reorder``): the long ones first, then the files of browser, GUI or process
+    tests (marked slow) by how many tests they hold, then the quick ones the same way. Whatever
+    file a worker takes last is then short, and both workers finish together."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def cost(name: str) -> tuple[int, int]:
+        base = name.rsplit("/", 1)[-1]
+        if base in LONG_FILES:
+            return (0, LONG_FILES.index(base))
+        slow = any(item.get_closest_marker("slow") for item in files[name])
+        return (1 if slow else 2, -len(files[name]))
+
+    items[:] = [item for name in sorted(files, key=cost) for item in files[name]]
