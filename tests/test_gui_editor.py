@@ -436,6 +436,13 @@ def test_testing_locators_highlights_matches_in_a_live_page(
         gui.run(until(lambda: editor.form.result_text(1) == "1 match", what="label=Username"))
         gui.settle()
         assert editor.tester.opened == 1  # one page for every test
+        # the person closes the test browser's window: the next test opens a new one
+        preview = editor.tester.preview
+        assert preview is not None and preview.is_open
+        gui.run(preview.close())
+        assert not preview.is_open
+        assert gui.run(editor.test_locator(1, 0)) == 1
+        assert editor.form.result_text(0) == "1 match" and editor.tester.opened == 2
         editor.close()
         gui.settle()
     assert not editor.tester.is_open

@@ -107,6 +107,11 @@ class LocatorPreview(Protocol):
         """Where the page is now."""
         ...
 
+    @property
+    def is_open(self) -> bool:
+        """Whether the page and its browser are still there (a person may close the window)."""
+        ...
+
     async def test(self, locator: Locator, values: Mapping[str, str]) -> int:
         """Highlight what *locator* (rendered with *values*) matches; how many elements."""
         ...

@@ -75,6 +75,12 @@ class PlaywrightPreview:
         """Where the page is now."""
         return self._page.url
 
+    @property
+    def is_open(self) -> bool:
+        """Whether the page and its browser are still there (a person may close the window)."""
+        browser = self._session.browser
+        return not self._page.is_closed() and (browser is None or browser.is_connected())
+
     async def test(self, locator: Locator, values: Mapping[str, str]) -> int:
         """Outline every element *locator* (rendered with *values*) matches; how many.
 

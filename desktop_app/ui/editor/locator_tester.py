@@ -39,7 +39,8 @@ _T = TypeVar("_T")
 class LocatorTester:
     """The one live page "Test" buttons use: opened on the first test, reused after.
 
-    A test on another address than the page was opened at opens that address instead.
+    A test on another address than the page was opened at opens that address instead, and so
+    does a test after the page's window was closed (or its browser went away).
     ``headless`` keeps the browser out of sight (tests set it).
     """
 
@@ -56,6 +57,11 @@ class LocatorTester:
         """Whether a test page is open."""
         return self._preview is not None
 
+    @property
+    def preview(self) -> LocatorPreview | None:
+        """The test page, once a test opened it."""
+        return self._preview
+
     async def count(self, url: str, locator: Locator, values: Mapping[str, str]) -> int:
         """How many elements *locator* finds on the test page (highlighting them there)."""
         return await self._on_page(url, lambda page: page.test(locator, values))
@@ -69,18 +75,19 @@ class LocatorTester:
         return await self._on_page(url, lambda page: page.items(source))
 
     async def _on_page(self, url: str, test: Callable[[LocatorPreview], Awaitable[_T]]) -> _T:
-        """*test* on the test page, opened at *url* (once: a test at another address opens
-        that one instead)."""
+        """*test* on the test page, opened at *url* (once: a test at another address, or after
+        the page was closed, opens it again)."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self._preview is None or url != self._opened_at:
+            preview = self._preview
+            if preview is None or url != self._opened_at or not preview.is_open:
                 await self._close()
-                self._preview = await self._backend.open_preview(url, headless=self.headless)
-                self._opened_at = url
+                preview = await self._backend.open_preview(url, headless=self.headless)
+                self._preview, self._opened_at = preview, url
                 self.opened += 1
             try:
-                return await test(self._preview)
+                return await test(preview)
             except BrowserError:
                 await self._close()
                 raise
