@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
 from fakes.openai_server import FakeOpenAIServer
-from replay_support import approve, approved, run, services, serving
+from replay_support import PageHandler, approve, approved, run, services, serving
 
 from desktop_app.core.models.run import RunStatus, StepStatus
 from desktop_app.core.models.workflow import (
@@ -144,26 +143,15 @@ _LATE = """<!doctype html><title>Notes</title><h1>Notes</h1><main id=app></main>
 </script>"""
 
 
-class _Notes(BaseHTTPRequestHandler):
+class _Notes(PageHandler):
     kept: ClassVar[list[str]] = []
 
     def do_GET(self) -> None:
-        self._send(_LATE)
+        self.send_page(_LATE)
 
     def do_POST(self) -> None:
         self.kept.append(self.rfile.read(int(self.headers["Content-Length"])).decode())
-        self._send("")
-
-    def _send(self, text: str) -> None:
-        body = text.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        self.send_page("")
 
 
 def adds_the_note(body: dict[str, Any]) -> str:

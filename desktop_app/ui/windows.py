@@ -181,12 +181,18 @@ def _store() -> QSettings:
     return QSettings(str(window_state_path()), QSettings.Format.IniFormat)
 
 
-def _restore(window: QWidget, name: str) -> bool:
-    """Put *window* where it was saved under *name*; whether there was a place to restore."""
-    saved = _store().value(f"{name}/geometry")
+def _saved(key: str) -> QByteArray | None:
+    """What ``windows.ini`` holds under *key*, if anything."""
+    saved = _store().value(key)
     if isinstance(saved, bytes | bytearray):
         saved = QByteArray(bytes(saved))
-    if not isinstance(saved, QByteArray) or not window.restoreGeometry(saved):
+    return saved if isinstance(saved, QByteArray) else None
+
+
+def _restore(window: QWidget, name: str) -> bool:
+    """Put *window* where it was saved under *name*; whether there was a place to restore."""
+    saved = _saved(f"{name}/geometry")
+    if saved is None or not window.restoreGeometry(saved):
         return False
     if window.isMaximized() or window.isFullScreen():
         return True  # the window manager fits it to the screen; its normal size is kept
@@ -199,14 +205,8 @@ def _restore(window: QWidget, name: str) -> bool:
 
 def _restore_state(window: QWidget, name: str) -> bool:
     """Put a main window's docks and toolbars back as saved under *name*; whether they were."""
-    saved = _store().value(f"{name}/state")
-    if isinstance(saved, bytes | bytearray):
-        saved = QByteArray(bytes(saved))
-    return (
-        isinstance(window, QMainWindow)
-        and isinstance(saved, QByteArray)
-        and window.restoreState(saved)
-    )
+    saved = _saved(f"{name}/state")
+    return isinstance(window, QMainWindow) and saved is not None and window.restoreState(saved)
 
 
 def _cascaded(window: QWidget, rect: QRect, area: QRect) -> QRect:
