@@ -48,7 +48,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit
 from replay_support import DATA
 from sqlalchemy.engine import Engine
 
-from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
 from desktop_app.app import open_services
 from desktop_app.core.documents import load_trajectory
 from desktop_app.core.induction.heuristic import induce

@@ -56,7 +56,7 @@ from common import main as cli_main
 from desktop_app.adapters.llm import make_llm
 from desktop_app.adapters.search.embeddings import make_embedding_function
 from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
-from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
 from desktop_app.app import Services, open_services
 from desktop_app.core.induction.naming import snake_case
 from desktop_app.core.llm import StructuredLLM

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from common import isolated_home, median, percentile
 from sqlmodel import Session
 
-from desktop_app.adapters.sqlite.tables import ExperienceRow
+from desktop_app.adapters.sql.tables import ExperienceRow
 from desktop_app.app import Services, open_services
 from desktop_app.core.models.experience import Experience, site_of
 from desktop_app.core.models.run import Resolution

@@ -14,16 +14,16 @@ from sqlalchemy.engine import Engine
 from desktop_app import __version__
 from desktop_app.adapters.browsers import find_browser
 from desktop_app.adapters.media_store import FileMediaStore
-from desktop_app.adapters.sqlite.database import (
+from desktop_app.adapters.sql.database import (
     HEAD_REVISION,
     current_revision,
     migrate,
     open_database,
 )
-from desktop_app.adapters.sqlite.index_queue import SqlIndexQueue
-from desktop_app.adapters.sqlite.run_store import SqlExperienceStore, SqlRunStore
-from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
-from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.sql.index_queue import SqlIndexQueue
+from desktop_app.adapters.sql.run_store import SqlExperienceStore, SqlRunStore
+from desktop_app.adapters.sql.trajectory_store import SqlTrajectoryStore
+from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.write_behind import WriteBehind
 from desktop_app.adapters.writer_lock import WriterLock
 from desktop_app.core.errors import BrowserError, StoreError
@@ -112,7 +112,7 @@ def _make_index(settings: Settings, engine: Engine, closers: list[Any]) -> Searc
     from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
     from desktop_app.adapters.search.embeddings import make_embedding_function
     from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
-    from desktop_app.adapters.sqlite.text_index import SqlTextIndex
+    from desktop_app.adapters.sql.text_index import SqlTextIndex
 
     if settings.embedding == "openai":
         key, _ = api_key(settings)

@@ -16,6 +16,8 @@ from click.testing import CliRunner, Result
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes.openai_server import FakeOpenAIServer
+from postgres_server import PostgresServer, pg_database, postgres  # noqa: F401 (fixtures)
+from sqlalchemy import Engine
 
 from desktop_app.cli import cli
 
@@ -79,6 +81,22 @@ def qt_objects_die_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator
     if qt is not None and qt.QApplication.instance() is not None:
         gc.disable()
         gc.collect()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A migrated database: a SQLite file (personal mode), then a PostgreSQL database (team
+    mode): a test taking it runs on both."""
+    from desktop_app.adapters.sql.database import migrate, open_database
+
+    if request.param == "sqlite":
+        engine = open_database(tmp_path / "db" / "procedura.db")
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres")
+        engine = open_database(server.url(server.new_database()))
+    migrate(engine)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 
-from desktop_app.adapters.sqlite.tables import (
+from desktop_app.adapters.sql.tables import (
     RunRow,
     RunStepRow,
     WorkflowRow,

@@ -12,10 +12,10 @@ from factories import full_workflow
 from sqlalchemy import text
 
 from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
-from desktop_app.adapters.sqlite.database import current_revision, migrate, open_database
-from desktop_app.adapters.sqlite.index_queue import SqlIndexQueue
-from desktop_app.adapters.sqlite.text_index import SqlTextIndex, query_words
-from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.sql.database import current_revision, migrate, open_database
+from desktop_app.adapters.sql.index_queue import SqlIndexQueue
+from desktop_app.adapters.sql.text_index import SqlTextIndex, query_words
+from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
 from desktop_app.app import Services, open_services
 from desktop_app.core.fusion import reciprocal_rank_fusion
 from desktop_app.core.models import Parameter, ParameterType, WorkflowStatus

@@ -19,8 +19,8 @@ from big_trajectories import big_events, run_measured, write_big_trajectory
 from conftest import EXAMPLES, Cli
 from sqlalchemy import Engine, text
 
-from desktop_app.adapters.sqlite.database import migrate, open_database
-from desktop_app.adapters.sqlite.trajectory_store import SqlTrajectoryStore
+from desktop_app.adapters.sql.database import migrate, open_database
+from desktop_app.adapters.sql.trajectory_store import SqlTrajectoryStore
 from desktop_app.core.documents import MAX_TRAJECTORY_BYTES, TrajectoryReader, load_trajectory
 from desktop_app.core.errors import DocumentError
 from desktop_app.core.models.trajectory import Event, Trajectory

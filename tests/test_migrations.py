@@ -11,15 +11,15 @@ from alembic.runtime.migration import MigrationContext
 from conftest import EXAMPLES
 from sqlalchemy import text
 
-from desktop_app.adapters.sqlite.database import (
+from desktop_app.adapters.sql.database import (
     HEAD_REVISION,
     current_revision,
     head_revision,
     migrate,
     open_database,
 )
-from desktop_app.adapters.sqlite.tables import is_text_index_table, metadata
-from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore, content_hash
+from desktop_app.adapters.sql.tables import is_text_index_table, metadata
+from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore, content_hash
 from desktop_app.core.documents import load_workflow
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.workflow import Workflow

@@ -9,9 +9,9 @@ import pytest
 from factories import full_workflow, run_for
 from sqlalchemy import Engine
 
-from desktop_app.adapters.sqlite.database import migrate, open_database
-from desktop_app.adapters.sqlite.run_store import SqlRunStore
-from desktop_app.adapters.sqlite.workflow_store import SqlWorkflowStore
+from desktop_app.adapters.sql.database import migrate, open_database
+from desktop_app.adapters.sql.run_store import SqlRunStore
+from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.run import RunStatus
 from desktop_app.core.models.workflow import StatusTransition, WorkflowStatus, WorkflowVersion
@@ -20,7 +20,13 @@ from desktop_app.core.views import RunQuery, RunSort
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
+def engine(store_engine: Engine) -> Engine:
+    """SQLite, then PostgreSQL."""
+    return store_engine
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Engine:
     engine = open_database(tmp_path / "db" / "procedura.db")
     migrate(engine)
     return engine

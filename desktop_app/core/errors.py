@@ -106,6 +106,20 @@ class StoreLockedError(StoreError):
     """Another process already writes the stores."""
 
 
+class ConflictError(StoreError):
+    """Someone else saved a version of the workflow since this edit began (team mode: two
+    analysts at once); nothing was saved and the edit is kept.
+
+    Args:
+        message: what happened, in one line.
+        latest: the version now latest.
+    """
+
+    def __init__(self, message: str, *, latest: int) -> None:
+        super().__init__(message)
+        self.latest = latest
+
+
 class BrowserError(ProceduraError):
     """No usable browser: none installed, it died, or attaching to it failed."""
 

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from desktop_app.core.documents import dump_document, load_workflow
-from desktop_app.core.errors import ConfirmationRequired, StoreError, TransitionError
+from desktop_app.core.errors import (
+    ConfirmationRequired,
+    ConflictError,
+    StoreError,
+    TransitionError,
+)
 from desktop_app.core.fusion import reciprocal_rank_fusion
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.workflow import (
@@ -42,7 +47,7 @@ from desktop_app.core.views import (
     WorkflowSummary,
 )
 
-__all__ = ["CANDIDATES", "SaveResult", "WorkflowLibrary"]
+__all__ = ["CANDIDATES", "SaveResult", "WorkflowLibrary", "conflict"]
 
 #: How many workflows search takes from each ranking (by meaning, by words) before fusing them.
 CANDIDATES: Final = 50
@@ -56,6 +61,17 @@ class SaveResult:
 
     version: WorkflowVersion
     created: bool
+
+
+def conflict(latest: WorkflowVersion) -> ConflictError:
+    """The error of a save that found *latest* saved by someone else meanwhile."""
+    when = latest.created_at.astimezone().strftime("%H:%M")
+    return ConflictError(
+        f"{latest.created_by} saved version {latest.version} of {latest.workflow.name!r} at "
+        f"{when} while you were editing; nothing was saved and your edits are still here: "
+        f"open version {latest.version} to see theirs",
+        latest=latest.version,
+    )
 
 
 def _same_content(a: Workflow, b: Workflow) -> bool:
@@ -224,16 +240,26 @@ class WorkflowLibrary:
         actor: str,
         change_note: str = "",
         parent_version: int | None = None,
+        expected_latest: int | None = None,
     ) -> SaveResult:
         """Save *workflow* as a new draft version; never changes an existing version.
 
         A workflow whose id is new starts at version 1; otherwise it becomes the next version.
         Content identical to the latest version creates nothing. A secret its name, description
         or intent template states is masked first (:func:`scrub_workflow`).
+
+        With *expected_latest* (the latest version when the edit began), a version saved by
+        someone else since then stops the save (optimistic versioning: two analysts never
+        overwrite each other's edit); the store refuses the same race at the moment of writing.
+
+        Raises:
+            ConflictError: another version was saved since *expected_latest*.
         """
         workflow = scrub_workflow(workflow)
         if any(found == workflow.id for found, _ in self._store.find(workflow.id)):
             latest = self._store.get_version(workflow.id)
+            if expected_latest is not None and latest.version != expected_latest:
+                raise conflict(latest)
             if _same_content(latest.workflow, workflow):
                 return SaveResult(latest, created=False)
             number = latest.version + 1

@@ -41,6 +41,7 @@ def save_draft(
     origin: Origin,
     parent_version: int,
     change_note: str = "",
+    expected_latest: int | None = None,
 ) -> Saved:
     """Save an edited draft as the next version (blocking); content the same as the latest
     version's saves nothing.
@@ -52,9 +53,12 @@ def save_draft(
         origin: which way in asked.
         parent_version: the version the edits started from (review compares with it).
         change_note: what changed, in the author's words.
+        expected_latest: the latest version when the edit began: a version someone else
+            saved since then stops the save (nothing is lost: the draft is the caller's).
 
     Raises:
         EditError: the draft has errors (nothing is saved).
+        ConflictError: someone else saved a version meanwhile (nothing is saved).
         StoreError: it could not be saved.
     """
     result = workflows.save(
@@ -62,6 +66,7 @@ def save_draft(
         actor=actor,
         change_note=change_note.strip(),
         parent_version=parent_version,
+        expected_latest=expected_latest,
     )
     workflow_id = result.version.workflow_id
     changes = Changes.of(origin, workflows=[workflow_id] if result.created else [])

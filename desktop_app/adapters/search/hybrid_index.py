@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from desktop_app.adapters.search.chroma_index import ChromaSearchIndex
-from desktop_app.adapters.sqlite.text_index import SqlTextIndex
+from desktop_app.adapters.sql.text_index import SqlTextIndex
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.views import IndexedEntries, IndexedWorkflow, SearchHit, WordMatches

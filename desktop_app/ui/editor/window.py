@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core import editing
 from desktop_app.core.editing import EditError, Issue
 from desktop_app.core.errors import NotFoundError
+from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.workflow import Workflow, WorkflowVersion
 from desktop_app.ops.changes import Origin
 from desktop_app.ops.edit import save_draft
@@ -79,6 +80,9 @@ class EditorWindow(EditorActions, LocatorTests):
         self._workflow_id = workflow_id
         self._requested_version = version
         self.base: WorkflowVersion | None = None
+        #: The latest version when the edit began (or was last saved): saving refuses to go on
+        #: when someone saved another since.
+        self._latest_seen: int | None = None
         self.workflow: Workflow | None = None
         self.issues: list[Issue] = []
         self.last_refusal: str | None = None
@@ -203,10 +207,12 @@ class EditorWindow(EditorActions, LocatorTests):
 
     async def reload(self) -> None:
         """Load the version to edit (discarding any draft and the undo history)."""
-        version = await self._host.tasks.call(
-            self._host.backend.workflows.get, self._workflow_id, self._requested_version
+        workflows = self._host.backend.workflows
+        version, latest = await self._host.tasks.call(
+            _version_and_latest, workflows, self._workflow_id, self._requested_version
         )
         self.base = version
+        self._latest_seen = latest
         self.undo_stack.clear()
         self._apply(version.workflow, None)
         self.undo_stack.setClean()
@@ -261,8 +267,10 @@ class EditorWindow(EditorActions, LocatorTests):
             origin=Origin.WINDOW,
             parent_version=self.base.version,
             change_note=change_note,
+            expected_latest=self._latest_seen,
         )
         saved = done.version
+        self._latest_seen = saved.version
         self.base = saved
         self.workflow = saved.workflow
         self.undo_stack.setClean()
@@ -469,3 +477,11 @@ class EditorWindow(EditorActions, LocatorTests):
         if self.tester.is_open:
             self._host.tasks.start(self.tester.close(), label="Closing the test page…")
         super().closeEvent(event)
+
+
+def _version_and_latest(
+    workflows: WorkflowLibrary, workflow_id: str, number: int | None
+) -> tuple[WorkflowVersion, int]:
+    """A version to edit and the number of the latest one (a save checks nobody added one)."""
+    version = workflows.get(workflow_id, number)
+    return version, workflows.summary(workflow_id).latest_version

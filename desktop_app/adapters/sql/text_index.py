@@ -1,4 +1,5 @@
-"""The word index of workflows: SQLite FTS5 ranked by BM25, in the app's database.
+"""The word index of workflows, in the app's database: SQLite FTS5 ranked by BM25 (personal
+mode), PostgreSQL full-text search ranked by ``ts_rank_cd`` (team mode).
 
 Each indexed workflow has a row in ``text_index_entries`` (version, status and domains, to
 filter by) whose id is the rowid of its text in the FTS5 table ``text_index``. The text is
@@ -7,6 +8,11 @@ more than the embedding index embeds), tokenized by ``porter unicode61 remove_di
 words split at anything not a letter or digit (``full_name`` is "full" and "name"), case and
 diacritics folded ("Résumé" matches "resume"), and reduced to their Porter stem ("reimbursed"
 matches "reimbursement").
+
+On PostgreSQL, ``text_index`` is a table of the same two columns (``rowid``, ``body``) and a
+``words`` column PostgreSQL computes (``to_tsvector('english', body)``, GIN-indexed): words
+stemmed by Snowball's English stemmer, case folded, English stop words left out; diacritics
+are kept (the ``unaccent`` extension would need a superuser).
 
 A query is taken as words, never as FTS5 syntax: each word is quoted, and every one the index
 holds must match (``"travel" AND "costs"``: :meth:`SqlTextIndex.search_workflows_every_word`),
@@ -26,8 +32,8 @@ from typing import Any, Final
 from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import OperationalError
 
-from desktop_app.adapters.sqlite.database import for_writing
-from desktop_app.adapters.sqlite.tables import TEXT_INDEX
+from desktop_app.adapters.sql.database import for_writing
+from desktop_app.adapters.sql.tables import TEXT_INDEX
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.views import IndexedWorkflow, SearchHit, WordMatches
@@ -36,6 +42,7 @@ __all__ = [
     "MAX_QUERY_WORDS",
     "STOP_WORDS",
     "SqlTextIndex",
+    "create_text_index",
     "query_words",
     "write_entries",
 ]
@@ -116,10 +123,10 @@ def write_entries(conn: Connection, workflows: Sequence[IndexedWorkflow]) -> Non
             rowid = conn.execute(
                 text(
                     "INSERT INTO text_index_entries (workflow_id, version, status, domains) "
-                    "VALUES (:workflow_id, :version, :status, :domains)"
+                    "VALUES (:workflow_id, :version, :status, :domains) RETURNING id"
                 ),
                 values,
-            ).lastrowid
+            ).scalar_one()
         else:
             conn.execute(
                 text(
@@ -190,20 +197,22 @@ class SqlTextIndex:
         (and the matches are not *complete*).
         """
         words = query_words(query)
+        dialect = self._engine.dialect.name
+        match = _match(dialect)
         with self._errors("search"), self._engine.connect() as conn:
             known = [
                 w
                 for w in words
                 if conn.execute(
-                    text(f"SELECT 1 FROM {TEXT_INDEX} WHERE {TEXT_INDEX} MATCH :w LIMIT 1"),
-                    {"w": f'"{w}"'},
+                    text(f"SELECT 1 FROM {TEXT_INDEX} WHERE {match} LIMIT 1"),
+                    {"query": _expression(dialect, [w])},
                 ).first()
                 is not None
             ]
             if not known or limit <= 0:
                 return WordMatches(hits=(), complete=False)
-            expression = " AND ".join(f'"{w}"' for w in known)
-            hits = _ranked(conn, expression, limit=limit, status=status, domain=domain)
+            expression = _expression(dialect, known)
+            hits = _ranked(conn, dialect, expression, limit=limit, status=status, domain=domain)
         return WordMatches(hits=tuple(hits), complete=len(known) == len(words))
 
     def entries(self) -> dict[str, tuple[int, WorkflowStatus]]:
@@ -245,30 +254,79 @@ class SqlTextIndex:
             return int(conn.execute(text("SELECT count(*) FROM text_index_entries")).scalar_one())
 
 
+#: PostgreSQL's text search configuration for the index (see the module's docstring).
+PG_CONFIG: Final = "english"
+
+
+def _match(dialect: str) -> str:
+    """The condition that a text of :data:`TEXT_INDEX` matches the bound ``:query``."""
+    if dialect == "postgresql":
+        return f"{TEXT_INDEX}.words @@ to_tsquery('{PG_CONFIG}', :query)"
+    return f"{TEXT_INDEX} MATCH :query"
+
+
+def _expression(dialect: str, words: Sequence[str]) -> str:
+    """A query that every one of *words* (letters and digits only) must match."""
+    if dialect == "postgresql":
+        return " & ".join(f"'{w}'" for w in words)
+    return " AND ".join(f'"{w}"' for w in words)
+
+
 def _ranked(
     conn: Connection,
+    dialect: str,
     expression: str,
     *,
     limit: int,
     status: WorkflowStatus | None,
     domain: str | None,
 ) -> list[SearchHit]:
-    """The workflows matching the FTS5 *expression*, best first (score: BM25, higher is
-    better), only those of *status* and with *domain* among their domains when given."""
-    conditions = [f"{TEXT_INDEX} MATCH :query"]
+    """The workflows matching *expression* (:func:`_expression`), best first (score: BM25 or
+    ``ts_rank_cd``, higher is better), only those of *status* and with *domain* among their
+    domains when given."""
+    postgres = dialect == "postgresql"
+    conditions = [_match(dialect)]
     params: dict[str, Any] = {"query": expression, "limit": limit}
     if status is not None:
         conditions.append("e.status = :status")
         params["status"] = str(status.value)
     if domain is not None and domain.strip():
-        conditions.append(
-            "EXISTS (SELECT 1 FROM json_each(e.domains) AS d WHERE d.value = :domain)"
-        )
-        params["domain"] = domain.strip().lower()
+        if postgres:
+            conditions.append("CAST(e.domains AS jsonb) @> CAST(:domain AS jsonb)")
+            params["domain"] = json.dumps([domain.strip().lower()])
+        else:
+            conditions.append(
+                "EXISTS (SELECT 1 FROM json_each(e.domains) AS d WHERE d.value = :domain)"
+            )
+            params["domain"] = domain.strip().lower()
+    rank = (
+        f"-ts_rank_cd({TEXT_INDEX}.words, to_tsquery('{PG_CONFIG}', :query))"
+        if postgres
+        else f"bm25({TEXT_INDEX})"
+    )
     statement = text(
-        f"SELECT e.workflow_id, bm25({TEXT_INDEX}) AS rank FROM {TEXT_INDEX} "
+        f"SELECT e.workflow_id, {rank} AS rank FROM {TEXT_INDEX} "
         f"JOIN text_index_entries AS e ON e.id = {TEXT_INDEX}.rowid "
-        f"WHERE {' AND '.join(conditions)} ORDER BY rank LIMIT :limit"
+        f"WHERE {' AND '.join(conditions)} ORDER BY rank, e.workflow_id LIMIT :limit"
     )
     rows = conn.execute(statement, params).all()
     return [SearchHit(id=str(workflow_id), score=-float(rank)) for workflow_id, rank in rows]
+
+
+def create_text_index(conn: Connection) -> None:
+    """Create :data:`TEXT_INDEX` (the migration that brings the word index)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            text(
+                f"CREATE TABLE {TEXT_INDEX} (rowid integer PRIMARY KEY, body text NOT NULL, "
+                f"words tsvector GENERATED ALWAYS AS (to_tsvector('{PG_CONFIG}', body)) STORED)"
+            )
+        )
+        conn.execute(text(f"CREATE INDEX ix_{TEXT_INDEX}_words ON {TEXT_INDEX} USING gin (words)"))
+    else:
+        conn.execute(
+            text(
+                f"CREATE VIRTUAL TABLE {TEXT_INDEX} USING fts5("
+                "body, tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
+        )

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
 
-from desktop_app.adapters.sqlite.database import for_writing
-from desktop_app.adapters.sqlite.tables import IndexPendingRow
+from desktop_app.adapters.sql.database import for_writing
+from desktop_app.adapters.sql.tables import IndexPendingRow
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.ports import IndexKind
 

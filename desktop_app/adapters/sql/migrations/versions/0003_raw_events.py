@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from desktop_app.adapters.sqlite.tables import UtcDateTime
+from desktop_app.adapters.sql.tables import UtcDateTime
 
 revision = "0003"
 down_revision = "0002"

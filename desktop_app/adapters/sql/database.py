@@ -1,4 +1,9 @@
-"""Opening the SQLite database: WAL, foreign keys, busy timeout, migrations to the latest schema."""
+"""Opening the database and migrating it to the latest schema.
+
+Personal mode keeps one SQLite file (WAL, foreign keys, a busy timeout); team mode a PostgreSQL
+database named by a SQLAlchemy URL (psycopg 3). The stores run the same code on both; what
+differs between the two is in :mod:`~desktop_app.adapters.sql.dialects`.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,9 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from sqlalchemy import create_engine, event, inspect
+from sqlalchemy import create_engine, event, inspect, make_url
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import ArgumentError, OperationalError
 
 from desktop_app.core.errors import StoreError
 
@@ -18,16 +23,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "CONNECT_TIMEOUT_S",
     "HEAD_REVISION",
     "current_revision",
     "for_writing",
     "head_revision",
+    "is_postgres",
     "migrate",
     "open_database",
+    "redacted",
 ]
 
 #: How long a statement waits for another connection's lock before failing.
 BUSY_TIMEOUT_MS: Final = 5000
+#: How long connecting to a database server may take before it counts as unreachable.
+CONNECT_TIMEOUT_S: Final = 10
 
 #: The newest schema revision, known without loading Alembic (a test keeps it equal to the
 #: migrations' head), so opening an up-to-date database stays fast.
@@ -63,16 +73,55 @@ def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-def open_database(path: Path) -> Engine:
-    """An engine on the SQLite file at *path* (created if missing), every connection set up.
+def open_database(target: Path | str) -> Engine:
+    """An engine on the SQLite file at *target* (created if missing), or on the PostgreSQL
+    database its URL names (``postgresql://user@host:5432/team``), every connection set up.
 
     The schema is not touched: call :func:`migrate` (as a writer) first.
+
+    Raises:
+        StoreError: *target* is a URL of another database than PostgreSQL, or not a URL.
     """
+    if isinstance(target, str):
+        return _open_server(target)
+    path = target
     path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
     event.listen(engine, "connect", _on_connect)
     event.listen(engine, "begin", _on_begin)
     return engine
+
+
+def _open_server(url: str) -> Engine:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(f"not a database URL: {redacted(url)}") from None
+    if parsed.get_backend_name() != "postgresql":
+        raise StoreError(
+            f"team mode needs PostgreSQL, not {parsed.get_backend_name()} ({redacted(url)})"
+        )
+    parsed = parsed.set(drivername="postgresql+psycopg")
+    # Checked before use: a server restarted under a long-open window is reconnected to, not
+    # reported as a failure of whatever ran next.
+    return create_engine(
+        parsed,
+        pool_pre_ping=True,
+        connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "procedura"},
+    )
+
+
+def redacted(url: str) -> str:
+    """*url* without its password (for messages and logs)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(unreadable URL)"
+
+
+def is_postgres(engine: Engine) -> bool:
+    """Whether *engine* is on PostgreSQL (team mode)."""
+    return engine.dialect.name == "postgresql"
 
 
 #: The execution option that makes a connection's transactions take the write lock at once.
@@ -113,7 +162,9 @@ def current_revision(engine: Engine) -> str | None:
             rows = conn.exec_driver_sql("SELECT version_num FROM alembic_version").all()
             return str(rows[0][0]) if rows else None
     except OperationalError as exc:
-        raise StoreError(f"cannot read the database {engine.url.database}: {exc.orig}") from None
+        raise StoreError(
+            f"cannot read the database {engine.url.database}: {_first_line(exc.orig)}"
+        ) from None
 
 
 def _known(script: ScriptDirectory, revision: str) -> bool:
@@ -147,6 +198,9 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     if revision == "head" and current == script.get_current_head():
         return
     cfg = _alembic_config()
+    if is_postgres(engine):
+        _migrate_server(engine, cfg, revision)
+        return
     with engine.connect() as conn:
         raw = conn.connection.dbapi_connection
         assert raw is not None
@@ -170,3 +224,30 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             ) from None
         finally:
             raw.execute("PRAGMA foreign_keys=ON")
+
+
+#: The advisory lock that makes team members' clients migrate one at a time.
+_MIGRATION_LOCK: Final = 0x70726F63
+
+
+def _migrate_server(engine: Engine, cfg: Config, revision: str) -> None:
+    """Migrate a PostgreSQL database in one transaction (its DDL is transactional), one client
+    at a time: the first to start holds the lock; the others wait for it, then find nothing
+    left to do."""
+    from alembic import command
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+    except DBAPIError as exc:
+        raise StoreError(
+            f"could not migrate the database {engine.url.database}: {_first_line(exc.orig)}"
+        ) from None
+
+
+def _first_line(error: BaseException | None) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__

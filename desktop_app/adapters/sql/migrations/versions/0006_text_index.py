@@ -1,6 +1,6 @@
-"""The word index of workflows (SQLite FTS5, BM25), filled from the stored workflows; every
-workflow is marked for the search index, whose embedded text changed (name and description
-only), so the next writer re-indexes it.
+"""The word index of workflows (SQLite FTS5 with BM25, or PostgreSQL full-text search),
+filled from the stored workflows; every workflow is marked for the search index, whose
+embedded text changed (name and description only), so the next writer re-indexes it.
 
 Revision ID: 0006
 Revises: 0005
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from desktop_app.adapters.sqlite.tables import UtcDateTime
-from desktop_app.adapters.sqlite.text_index import write_entries
+from desktop_app.adapters.sql.tables import UtcDateTime
+from desktop_app.adapters.sql.text_index import create_text_index, write_entries
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.workflow import Workflow, WorkflowStatus
 from desktop_app.core.views import IndexedWorkflow
@@ -37,11 +37,8 @@ def upgrade() -> None:
     op.create_index(
         "ix_text_index_entries_workflow_id", "text_index_entries", ["workflow_id"], unique=True
     )
-    op.execute(
-        "CREATE VIRTUAL TABLE text_index USING fts5("
-        "body, tokenize = 'porter unicode61 remove_diacritics 2')"
-    )
     conn = op.get_bind()
+    create_text_index(conn)
     latest = conn.execute(
         sa.text(
             "SELECT w.status, v.document FROM workflows AS w JOIN workflow_versions AS v "
@@ -57,8 +54,8 @@ def upgrade() -> None:
     )
     conn.execute(
         sa.text(
-            "INSERT OR IGNORE INTO index_pending (kind, item_id, since) "
-            "SELECT 'workflow', id, :now FROM workflows"
+            "INSERT INTO index_pending (kind, item_id, since) "
+            "SELECT 'workflow', id, :now FROM workflows WHERE true ON CONFLICT DO NOTHING"
         ).bindparams(sa.bindparam("now", type_=UtcDateTime())),
         {"now": utcnow()},
     )

@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import Engine, func, insert
 from sqlmodel import Session, col, delete, select
 
-from desktop_app.adapters.sqlite.database import for_writing
-from desktop_app.adapters.sqlite.tables import (
+from desktop_app.adapters.sql.database import for_writing
+from desktop_app.adapters.sql.tables import (
     TrajectoryEventRow,
     TrajectoryRawEventRow,
     TrajectoryRow,

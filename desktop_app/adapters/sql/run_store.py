@@ -10,9 +10,10 @@ from sqlalchemy import Engine, func
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, delete, select
 
-from desktop_app.adapters.sqlite.database import for_writing
-from desktop_app.adapters.sqlite.index_queue import mark_pending
-from desktop_app.adapters.sqlite.tables import ExperienceRow, RunRow, RunStepRow, WorkflowRow
+from desktop_app.adapters.sql.database import for_writing
+from desktop_app.adapters.sql.dialects import Days
+from desktop_app.adapters.sql.index_queue import mark_pending
+from desktop_app.adapters.sql.tables import ExperienceRow, RunRow, RunStepRow, WorkflowRow
 from desktop_app.core.errors import NotFoundError
 from desktop_app.core.models.common import utcnow
 from desktop_app.core.models.experience import Experience, site_of
@@ -24,7 +25,7 @@ __all__ = ["SqlExperienceStore", "SqlRunStore"]
 
 
 class SqlRunStore:
-    """The run store over a migrated SQLite engine."""
+    """The run store over a migrated database (SQLite or PostgreSQL)."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -92,7 +93,8 @@ class SqlRunStore:
 
     def run_page(self, query: RunQuery, *, offset: int = 0, limit: int = 100) -> list[Run]:
         key = _sort_key(query.sort)
-        order = key.desc() if query.descending else key.asc()
+        # Nothing (a run still going has no duration) sorts below everything, on both engines.
+        order = key.desc().nulls_last() if query.descending else key.asc().nulls_first()
         select_rows = (
             _where(select(RunRow), query)
             .order_by(order, col(RunRow.started_at).desc(), col(RunRow.id).desc())
@@ -256,7 +258,7 @@ def _sort_key(sort: RunSort) -> Any:
     if sort is RunSort.WORKFLOW:
         return func.lower(WorkflowRow.name)
     if sort is RunSort.DURATION:  # a run still going has none: first, as the table's -1 was
-        return func.julianday(RunRow.finished_at) - func.julianday(RunRow.started_at)
+        return Days(col(RunRow.started_at), col(RunRow.finished_at))
     if sort is RunSort.HEALED:
         return (
             select(func.count())

@@ -1,4 +1,4 @@
-"""Workflows, their immutable versions and review history in SQLite."""
+"""Workflows, their immutable versions and review history (SQLite or PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ from sqlalchemy import Engine, func, or_
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, delete, select
 
-from desktop_app.adapters.sqlite.database import for_writing
-from desktop_app.adapters.sqlite.index_queue import mark_pending
-from desktop_app.adapters.sqlite.tables import (
+from desktop_app.adapters.sql.database import for_writing
+from desktop_app.adapters.sql.dialects import JsonText
+from desktop_app.adapters.sql.index_queue import mark_pending
+from desktop_app.adapters.sql.tables import (
     WorkflowRow,
     WorkflowTransitionRow,
     WorkflowVersionRow,
 )
 from desktop_app.core.errors import NotFoundError, StoreError
+from desktop_app.core.library import conflict
 from desktop_app.core.models.workflow import (
     StatusTransition,
     Workflow,
@@ -48,7 +50,7 @@ def _effective_status(rows: Sequence[WorkflowVersionRow]) -> tuple[WorkflowStatu
 
 
 class SqlWorkflowStore:
-    """The workflow store over a migrated SQLite engine."""
+    """The workflow store over a migrated database (SQLite or PostgreSQL)."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -59,7 +61,9 @@ class SqlWorkflowStore:
     def add_version(self, version: WorkflowVersion) -> None:
         wf = scrub_workflow(version.workflow)  # a secret stated in its texts is never stored
         with Session(self._writer) as session:
-            row = session.get(WorkflowRow, wf.id)
+            # Locked until commit (PostgreSQL; SQLite's writer already holds the database), so
+            # two saves of the same workflow at once are told apart, never both version N.
+            row = session.get(WorkflowRow, wf.id, with_for_update=True)
             if row is None:
                 if wf.version != 1:
                     raise StoreError(
@@ -78,6 +82,9 @@ class SqlWorkflowStore:
                 )
                 session.flush()
             elif wf.version != row.latest_version + 1:
+                latest = session.get(WorkflowVersionRow, (wf.id, row.latest_version))
+                if wf.version == row.latest_version and latest is not None:
+                    raise conflict(self._version(session, latest))
                 raise StoreError(
                     f"workflow {wf.id} is at version {row.latest_version}; "
                     f"cannot add version {wf.version}"
@@ -245,7 +252,7 @@ class SqlWorkflowStore:
             select_columns(
                 col(v.workflow_id),
                 col(v.version),
-                func.json_extract(v.document, "$.name"),
+                JsonText(col(v.document), "name"),
                 col(v.created_by),
                 col(v.created_at),
                 col(v.change_note),

@@ -14,7 +14,7 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
-from desktop_app.adapters.sqlite.workflow_store import content_hash
+from desktop_app.adapters.sql.workflow_store import content_hash
 from desktop_app.core.models.common import WORKFLOW_SCHEMA_VERSION
 from desktop_app.core.models.workflow import Workflow
 

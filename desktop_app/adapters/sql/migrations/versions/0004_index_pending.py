@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from desktop_app.adapters.sqlite.tables import UtcDateTime
+from desktop_app.adapters.sql.tables import UtcDateTime
 
 revision = "0004"
 down_revision = "0003"

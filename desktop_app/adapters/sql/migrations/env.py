@@ -5,12 +5,12 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from desktop_app.adapters.sqlite.tables import metadata
+from desktop_app.adapters.sql.tables import metadata
 
 config = context.config
 connection = config.attributes.get("connection")
 if not isinstance(connection, Connection):  # pragma: no cover - only via alembic's own CLI
-    raise RuntimeError("run migrations through desktop_app.adapters.sqlite.database.migrate")
+    raise RuntimeError("run migrations through desktop_app.adapters.sql.database.migrate")
 
 context.configure(
     connection=connection,
