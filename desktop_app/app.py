@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from desktop_app import __version__
 from desktop_app.adapters.browsers import find_browser
-from desktop_app.adapters.media_store import FileMediaStore
+from desktop_app.adapters.media_store import AddressedMediaStore, FileMediaStore
 from desktop_app.adapters.sql.database import (
     HEAD_REVISION,
     current_revision,
@@ -65,6 +65,7 @@ __all__ = [
     "record_desktop",
     "record_web",
     "replay",
+    "team_url",
 ]
 
 
@@ -78,15 +79,16 @@ class Services:
     trajectories: TrajectoryLibrary
     runs: SqlRunStore
     experiences: SqlExperienceStore
-    media: FileMediaStore
+    media: AddressedMediaStore
     lock: WriterLock | None
     index_queue: SqlIndexQueue
     _closers: list[Any] = field(default_factory=list)
 
     @property
     def writable(self) -> bool:
-        """Whether this process holds the writer lock."""
-        return self.lock is not None and self.lock.held
+        """Whether this process may write: it holds the writer lock, or it is a member of a
+        team, whose server takes every member's writes (and refuses what their role may not)."""
+        return self.settings.team or (self.lock is not None and self.lock.held)
 
     def close(self) -> None:
         """Release the index, the database and the writer lock."""
@@ -142,13 +144,14 @@ def open_services(settings: Settings, *, write: bool, index_now: bool = True) ->
     Raises:
         StoreLockedError: *write* was asked for and another process holds the lock.
     """
-    lock = WriterLock(settings.home) if write else None
+    # Team mode: the server takes concurrent writers; no lock on this machine's folder.
+    lock = WriterLock(settings.home) if write and not settings.team else None
     if lock is not None:
         lock.acquire()
     try:
-        engine = open_database(settings.database_path)
+        engine = open_database(team_url(settings) if settings.team else settings.database_path)
         if current_revision(engine) != HEAD_REVISION:
-            if lock is None:
+            if lock is None and not settings.team:
                 with WriterLock(settings.home):
                     migrate(engine)
             else:
@@ -169,7 +172,7 @@ def open_services(settings: Settings, *, write: bool, index_now: bool = True) ->
             trajectories=TrajectoryLibrary(SqlTrajectoryStore(engine)),
             runs=SqlRunStore(engine),
             experiences=experiences,
-            media=FileMediaStore(settings.media_dir),
+            media=_media_store(settings, engine),
             lock=lock,
             _closers=closers,
         )
@@ -178,7 +181,7 @@ def open_services(settings: Settings, *, write: bool, index_now: bool = True) ->
             lock.release()
         raise
     try:
-        if write:
+        if write and not settings.team:  # a team's are others' recordings and runs under way
             services.trajectories.recover_abandoned()
             services.runs.interrupt_running("the process running it ended before the run finished")
             if index_now:
@@ -186,6 +189,38 @@ def open_services(settings: Settings, *, write: bool, index_now: bool = True) ->
         yield services
     finally:
         services.close()
+
+
+def team_url(settings: Settings) -> str:
+    """The team database's URL with its password (from the environment, else the keyring).
+
+    Raises:
+        StoreError: no password is known for it.
+    """
+    from sqlalchemy import make_url
+
+    assert settings.team_database is not None
+    if settings.team_password is not None:
+        password: str | None = settings.team_password.get_secret_value()
+    else:
+        from desktop_app.adapters.secrets import get_team_secret
+
+        password = get_team_secret("password", settings.team_database)
+    if password is None:
+        raise StoreError(
+            f"no password for {settings.team_database}: run procedura team join, or set "
+            "PROCEDURA_TEAM_PASSWORD"
+        )
+    url = make_url(settings.team_database).set(password=password)
+    return url.render_as_string(hide_password=False)
+
+
+def _media_store(settings: Settings, engine: Engine) -> AddressedMediaStore:
+    if settings.team:
+        from desktop_app.adapters.sql.media_store import SqlMediaStore
+
+        return SqlMediaStore(engine, settings.home / "media-cache")
+    return FileMediaStore(settings.media_dir)
 
 
 def finish_indexing(services: Services) -> int:
@@ -209,7 +244,7 @@ def collect_info(services: Services) -> dict[str, Any]:
     return {
         "version": __version__,
         "data_dir": str(settings.home),
-        "database": str(settings.database_path),
+        "database": settings.team_database or str(settings.database_path),
         "schema_revision": current_revision(services.engine),
         "counts": {
             "workflows": workflows,
@@ -390,6 +425,8 @@ async def record_desktop(
 def _checkpoint(engine: Engine) -> None:
     """Fold SQLite's write-ahead log into the database and empty it: values just scrubbed
     from the database must not linger in the log (secure_delete only clears the database)."""
+    if engine.dialect.name != "sqlite":  # a server's log is the server's to keep
+        return
     with engine.connect() as connection:
         connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 

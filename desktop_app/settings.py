@@ -8,8 +8,14 @@
 | LLM API key | ``PROCEDURA_LLM_API_KEY`` or ``OPENAI_API_KEY``, else the OS keyring | none |
 | embeddings | ``PROCEDURA_EMBEDDING`` (``minilm`` offline, or ``openai``) | ``minilm`` |
 | browser | ``PROCEDURA_BROWSER`` | Playwright's Chromium, else one on PATH |
+| team database | ``PROCEDURA_TEAM_DATABASE`` | none (personal mode) |
+| team index | ``PROCEDURA_TEAM_INDEX`` | none |
+| team password | ``PROCEDURA_TEAM_PASSWORD``, else the OS keyring | none |
+| team index token | ``PROCEDURA_TEAM_INDEX_TOKEN``, else the OS keyring | none |
 
-The API key is never read from or written to a file by Procedura.
+The API key, the team password and the index token are never read from or written to a file
+by Procedura. In team mode (a team database is set) the actor is the database user: the
+server, not the client, says who did what.
 
 The data directory can also be chosen with a pointer file, ``data-dir.txt`` in the platform's user
 config dir (``platformdirs.user_config_dir("Procedura")``): one line, the absolute path. It is read
@@ -27,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -147,6 +153,12 @@ class _TomlFile(PydanticBaseSettingsSource):
                 f"{path}: remove llm_api_key; keep the key in OPENAI_API_KEY or the OS keyring "
                 "(procedura never stores it in a file)"
             )
+        for secret in ("team_password", "team_index_token"):
+            if secret in self._data:
+                raise SettingsError(
+                    f"{path}: remove {secret}; keep it in the OS keyring (procedura team join) "
+                    f"or in PROCEDURA_{secret.upper()} (procedura never stores it in a file)"
+                )
         unknown = set(self._data) - set(settings_cls.model_fields) - {"home"}
         if unknown:
             raise SettingsError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
@@ -212,6 +224,40 @@ class Settings(BaseSettings):
     embedding_base_url: str | None = None
 
     browser: Path | None = None
+
+    #: Team mode: the team's PostgreSQL database (a URL without its password).
+    team_database: str | None = None
+    #: Team mode: the team's Chroma server (``http://host:8000``).
+    team_index: str | None = None
+    team_password: SecretStr | None = None
+    team_index_token: SecretStr | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _team_actor(cls, data: Any) -> Any:
+        """In team mode the actor is the database user (its login decides what it may do)."""
+        if isinstance(data, dict) and data.get("team_database"):
+            from sqlalchemy import make_url
+            from sqlalchemy.exc import ArgumentError
+
+            try:
+                url = make_url(str(data["team_database"]))
+            except ArgumentError:
+                raise ValueError("team_database is not a database URL") from None
+            if url.password is not None:
+                raise ValueError(
+                    "team_database holds a password: keep it in the OS keyring "
+                    "(procedura team join) or PROCEDURA_TEAM_PASSWORD"
+                )
+            if not url.username:
+                raise ValueError("team_database names no user (postgresql://USER@host/db)")
+            data = {**data, "actor": url.username}
+        return data
+
+    @property
+    def team(self) -> bool:
+        """Whether this is team mode (a shared database) rather than personal mode."""
+        return self.team_database is not None
 
     @field_validator("home", "browser", mode="after")
     @classmethod
@@ -286,4 +332,7 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         name = ".".join(str(p) for p in err["loc"])
-        raise SettingsError(f"setting {name}: {err['msg']}", setting=name) from None
+        message = str(err["msg"]).removeprefix("Value error, ")
+        if not name:  # a check of several settings at once
+            raise SettingsError(f"settings: {message}") from None
+        raise SettingsError(f"setting {name}: {message}", setting=name) from None

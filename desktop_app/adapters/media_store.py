@@ -7,17 +7,27 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from desktop_app.core.errors import NotFoundError, StoreError
 from desktop_app.core.models.common import MEDIA_REF_PATTERN
+from desktop_app.core.ports import MediaStore
 
-__all__ = ["EXTENSIONS", "FileMediaStore"]
+__all__ = ["EXTENSIONS", "AddressedMediaStore", "FileMediaStore"]
 
 #: The image formats the store accepts.
 EXTENSIONS: Final = frozenset({"png", "jpg", "webp"})
 
 _REF = re.compile(MEDIA_REF_PATTERN)
+
+
+class AddressedMediaStore(MediaStore, Protocol):
+    """A media store that tells a file's ref before storing it (this folder's, or the team's
+    shared one)."""
+
+    def ref_of(self, data: bytes, extension: str) -> str:
+        """The ref *data* is (or would be) stored under, without storing it."""
+        ...
 
 
 class FileMediaStore:

@@ -1,4 +1,4 @@
-"""The LLM API key and workflows' secret parameters in the OS keyring.
+"""The LLM API key, workflows' secret parameters and team credentials in the OS keyring.
 
 The keyring is the Secret Service on Linux, the Keychain on macOS, the Credential Locker on Windows.
 """
@@ -14,11 +14,14 @@ __all__ = [
     "KEYRING_SERVICE",
     "KEYRING_USER",
     "delete_api_key",
+    "delete_team_secret",
     "get_api_key",
     "get_parameter_secret",
+    "get_team_secret",
     "remember_parameter_secrets",
     "set_api_key",
     "set_parameter_secret",
+    "set_team_secret",
 ]
 
 KEYRING_SERVICE: Final = "procedura"
@@ -113,3 +116,46 @@ def remember_parameter_secrets(workflow_id: str, secrets: Mapping[str, str]) -> 
                 "only; type them again next time."
             )
     return None
+
+
+def _team_user(kind: str, where: str) -> str:
+    return f"team-{kind}:{where}"
+
+
+def get_team_secret(kind: str, where: str) -> str | None:
+    """A team credential (*kind* ``password`` of the database URL *where*, or ``token`` of
+    the index server *where*), or None."""
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        return keyring.get_password(KEYRING_SERVICE, _team_user(kind, where))
+    except (KeyringError, RuntimeError):
+        return None
+
+
+def set_team_secret(kind: str, where: str, value: str) -> None:
+    """Keep a team credential in the keyring (see :func:`get_team_secret`).
+
+    Raises:
+        StoreError: no usable keyring on this system.
+    """
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        keyring.set_password(KEYRING_SERVICE, _team_user(kind, where), value)
+    except (KeyringError, RuntimeError) as exc:
+        variable = "PROCEDURA_TEAM_PASSWORD" if kind == "password" else "PROCEDURA_TEAM_INDEX_TOKEN"
+        raise StoreError(f"no usable OS keyring ({exc}); set {variable} instead") from None
+
+
+def delete_team_secret(kind: str, where: str) -> None:
+    """Forget a team credential (nothing happens if there is none)."""
+    import keyring
+    from keyring.errors import KeyringError, PasswordDeleteError
+
+    try:
+        keyring.delete_password(KEYRING_SERVICE, _team_user(kind, where))
+    except (PasswordDeleteError, KeyringError, RuntimeError):
+        return

@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from desktop_app.adapters.media_store import FileMediaStore
+from desktop_app.adapters.media_store import AddressedMediaStore
 from desktop_app.core.models.run import Run
 from desktop_app.core.ports import RunStore
 from desktop_app.core.views import RunQuery, RunStats
@@ -36,7 +36,7 @@ class WriteBehind:
     given is dropped: :meth:`drain` (or :meth:`close`) returns once all of it is on disk.
     """
 
-    def __init__(self, runs: RunStore, media: FileMediaStore) -> None:
+    def __init__(self, runs: RunStore, media: AddressedMediaStore) -> None:
         self._stores = (runs, media)
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
@@ -164,7 +164,7 @@ class _Media:
     """The media store, its files written behind (a
     :class:`~desktop_app.core.ports.MediaStore`)."""
 
-    def __init__(self, writes: WriteBehind, store: FileMediaStore) -> None:
+    def __init__(self, writes: WriteBehind, store: AddressedMediaStore) -> None:
         self._writes = writes
         self._store = store
         self._pending: dict[str, bytes] = {}

@@ -143,6 +143,7 @@ def _add_commands() -> None:
     from desktop_app.cli.record import induce, record
     from desktop_app.cli.replay import run_command, runs_group, verify_command
     from desktop_app.cli.review import diff_command
+    from desktop_app.cli.team import team
     from desktop_app.cli.trajectories import trajectories
     from desktop_app.cli.workflows import workflows
 
@@ -155,6 +156,7 @@ def _add_commands() -> None:
         runs_group,
         export_command,
         doctor_command,
+        team,
     ):
         cli.add_command(command)
     workflows.add_command(diff_command)

@@ -39,7 +39,11 @@ __all__ = [
 ]
 
 #: The settings the settings file may hold (the data directory and the API key are not among them).
-FILE_SETTINGS: Final = tuple(n for n in Settings.model_fields if n not in ("home", "llm_api_key"))
+FILE_SETTINGS: Final = tuple(
+    n
+    for n in Settings.model_fields
+    if n not in ("home", "llm_api_key", "team_password", "team_index_token")
+)
 #: The longest a connection test waits for the LLM (less when the LLM timeout setting is shorter).
 TEST_TIMEOUT_S: Final = 15.0
 
@@ -62,7 +66,7 @@ def save_settings(current: Settings, values: Mapping[str, Any]) -> Settings:
             data directory (which never go in this file); nothing is written.
     """
     for name in values:
-        if name == "llm_api_key":
+        if name in ("llm_api_key", "team_password", "team_index_token"):
             raise SettingsError(
                 "the API key is never written to a file; save it in the OS keyring instead",
                 setting=name,

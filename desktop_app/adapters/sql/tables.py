@@ -5,7 +5,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, DateTime, ForeignKey, ForeignKeyConstraint, Index, Text, false, text
+from sqlalchemy import (
+    Column,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    LargeBinary,
+    Text,
+    false,
+    text,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -14,6 +24,7 @@ __all__ = [
     "TEXT_INDEX",
     "ExperienceRow",
     "IndexPendingRow",
+    "MediaRow",
     "RunRow",
     "RunStepRow",
     "TextIndexEntryRow",
@@ -215,6 +226,17 @@ class ExperienceRow(SQLModel, table=True):
     uses: int = 0
     last_used_at: datetime | None = _utc(default=None, nullable=True)
     document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class MediaRow(SQLModel, table=True):
+    """One media file of the shared media store (team mode), named by its content's hash."""
+
+    __tablename__ = "media"
+
+    ref: str = Field(primary_key=True)
+    size: int
+    created_at: datetime = _utc()
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class IndexPendingRow(SQLModel, table=True):
