@@ -78,10 +78,11 @@ fi
 say "Python ${info##* } at $python"
 
 # ── System packages ──────────────────────────────────────────────────────────────────────────────
-# Chromium (replay browser), Xvfb + xdotool (GUI tests under a virtual display) and the xcb
-# libraries Qt 6's X11 platform plugin loads at run time.
+# Chromium (replay browser), Xvfb + xdotool (GUI tests under a virtual display), the xcb
+# libraries Qt 6's X11 platform plugin loads at run time, and PostgreSQL (team mode's tests
+# start a server of their own; the app only needs its client library, in psycopg's wheel).
 system_packages=(
-    xvfb xdotool
+    xvfb xdotool postgresql
     libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
     libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 libxkbcommon0 libegl1 libgl1
     libfontconfig1 libdbus-1-3 libglib2.0-0

@@ -106,6 +106,10 @@ class StoreLockedError(StoreError):
     """Another process already writes the stores."""
 
 
+class NotAllowedError(StoreError):
+    """The team's server refused: the member's role may not do this (team mode)."""
+
+
 class ConflictError(StoreError):
     """Someone else saved a version of the workflow since this edit began (team mode: two
     analysts at once); nothing was saved and the edit is kept.

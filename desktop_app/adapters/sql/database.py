@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy import create_engine, event, inspect, make_url
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, ExceptionContext
 from sqlalchemy.exc import ArgumentError, OperationalError
 
-from desktop_app.core.errors import StoreError
+from desktop_app.core.errors import NotAllowedError, StoreError
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -104,11 +104,25 @@ def _open_server(url: str) -> Engine:
     parsed = parsed.set(drivername="postgresql+psycopg")
     # Checked before use: a server restarted under a long-open window is reconnected to, not
     # reported as a failure of whatever ran next.
-    return create_engine(
+    engine = create_engine(
         parsed,
         pool_pre_ping=True,
         connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "procedura"},
     )
+    event.listen(engine, "handle_error", _refused)
+    return engine
+
+
+#: PostgreSQL's error code for "insufficient privilege" (a grant or a team check refused).
+_INSUFFICIENT_PRIVILEGE: Final = "42501"
+
+
+def _refused(context: ExceptionContext) -> BaseException | None:
+    """What the server refused for lack of a role, as one line a person understands."""
+    original = context.original_exception
+    if getattr(original, "sqlstate", None) != _INSUFFICIENT_PRIVILEGE:
+        return None
+    return NotAllowedError(f"the team's server refused: {_first_line(original)}")
 
 
 def redacted(url: str) -> str:

@@ -151,7 +151,13 @@ def secure(engine: Engine) -> None:
 
 def _secure(conn: Connection) -> None:
     database = str(conn.exec_driver_sql("SELECT current_database()").scalar_one())
-    run = conn.exec_driver_sql
+    driver = conn.connection.driver_connection
+    assert driver is not None
+
+    def run(statement: str) -> None:
+        # Straight to psycopg, with no parameters: the functions' bodies hold % signs.
+        driver.execute(statement)
+
     for role in TeamRole:
         name = group_role(database, role)
         exists = conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :n"), {"n": name})
@@ -402,7 +408,14 @@ def membership(engine: Engine) -> Membership:
                 )
             }
     except DBAPIError as exc:
-        raise StoreError(f"cannot reach the team database: {_first_line(exc.orig)}") from None
+        reason = _first_line(exc.orig)
+        if "permission denied for database" in reason:
+            user = engine.url.username
+            raise StoreError(
+                f"{user} is no member of the team of {engine.url.database} (the server refused "
+                f"the connection): an admin runs procedura team add-member {user} --role …"
+            ) from None
+        raise StoreError(f"cannot reach the team database: {reason}") from None
     return Membership(user=user, database=database, roles=frozenset(held), owner=owner)
 
 
