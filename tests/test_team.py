@@ -16,8 +16,8 @@ from postgres_server import PostgresServer
 from desktop_app.app import Services, open_services
 from desktop_app.core.errors import ConflictError, NotAllowedError
 from desktop_app.core.models.workflow import WorkflowStatus
-from desktop_app.ops.edit import save_draft
 from desktop_app.ops.changes import Origin
+from desktop_app.ops.edit import save_draft
 from desktop_app.settings import Settings, load_settings
 
 pytestmark = pytest.mark.slow
