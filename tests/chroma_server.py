@@ -143,14 +143,15 @@ class ChromaProcess:
 
 
 @contextlib.contextmanager
-def run_chroma(root: Path) -> Iterator[ChromaProcess]:
-    """``chroma run`` on a free port with its data under *root*, ready when yielded."""
+def run_chroma(root: Path, port: int | None = None) -> Iterator[ChromaProcess]:
+    """``chroma run`` on *port* (a free one if not given) with its data under *root*, ready
+    when yielded; stopped on exit."""
     root.mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    port = free_port() if port is None else port
     data = root / "data"
-    log = root / "chroma.log"
+    log = root / f"chroma-{port}.log"
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
-    with log.open("wb") as out:
+    with log.open("ab") as out:
         proc = subprocess.Popen(
             [
                 str(_chroma_executable()),
