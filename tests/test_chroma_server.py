@@ -109,6 +109,10 @@ def test_a_server_from_its_url_keeps_the_token_out_of_sight() -> None:
     assert page_title("<html><head><title>401 Authorization\n Required</title>") == (
         "401 Authorization Required"
     )
+    assert page_title("<title>413 Request Entity Too Large</title>").endswith(
+        "raise its limit (nginx: client_max_body_size 64m)"
+    )
+    assert page_title("Collection [x] does not exist") == "Collection [x] does not exist"
 
 
 # ── through the proxy ─────────────────────────────────────────────────────────────────────────

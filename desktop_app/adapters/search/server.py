@@ -193,9 +193,18 @@ def probe(server: ChromaServer, timeout: float = _PROBE_TIMEOUT_S) -> str | None
 
 
 def page_title(text: str) -> str:
-    """The ``<title>`` of an HTML error page (what a proxy answers), else *text* unchanged."""
+    """The ``<title>`` of an HTML error page (what a proxy answers), else *text* unchanged;
+    with what to do for a request the proxy found too large."""
     found = _TITLE.search(text)
-    return " ".join(found.group(1).split()) if found else text
+    if not found:
+        return text
+    title = " ".join(found.group(1).split())
+    if title.startswith("413"):
+        title += (
+            " from the proxy in front of the server; raise its limit"
+            " (nginx: client_max_body_size 64m)"
+        )
+    return title
 
 
 def _reason(exc: Exception) -> str:
