@@ -284,3 +284,16 @@ def test_the_token_is_not_in_the_workers_arguments_or_environment(
     assert TOKEN.encode() not in environ
     names = {entry.split(b"=", 1)[0].upper() for entry in environ.split(b"\0") if entry}
     assert not {name for name in names if name.startswith(b"CHROMA")}
+
+
+def test_a_proxy_without_its_chroma_says_so(
+    tmp_path: Path, minilm: MiniLMEmbeddingFunction
+) -> None:
+    with chroma_behind_proxy(tmp_path, TOKEN) as servers:
+        servers.chroma.stop()
+        server = servers.server()
+        with ChromaSearchIndex(server, minilm) as idx:
+            assert failure(idx.count) == (
+                f"cannot open the search index on {server.describe()}: "
+                "the server answered HTTP 502 Bad Gateway to a heartbeat"
+            )
