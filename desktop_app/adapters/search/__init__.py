@@ -1,5 +1,5 @@
-"""Search over workflows and experiences: Chroma with local or OpenAI embeddings, fused with
-the SQLite word index for workflows."""
+"""Search over workflows and experiences: Chroma (a local directory, or a server in team mode)
+with local or OpenAI embeddings, fused with the SQLite word index for workflows."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ if TYPE_CHECKING:
         make_embedding_function,
     )
     from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
+    from desktop_app.adapters.search.server import ChromaServer
 
 __all__ = [
     "ChromaSearchIndex",
+    "ChromaServer",
     "HybridSearchIndex",
     "MiniLMEmbeddingFunction",
     "OpenAIEmbeddingFunction",
@@ -25,6 +27,7 @@ __all__ = [
 
 _SUBMODULE = {
     "ChromaSearchIndex": "chroma_index",
+    "ChromaServer": "server",
     "HybridSearchIndex": "hybrid_index",
     "MiniLMEmbeddingFunction": "embeddings",
     "OpenAIEmbeddingFunction": "embeddings",

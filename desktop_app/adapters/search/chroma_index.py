@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from desktop_app.adapters.search.worker import IndexWorker
+from desktop_app.adapters.search.server import ChromaServer
+from desktop_app.adapters.search.worker import IndexWorker, describe_index
 from desktop_app.core.errors import StoreError
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.workflow import WorkflowStatus
@@ -72,14 +73,24 @@ class ChromaSearchIndex:
     A worker that dies makes the call under way fail with a one-line :class:`StoreError`; the
     next call starts a new one. :meth:`close` stops it, and so does the end of this process.
 
+    In team mode the index is on a Chroma server (:class:`ChromaServer`): the worker is then an
+    HTTP client, its token handed over on its stdin; several machines share the collections,
+    and a server that cannot be reached or refuses the token fails a call with a one-line
+    :class:`StoreError` that says so.
+
     Args:
-        path: the Chroma directory (created on first use).
+        target: the Chroma directory (created on first use), or the Chroma server.
         embedding_function: from
             :func:`~desktop_app.adapters.search.embeddings.make_embedding_function`.
     """
 
-    def __init__(self, path: Path, embedding_function: EmbeddingFunction[Documents]) -> None:
-        self._path = Path(path)
+    def __init__(
+        self, target: Path | ChromaServer, embedding_function: EmbeddingFunction[Documents]
+    ) -> None:
+        self._target: Path | ChromaServer = (
+            target if isinstance(target, ChromaServer) else Path(target)
+        )
+        self._where = describe_index(self._target)
         self._ef = embedding_function
         self._lock = threading.RLock()
         self._worker: IndexWorker | None = None
@@ -87,9 +98,19 @@ class ChromaSearchIndex:
         self._dimensions: dict[str, int] = {}  # of the vectors a collection holds, when known
 
     @property
-    def path(self) -> Path:
-        """The Chroma directory."""
-        return self._path
+    def path(self) -> Path | None:
+        """The Chroma directory; ``None`` for an index on a server (see :attr:`server`)."""
+        return None if isinstance(self._target, ChromaServer) else self._target
+
+    @property
+    def server(self) -> ChromaServer | None:
+        """The Chroma server the index is on; ``None`` for a local directory."""
+        return self._target if isinstance(self._target, ChromaServer) else None
+
+    def describe(self) -> str:
+        """Where the index is, for messages: ``the search index at /dir`` or ``the search index
+        on the Chroma server at http://host:port`` (never the token)."""
+        return self._where
 
     @property
     def worker_pid(self) -> int | None:
@@ -104,7 +125,10 @@ class ChromaSearchIndex:
             worker = self._worker
             if worker is None or worker.stopped:
                 self._opened.clear()
-                worker = self._worker = IndexWorker(self._path.absolute())
+                target = self._target
+                worker = self._worker = IndexWorker(
+                    target if isinstance(target, ChromaServer) else target.absolute()
+                )
             try:
                 return worker.call(action, op, **args)
             finally:
@@ -157,7 +181,7 @@ class ChromaSearchIndex:
             vectors = np.asarray(self._ef(list(texts)), dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
             raise StoreError(
-                f"cannot {action} the search index at {self._path}: the embedding function "
+                f"cannot {action} {self._where}: the embedding function "
                 f"returned {vectors.shape[0] if vectors.ndim else 0} vectors for {len(texts)} texts"
             )
         held = self._dimensions.get(name)
@@ -183,7 +207,7 @@ class ChromaSearchIndex:
             raise
         except (OSError, ValueError) as exc:
             detail = " ".join(str(exc).split())[:300] or type(exc).__name__
-            raise StoreError(f"cannot {action} the search index at {self._path}: {detail}") from exc
+            raise StoreError(f"cannot {action} {self._where}: {detail}") from exc
 
     def close(self) -> None:
         """Stop the worker (the next call starts a new one)."""

@@ -9,9 +9,14 @@ metadata and vectors.
 
 Parent side: :class:`IndexWorker` starts the child, sends requests and turns every failure
 into a one-line :class:`~desktop_app.core.errors.StoreError`.
-Child side: :func:`main`, run as ``python -m desktop_app.adapters.search.worker <index dir>``.
+Child side: :func:`main`, run as ``python -m desktop_app.adapters.search.worker <index dir>``,
+or ``… --server`` for an index on a Chroma server (team mode): then the child is an HTTP client
+(the server writes the HNSW files, so this process's memory never reaches them) and holds the
+server's token, which it reads from its stdin, never from its arguments or environment (both
+can be read by other users' ``ps``).
 
-The protocol: the child reads an authentication key (hex) from its stdin, listens with
+The protocol: the child reads an authentication key (hex) from its stdin, then, with
+``--server``, one line of JSON describing the server (:meth:`ChromaServer.to_wire`); it listens with
 :mod:`multiprocessing.connection` on a local socket (a named pipe on Windows), prints the address
 on its stdout and serves that one connection: requests ``(op, args)``, replies ``("ok", value)`` or
 ``("error", detail)``. It exits when the connection closes, or when its stdin does before anyone
@@ -21,6 +26,7 @@ connected, so it never outlives the parent.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import queue
@@ -38,15 +44,17 @@ from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
+from desktop_app.adapters.search.server import ChromaServer, page_title, probe
 from desktop_app.core.errors import StoreError
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
     from chromadb.api.models.Collection import Collection
 
-__all__ = ["IndexWorker", "child_environment", "main"]
+__all__ = ["IndexWorker", "child_environment", "describe_index", "main"]
 
 _MODULE: Final = "desktop_app.adapters.search.worker"
+_SERVER_FLAG: Final = "--server"
 #: The directory that holds the ``desktop_app`` package: the child's working directory, so
 #: ``-m`` finds this module first whatever the parent's working directory holds.
 _PACKAGE_ROOT: Final = Path(__file__).resolve().parents[3]
@@ -166,24 +174,40 @@ class _Process:
             reader.join(timeout=2.0)
 
 
+def describe_index(target: Path | ChromaServer) -> str:
+    """The index at *target*, for messages: ``the search index at /dir`` or ``the search index
+    on the Chroma server at http://host:port``."""
+    if isinstance(target, ChromaServer):
+        return f"the search index on {target.describe()}"
+    return f"the search index at {target}"
+
+
 class IndexWorker:
-    """One worker process for the Chroma directory *path*, started on construction.
+    """One worker process for the Chroma directory or server *target*, started on construction.
 
     Construction only launches the interpreter; the first :meth:`call` waits for it. A worker
-    that died, or did not answer in time, is :attr:`stopped` for good: start a new one.
+    that died, or did not answer in time, is :attr:`stopped` for good: start a new one. A
+    server's token reaches the worker through its stdin only.
     """
 
-    def __init__(self, path: Path) -> None:
-        self._path = path
+    def __init__(self, target: Path | ChromaServer) -> None:
+        self._where = describe_index(target)
         self._key = secrets.token_bytes(32)
         self.stopped = False
         executable = sys.executable
         if not executable:
             raise StoreError("cannot start the search index: the Python interpreter is unknown")
         flags = getattr(subprocess, "CREATE_NO_WINDOW", 0) if sys.platform == "win32" else 0
+        if isinstance(target, ChromaServer):
+            argument = _SERVER_FLAG
+            # The token travels on the stdin pipe with the key: never in argv nor environ.
+            greeting = self._key.hex() + "\n" + json.dumps(target.to_wire()) + "\n"
+        else:
+            argument = str(target)
+            greeting = self._key.hex() + "\n"
         try:
             proc = subprocess.Popen(
-                [executable, "-m", _MODULE, str(path)],
+                [executable, "-m", _MODULE, argument],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -194,13 +218,13 @@ class IndexWorker:
             )
         except OSError as exc:
             raise StoreError(
-                f"cannot start the search index worker for {path}: {exc.strerror or exc}"
+                f"cannot start the worker of {self._where}: {exc.strerror or exc}"
             ) from exc
         self._process = _Process(proc)
         self._finalizer = weakref.finalize(self, self._process.release)
         assert proc.stdin is not None
         with contextlib.suppress(OSError):  # a child that died at once shows at the first call
-            proc.stdin.write(self._key.hex().encode("ascii") + b"\n")
+            proc.stdin.write(greeting.encode("utf-8"))
             proc.stdin.flush()
 
     @property
@@ -216,7 +240,7 @@ class IndexWorker:
             if not conn.poll(_REPLY_TIMEOUT_S):
                 self._fail()
                 raise StoreError(
-                    f"cannot {action} the search index at {self._path}: its worker did not "
+                    f"cannot {action} {self._where}: its worker did not "
                     f"answer within {_REPLY_TIMEOUT_S:g} s and was stopped; try again"
                 )
             status, value = conn.recv()
@@ -224,11 +248,11 @@ class IndexWorker:
             raise self._died(action) from exc
         if status == "ok":
             return value
-        raise StoreError(f"cannot {action} the search index at {self._path}: {value}")
+        raise StoreError(f"cannot {action} {self._where}: {value}")
 
     def _connect(self, action: str) -> Connection:
         if self.stopped:
-            raise StoreError(f"cannot {action} the search index at {self._path}: it was closed")
+            raise StoreError(f"cannot {action} {self._where}: it was closed")
         conn = self._process.conn
         if conn is not None:
             return conn
@@ -237,7 +261,7 @@ class IndexWorker:
         except queue.Empty:
             self._fail()
             raise StoreError(
-                f"cannot {action} the search index at {self._path}: its worker did not start "
+                f"cannot {action} {self._where}: its worker did not start "
                 f"within {_START_TIMEOUT_S:g} s"
             ) from None
         if address is None:
@@ -268,7 +292,7 @@ class IndexWorker:
         last = self._process.stderr[-1][:200] if self._process.stderr else ""
         detail = f"{how}: {last}" if last else how
         return StoreError(
-            f"cannot {action} the search index at {self._path}: its worker process stopped "
+            f"cannot {action} {self._where}: its worker process stopped "
             f"({detail}); the next try starts a new one"
         )
 
@@ -303,21 +327,64 @@ _COSINE: Final = {"hnsw": {"space": "cosine", "ef_search": EF_SEARCH}}
 class _Chroma:
     """The worker's Chroma client and collections; every vector comes from the parent."""
 
-    def __init__(self, path: Path) -> None:
-        self._path = path
+    def __init__(self, target: Path | ChromaServer) -> None:
+        self._target = target
         self._client: ClientAPI | None = None
         self._collections: dict[str, Collection] = {}
+        self._identities: dict[str, dict[str, Any]] = {}  # the metadata each was opened with
 
     def client(self) -> ClientAPI:
         if self._client is None:
             import chromadb
             from chromadb.config import Settings
 
-            self._client = chromadb.PersistentClient(
-                path=str(self._path),
-                settings=Settings(anonymized_telemetry=False, allow_reset=False),
-            )
+            target = self._target
+            if isinstance(target, ChromaServer):
+                # Connecting asks the server who we are and checks the tenant and database.
+                self._client = chromadb.HttpClient(
+                    host=target.host,
+                    port=target.port,
+                    ssl=target.ssl,
+                    settings=Settings(**target.client_settings()),
+                    tenant=target.tenant,
+                    database=target.database,
+                )
+            else:
+                self._client = chromadb.PersistentClient(
+                    path=str(target),
+                    settings=Settings(anonymized_telemetry=False, allow_reset=False),
+                )
         return self._client
+
+    def explain(self, exc: Exception) -> str:
+        """A one-line description of *exc*, for the parent's error message. On a server, what a
+        heartbeat shows comes first (unreachable, token refused); the token is never in it."""
+        target = self._target
+        if not isinstance(target, ChromaServer):
+            return _detail(exc)
+        detail = probe(target) or page_title(_detail(exc))
+        if target.token:
+            detail = detail.replace(target.token, "***")
+        return detail
+
+    def refresh(self, name: str) -> bool:
+        """Forget the collection *name* after the server said it does not exist (another
+        machine rebuilt the index, so it has a new id); whether it was held (worth a retry).
+
+        Raises:
+            ValueError: it was made again with other embeddings than it was opened with.
+        """
+        if self._collections.pop(name, None) is None:
+            return False
+        held = self._identities.get(name, {})
+        found = dict(self._get(name).metadata or {})
+        if any(found.get(key) != value for key, value in held.items()):
+            self._collections.pop(name, None)
+            raise ValueError(
+                "another machine rebuilt it with other embeddings; "
+                "run `procedura reindex` on one of them after agreeing on the embeddings"
+            )
+        return True
 
     def _create(self, name: str, metadata: dict[str, Any]) -> Collection:
         # No embedding function: chroma keeps none in the configuration and never loads its
@@ -340,6 +407,7 @@ class _Chroma:
         from chromadb.errors import NotFoundError
 
         self._collections.pop(name, None)
+        self._identities[name] = dict(metadata)
         try:
             collection = self._get(name)
         except NotFoundError:
@@ -419,6 +487,7 @@ class _Chroma:
 
         client = self.client()
         self._collections.clear()
+        self._identities = {name: dict(metadata) for name in names}
         for name in names:
             with contextlib.suppress(NotFoundError):
                 client.delete_collection(name)
@@ -442,13 +511,26 @@ def _detail(exc: Exception) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _serve(conn: Connection, path: Path) -> None:
+def _run(chroma: _Chroma, handler: Callable[..., Any], args: dict[str, Any]) -> Any:
+    """Run *handler*; once more if the server lost a collection that another machine rebuilt."""
+    from chromadb.errors import NotFoundError
+
+    try:
+        return handler(**args)
+    except NotFoundError:
+        name = args.get("name")
+        if not isinstance(name, str) or not chroma.refresh(name):
+            raise
+    return handler(**args)
+
+
+def _serve(conn: Connection, target: Path | ChromaServer) -> None:
     import warnings
 
     # Collections built before the worker existed name an embedding function chroma cannot
     # build here (it is not registered in this process, on purpose); it is never needed.
     warnings.filterwarnings("ignore", message="Could not reconstruct embedding function")
-    chroma = _Chroma(path)
+    chroma = _Chroma(target)
     handlers: dict[str, Callable[..., Any]] = {
         "open": chroma.open,
         "replace": chroma.replace,
@@ -470,9 +552,9 @@ def _serve(conn: Connection, path: Path) -> None:
                 conn.send(("ok", None))
                 return
             try:
-                value = handlers[op](**args)
+                value = _run(chroma, handlers[op], args)
             except Exception as exc:  # reported to the parent, which raises StoreError
-                conn.send(("error", _detail(exc)))
+                conn.send(("error", chroma.explain(exc)))
             else:
                 conn.send(("ok", value))
     finally:
@@ -502,15 +584,24 @@ def _listen(key: bytes) -> tuple[Listener, str | None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The worker process: serve the Chroma directory ``argv[0]`` to the parent that started it."""
+    """The worker process: serve the Chroma directory ``argv[0]`` (or, with ``--server``, the
+    server described on stdin) to the parent that started it."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print(f"usage: python -m {_MODULE} <index directory>", file=sys.stderr)
+        print(f"usage: python -m {_MODULE} <index directory> | {_SERVER_FLAG}", file=sys.stderr)
         return 2
-    path = Path(args[0])
     # Ctrl+C in a terminal reaches the whole process group; the parent decides when we stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     key = bytes.fromhex(sys.stdin.buffer.readline().decode("ascii").strip())
+    target: Path | ChromaServer
+    if args[0] == _SERVER_FLAG:
+        try:
+            target = ChromaServer.from_wire(json.loads(sys.stdin.buffer.readline()))
+        except (ValueError, KeyError, TypeError) as exc:
+            print(f"no Chroma server was described on stdin: {type(exc).__name__}", file=sys.stderr)
+            return 2
+    else:
+        target = Path(args[0])
     connected = threading.Event()
     threading.Thread(
         target=_exit_when_orphaned, args=(sys.stdin.buffer, connected), daemon=True
@@ -532,7 +623,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 os.rmdir(directory)
     connected.set()
     with conn:
-        _serve(conn, path)
+        _serve(conn, target)
     # Chroma is closed and every reply sent: skip the interpreter's teardown (~0.2 s with
     # chromadb loaded), which the parent would otherwise wait for.
     sys.stderr.flush()
