@@ -49,11 +49,14 @@ from desktop_app.core.trajectories import TrajectoryLibrary
 from desktop_app.settings import Settings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from playwright.async_api import Page
 
     from desktop_app.adapters.browser.web_recorder import WebRecorder
     from desktop_app.adapters.desktop.port import SystemDesktop
     from desktop_app.adapters.desktop.recorder import DesktopRecorder
+    from desktop_app.adapters.search.server import ChromaServer
 
 __all__ = [
     "ReplayResult",
@@ -65,6 +68,7 @@ __all__ = [
     "record_desktop",
     "record_web",
     "replay",
+    "team_index_server",
     "team_url",
 ]
 
@@ -126,7 +130,9 @@ def _make_index(settings: Settings, engine: Engine, closers: list[Any]) -> Searc
         )
     else:
         function = make_embedding_function("minilm")
-    index = HybridSearchIndex(ChromaSearchIndex(settings.index_dir, function), SqlTextIndex(engine))
+    index = HybridSearchIndex(
+        ChromaSearchIndex(_index_target(settings), function), SqlTextIndex(engine)
+    )
     closers.append(index.close)
     return index
 
@@ -213,6 +219,43 @@ def team_url(settings: Settings) -> str:
         )
     url = make_url(settings.team_database).set(password=password)
     return url.render_as_string(hide_password=False)
+
+
+def _index_target(settings: Settings) -> Path | ChromaServer:
+    """Where the embedding index lives: this folder's, or the team's Chroma server (with its
+    token from the environment, else the keyring).
+
+    Raises:
+        StoreError: the team's index address is not one.
+    """
+
+    if settings.team_index is None:
+        return settings.index_dir
+    if settings.team_index_token is not None:
+        token: str | None = settings.team_index_token.get_secret_value()
+    else:
+        from desktop_app.adapters.secrets import get_team_secret
+
+        token = get_team_secret("token", settings.team_index)
+    return team_index_server(settings.team_index, token, settings.team_database)
+
+
+def team_index_server(index: str, token: str | None, database: str | None) -> ChromaServer:
+    """The team's Chroma server at *index*; the team's entries are in the Chroma database named
+    as the team's PostgreSQL *database* (a URL), so one server can hold several teams.
+
+    Raises:
+        StoreError: *index* is not a Chroma server's address.
+    """
+    from sqlalchemy import make_url
+
+    from desktop_app.adapters.search.server import DEFAULT_DATABASE, ChromaServer
+
+    name = (make_url(database).database if database else None) or DEFAULT_DATABASE
+    try:
+        return ChromaServer.from_url(index, token=token, database=name)
+    except ValueError as exc:
+        raise StoreError(f"setting team_index: {exc}") from None
 
 
 def _media_store(settings: Settings, engine: Engine) -> AddressedMediaStore:

@@ -29,7 +29,7 @@ from desktop_app.adapters.sql.team import (
     membership,
     secure,
 )
-from desktop_app.app import team_url
+from desktop_app.app import team_index_server, team_url
 from desktop_app.core.errors import StoreError
 from desktop_app.settings import Settings
 
@@ -63,14 +63,19 @@ def _with_password(url: str, password: str) -> str:
     return make_url(url).set(password=password).render_as_string(hide_password=False)
 
 
-def init_team(url: str) -> Membership:
+def init_team(url: str, *, index: str | None = None, token: str | None = None) -> Membership:
     """Make the database *url* names (with its owner's password) a team's: the schema, the
-    roles, the grants, the triggers and the audit log. Running it again upgrades the schema
-    and changes nothing else.
+    roles, the grants, the triggers and the audit log; and, with *index* (the team's Chroma
+    server, *token* its proxy's), the team's database there. Running it again upgrades the
+    schema and changes nothing else.
 
     Raises:
         StoreError: unreachable, refused, or the user may not create roles.
     """
+    if index is not None:
+        from desktop_app.adapters.search.server import ensure_database
+
+        ensure_database(team_index_server(index, token, url))
     engine = open_database(url)
     try:
         migrate(engine)
@@ -81,14 +86,20 @@ def init_team(url: str) -> Membership:
 
 
 def join_team(
-    url: str, password: str | None = None, *, index: str | None = None
+    url: str,
+    password: str | None = None,
+    *,
+    index: str | None = None,
+    token: str | None = None,
 ) -> tuple[dict[str, Any], Membership]:
-    """Check that the user *url* names may log in and belongs to the team, and return the
-    settings that put this machine in team mode with the membership found. The password (in
-    *url* or given) is the caller's to keep (:func:`keep_password`).
+    """Check that the user *url* names may log in and belongs to the team, and that the team's
+    index (*index*, with *token*) answers; return the settings that put this machine in team
+    mode, with the membership found. The password and the token are the caller's to keep
+    (:func:`keep_password`, :func:`keep_index_token`).
 
     Raises:
-        StoreError: unreachable, the login is refused, or the user is no member of the team.
+        StoreError: unreachable, the login or the token is refused, or the user is no member
+            of the team.
     """
     bare, inline = _split(url)
     secret = password if password is not None else inline
@@ -103,6 +114,13 @@ def join_team(
             )
     finally:
         engine.dispose()
+    if index is not None:
+        from desktop_app.adapters.search.server import probe
+
+        server = team_index_server(index, token, bare)
+        problem = probe(server)
+        if problem is not None:
+            raise StoreError(f"the team's index at {server.url}: {problem}")
     if not member.roles and not member.owner:
         raise StoreError(
             f"{member.user} may log in but is no member of the team: an admin runs "

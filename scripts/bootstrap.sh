@@ -79,10 +79,11 @@ say "Python ${info##* } at $python"
 
 # ── System packages ──────────────────────────────────────────────────────────────────────────────
 # Chromium (replay browser), Xvfb + xdotool (GUI tests under a virtual display), the xcb
-# libraries Qt 6's X11 platform plugin loads at run time, and PostgreSQL (team mode's tests
-# start a server of their own; the app only needs its client library, in psycopg's wheel).
+# libraries Qt 6's X11 platform plugin loads at run time; PostgreSQL and nginx (team mode's
+# tests start a database server and a token-checking proxy in front of `chroma run` of their
+# own; the app itself needs neither: psycopg's wheel holds the client library).
 system_packages=(
-    xvfb xdotool postgresql
+    xvfb xdotool postgresql nginx-light
     libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
     libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 libxkbcommon0 libegl1 libgl1
     libfontconfig1 libdbus-1-3 libglib2.0-0

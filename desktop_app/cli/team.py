@@ -15,6 +15,19 @@ __all__ = ["team"]
 _ROLES = ("recorder", "analyst", "approver", "runner", "admin")
 
 
+def _token(ctx: click.Context, from_stdin: bool) -> str | None:
+    """The index's token: the environment's, else the next line of standard input (after the
+    password, with ``--password-stdin``), else asked for at a terminal, else None."""
+    settings = ctx.obj["settings"]()
+    if settings.team_index_token is not None:
+        return str(settings.team_index_token.get_secret_value())
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n") or None
+    if stdin_is_terminal():
+        return str(click.prompt("The index's token", hide_input=True)) or None
+    return None
+
+
 def _password(from_stdin: bool, what: str) -> str | None:
     """A password read from standard input's first line, asked for at a terminal, or None."""
     if from_stdin:
@@ -34,8 +47,14 @@ def team() -> None:
 
 @team.command("init")
 @click.argument("url")
-@click.option("--password-stdin", is_flag=True, help="Read the owner's password from stdin.")
-def init_command(url: str, password_stdin: bool) -> None:
+@click.option("--index", "index", metavar="URL", help="The team's Chroma server.")
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the owner's password from stdin (and the index's token from the next line).",
+)
+@click.pass_context
+def init_command(ctx: click.Context, url: str, index: str | None, password_stdin: bool) -> None:
     """Make the PostgreSQL database URL names a team's (as its owner).
 
     Creates the schema, the team's roles (<database>_recorder, _analyst, _approver, _runner,
@@ -49,7 +68,8 @@ def init_command(url: str, password_stdin: bool) -> None:
     password = _password(password_stdin, "the owner's password")
     if password is not None:
         url = make_url(url).set(password=password).render_as_string(hide_password=False)
-    member = init_team(url)
+    token = _token(ctx, password_stdin) if index is not None else None
+    member = init_team(url, index=index, token=token)
     click.echo(f"{member.database} is a team's database; {member.user} owns it.")
     click.echo("Next: procedura team add-member NAME --role analyst (for each member),")
     click.echo("then each member runs: procedura team join postgresql://NAME@host/database")
@@ -58,7 +78,11 @@ def init_command(url: str, password_stdin: bool) -> None:
 @team.command("join")
 @click.argument("url")
 @click.option("--index", "index", metavar="URL", help="The team's Chroma server.")
-@click.option("--password-stdin", is_flag=True, help="Read the password from stdin.")
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the password from stdin (and the index's token from the next line).",
+)
 @click.pass_context
 def join_command(ctx: click.Context, url: str, index: str | None, password_stdin: bool) -> None:
     """Put this machine in team mode as the user URL names.
@@ -68,19 +92,25 @@ def join_command(ctx: click.Context, url: str, index: str | None, password_stdin
     is; `procedura team leave` goes back to it.
     """
     from desktop_app.gui.settings_io import save_settings
-    from desktop_app.team import join_team, keep_password
+    from desktop_app.team import join_team, keep_index_token, keep_password
 
     settings = ctx.obj["settings"]()
     password = _password(password_stdin, "password")
     if password is None and settings.team_password is not None:
         password = settings.team_password.get_secret_value()
-    values, member = join_team(url, password, index=index)
-    secret = password if password is not None else ""
+    token = _token(ctx, password_stdin) if index is not None else None
+    values, member = join_team(url, password, index=index, token=token)
     try:
-        if secret:
-            keep_password(values["team_database"], secret)
+        if password:
+            keep_password(values["team_database"], password)
     except StoreError:
         if settings.team_password is None:
+            raise
+    try:
+        if index is not None and token:
+            keep_index_token(index, token)
+    except StoreError:
+        if settings.team_index_token is None:
             raise
     save_settings(settings, values)
     roles = ", ".join(sorted(r.value for r in member.roles)) or "owner"

@@ -18,10 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from desktop_app.core.errors import StoreError
+
 __all__ = [
     "DEFAULT_DATABASE",
     "DEFAULT_TENANT",
     "ChromaServer",
+    "ensure_database",
     "page_title",
     "probe",
 ]
@@ -190,6 +193,34 @@ def probe(server: ChromaServer, timeout: float = _PROBE_TIMEOUT_S) -> str | None
     if status >= 400:
         return f"the server answered HTTP {status} {reply.reason_phrase} to a heartbeat"
     return None
+
+
+def ensure_database(server: ChromaServer, timeout: float = _PROBE_TIMEOUT_S) -> bool:
+    """Create *server*'s database in its tenant unless it exists; whether it was created
+    (``procedura team init``: one Chroma server can hold several teams, a database each).
+
+    Raises:
+        StoreError: the server cannot be used (the reason in one line, never the token).
+    """
+    import httpx
+
+    headers = {"Authorization": f"Bearer {server.token}"} if server.token is not None else {}
+    base = f"{server.url}/api/v2/tenants/{server.tenant}/databases"
+    try:
+        found = httpx.get(f"{base}/{server.database}", headers=headers, timeout=timeout)
+        if found.status_code == 200:
+            return False
+        made = httpx.post(base, json={"name": server.database}, headers=headers, timeout=timeout)
+    except httpx.HTTPError:
+        made = None
+    if made is not None and made.status_code == 200:
+        return True
+    reason = probe(server, timeout) or (
+        f"HTTP {made.status_code}: {page_title(made.text)[:200]}" if made is not None else "?"
+    )
+    raise StoreError(
+        f"cannot create the database {server.database!r} on {server.describe()}: {reason}"
+    )
 
 
 def page_title(text: str) -> str:

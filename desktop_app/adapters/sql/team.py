@@ -410,10 +410,10 @@ def membership(engine: Engine) -> Membership:
     except DBAPIError as exc:
         reason = _first_line(exc.orig)
         if "permission denied for database" in reason:
-            user = engine.url.username
+            login = engine.url.username
             raise StoreError(
-                f"{user} is no member of the team of {engine.url.database} (the server refused "
-                f"the connection): an admin runs procedura team add-member {user} --role …"
+                f"{login} is no member of the team of {engine.url.database} (the server refused "
+                f"the connection): an admin runs procedura team add-member {login} --role …"
             ) from None
         raise StoreError(f"cannot reach the team database: {reason}") from None
     return Membership(user=user, database=database, roles=frozenset(held), owner=owner)
