@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -543,8 +543,12 @@ async def replay(
     on_event: Callable[[ReplayEvent], object] | None = None,
     on_page: Callable[[Page], object] | None = None,
     writes: WriteBehind | None = None,
+    before_step: Callable[[str, bool], Awaitable[None]] | None = None,
+    browser_factory: Callable[[], Awaitable[Any]] | None = None,
 ) -> ReplayResult:
-    """Replay *version* in a fresh browser, then learn from what healed.
+    """Replay *version* in a fresh browser (or a context *browser_factory* gives: an object
+    with ``context`` and ``close()``), then learn from what healed; *before_step* is the
+    engine's (:class:`~desktop_app.core.replay.engine.Replayer`).
 
     The run record and screenshots are written behind the run on a thread of their own
     (*writes*, else one of the run's own), and learning happens on that thread too: the loop
@@ -580,15 +584,16 @@ async def replay(
     )
     behind = writes if writes is not None else WriteBehind(services.runs, services.media)
     try:
-        browser = (
-            await open_browser(
+        if not needs_browser(workflow):
+            browser: Any = None
+        elif browser_factory is not None:
+            browser = await browser_factory()
+        else:
+            browser = await open_browser(
                 configured=settings.browser,
                 headless=headless,
                 withheld=params.secret_values(),  # never in the browser's environment
             )
-            if needs_browser(workflow)
-            else None
-        )
     except BaseException:
         if desktop is not None:
             await desktop.close()
@@ -621,6 +626,7 @@ async def replay(
             options=options,
             on_event=on_event,
             desktop=desktop,
+            before_step=before_step,
         )
         outcome = await replayer.run(version, params)
     finally:

@@ -10,6 +10,7 @@
 | browser | ``PROCEDURA_BROWSER`` | Playwright's Chromium, else one on PATH |
 | team database | ``PROCEDURA_TEAM_DATABASE`` | none (personal mode) |
 | team index | ``PROCEDURA_TEAM_INDEX`` | none |
+| team queue | ``PROCEDURA_TEAM_QUEUE`` | none (no runner fleet) |
 | team password | ``PROCEDURA_TEAM_PASSWORD``, else the OS keyring | none |
 | team index token | ``PROCEDURA_TEAM_INDEX_TOKEN``, else the OS keyring | none |
 
@@ -229,8 +230,16 @@ class Settings(BaseSettings):
     team_database: str | None = None
     #: Team mode: the team's Chroma server (``http://host:8000``).
     team_index: str | None = None
+    #: Team mode: the runner fleet's queue, a Redis URL (``redis://host:6379/0``).
+    team_queue: str | None = None
     team_password: SecretStr | None = None
     team_index_token: SecretStr | None = None
+    #: How long a fleet worker's hold on a row lasts unless renewed (it renews a third of the
+    #: way): past it, a worker that vanished is taken to be gone and the row taken again.
+    fleet_lease_s: float = Field(default=60.0, ge=1, le=3600)
+    #: How long the queue waits for a worker to finish a row before handing it to another
+    #: (Redis's visibility timeout; the lease keeps a row from being run twice meanwhile).
+    fleet_redeliver_s: float = Field(default=300.0, ge=2, le=86400)
 
     @model_validator(mode="before")
     @classmethod

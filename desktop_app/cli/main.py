@@ -140,6 +140,7 @@ def reindex(ctx: click.Context) -> None:
 def _add_commands() -> None:
     from desktop_app.cli.doctor import doctor_command
     from desktop_app.cli.export import export_command
+    from desktop_app.cli.fleet import fleet, worker_command
     from desktop_app.cli.record import induce, record
     from desktop_app.cli.replay import run_command, runs_group, verify_command
     from desktop_app.cli.review import diff_command
@@ -157,6 +158,8 @@ def _add_commands() -> None:
         export_command,
         doctor_command,
         team,
+        fleet,
+        worker_command,
     ):
         cli.add_command(command)
     workflows.add_command(diff_command)

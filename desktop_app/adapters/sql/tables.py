@@ -13,6 +13,7 @@ from sqlalchemy import (
     Index,
     LargeBinary,
     Text,
+    UniqueConstraint,
     false,
     text,
 )
@@ -23,6 +24,9 @@ from sqlmodel import Field, SQLModel
 __all__ = [
     "TEXT_INDEX",
     "ExperienceRow",
+    "FleetJobRow",
+    "FleetRowRow",
+    "FleetScheduleRow",
     "IndexPendingRow",
     "MediaRow",
     "RunRow",
@@ -237,6 +241,67 @@ class MediaRow(SQLModel, table=True):
     size: int
     created_at: datetime = _utc()
     data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class FleetScheduleRow(SQLModel, table=True):
+    """A schedule of the runner fleet (the document is the whole
+    :class:`~desktop_app.core.models.fleet.Schedule`)."""
+
+    __tablename__ = "fleet_schedules"
+
+    id: str = Field(primary_key=True)
+    workflow_id: str = Field(sa_column_args=[ForeignKey("workflows.id", ondelete="CASCADE")])
+    cron: str
+    timezone: str
+    enabled: bool
+    created_by: str
+    created_at: datetime = _utc()
+    last_fired_at: datetime | None = _utc(default=None, nullable=True)
+    document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class FleetJobRow(SQLModel, table=True):
+    """A job of the runner fleet."""
+
+    __tablename__ = "fleet_jobs"
+    __table_args__ = (UniqueConstraint("schedule_id", "fired_for", name="uq_fleet_jobs_firing"),)
+
+    id: str = Field(primary_key=True)
+    kind: str
+    workflow_id: str = Field(sa_column_args=[ForeignKey("workflows.id", ondelete="CASCADE")])
+    version: int
+    created_by: str
+    created_at: datetime = _utc(index=True)
+    cancel_requested: bool
+    schedule_id: str | None = Field(
+        default=None,
+        sa_column_args=[ForeignKey("fleet_schedules.id", ondelete="SET NULL")],
+        nullable=True,
+    )
+    fired_for: datetime | None = _utc(default=None, nullable=True)
+    document: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class FleetRowRow(SQLModel, table=True):
+    """A row of a fleet job: one run, claimed by one worker at a time."""
+
+    __tablename__ = "fleet_rows"
+    __table_args__ = (Index("ix_fleet_rows_state", "job_id", "state"),)
+
+    job_id: str = Field(
+        sa_column_args=[ForeignKey("fleet_jobs.id", ondelete="CASCADE")], primary_key=True
+    )
+    row_no: int = Field(primary_key=True)
+    state: str
+    attempt: int
+    worker: str | None = None
+    lease_until: datetime | None = _utc(default=None, nullable=True)
+    run_id: str | None = None
+    irreversible_started: str | None = None
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    started_at: datetime | None = _utc(default=None, nullable=True)
+    finished_at: datetime | None = _utc(default=None, nullable=True)
+    params: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class IndexPendingRow(SQLModel, table=True):

@@ -84,11 +84,18 @@ _ALL_TABLES: Final = (
     "media",
     "alembic_version",
     "audit_log",
+    "fleet_jobs",
+    "fleet_rows",
+    "fleet_schedules",
 )
 
 #: Tables each role may write (INSERT, UPDATE, DELETE), beyond those of the roles it includes.
 _WRITES: Final[dict[TeamRole, tuple[str, ...]]] = {
+    # A schedule runs unattended, irreversible steps included: an approver's decision.
+    TeamRole.APPROVER: ("fleet_schedules",),
     TeamRole.RUNNER: (
+        "fleet_jobs",
+        "fleet_rows",
         "runs",
         "run_steps",
         "experiences",
@@ -102,6 +109,8 @@ _WRITES: Final[dict[TeamRole, tuple[str, ...]]] = {
         "text_index",
     ),
     TeamRole.RECORDER: (
+        "fleet_jobs",
+        "fleet_rows",
         "trajectories",
         "trajectory_events",
         "trajectory_raw_events",

@@ -75,6 +75,7 @@ class RunTrigger(StrEnum):
     TRAY = "tray"
     BATCH = "batch"
     INTENT = "intent"
+    SCHEDULE = "schedule"
     VERIFY = "verify"
     """A verification before approval (``workflows verify``): it stops before the first
     irreversible step unless told otherwise."""

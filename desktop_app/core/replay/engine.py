@@ -156,8 +156,14 @@ class Replayer(SuccessChecks):
         options: ReplayOptions | None = None,
         on_event: Callable[[ReplayEvent], object] | None = None,
         desktop: DesktopPort | None = None,
+        before_step: Callable[[str, bool], Awaitable[None]] | None = None,
     ) -> None:
+        """*before_step* is awaited before each step acts, with its title and whether it is
+        irreversible: the runner fleet notes there, durably, that an irreversible step begins
+        (so a worker that dies in it never has the row done again), and stops a cancelled job
+        by raising :class:`RunAborted`."""
         self._browser = browser
+        self._before_step = before_step
         self._runs = runs
         self._media = media
         self._person = person
@@ -307,6 +313,8 @@ class Replayer(SuccessChecks):
             self._check_time(index, title)
             if step.irreversible and self._options.stop_before_irreversible:
                 raise StoppedBefore(f"{STOPPED_BEFORE} {index + 1} '{title}' (irreversible)")
+            if self._before_step is not None:
+                await self._before_step(title, step.irreversible)
             self._emit(ReplayEvent(index=index, title=title, depth=context.level))
             record, aborted = await self._run_one(index, step, context, title)
             record = self._record(record)
