@@ -83,7 +83,7 @@ say "Python ${info##* } at $python"
 # tests start a database server and a token-checking proxy in front of `chroma run` of their
 # own; the app itself needs neither: psycopg's wheel holds the client library).
 system_packages=(
-    xvfb xdotool postgresql nginx-light
+    xvfb xdotool postgresql nginx-light redis-server
     libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
     libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 libxkbcommon0 libegl1 libgl1
     libfontconfig1 libdbus-1-3 libglib2.0-0

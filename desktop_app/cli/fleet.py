@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from desktop_app.cli.common import emit_json, fail, open_stores, print_table
+from desktop_app.cli.common import emit_json, fail, open_stores, print_table, stdin_is_terminal
 from desktop_app.core.models.fleet import ROW_STATE_LABELS, FleetJob, RowState
 
 __all__ = ["fleet", "worker_command"]
@@ -92,6 +92,46 @@ def submit_command(
         emit_json(job.model_dump(mode="json"))
     else:
         click.echo(f"job {job.id}: {job.total} rows of {job.name!r} v{job.version} queued")
+
+
+@fleet.command("run")
+@click.argument("workflow", required=False)
+@click.option("--intent", help="Find the workflow and its values from a sentence.")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A parameter's value.")  # fmt: skip
+@click.option("--yes", is_flag=True, help="Irreversible steps and the intent, without asking.")
+@click.pass_context
+def run_command(
+    ctx: click.Context, workflow: str | None, intent: str | None, params: tuple[str, ...], yes: bool
+) -> None:
+    """Run the approved version of WORKFLOW once on the fleet, or the one --intent describes.
+
+    By intent, the workflow and its values are decided here and shown; a worker runs exactly
+    that. Without --yes it asks first (at a terminal; elsewhere it refuses, exit 2).
+    """
+    from desktop_app.core.errors import ConfirmationRequired
+    from desktop_app.core.models.fleet import JobKind
+    from desktop_app.core.replay.parameters import parse_assignments
+    from desktop_app.fleet.jobs import by_intent, submit_job
+
+    if (workflow is None) == (intent is None):
+        raise click.UsageError("name a WORKFLOW or describe what to do with --intent (not both)")
+    given = parse_assignments(params)
+    with open_stores(ctx, write=True) as services:
+        if intent is not None:
+            version, values, source = by_intent(services, intent)
+            given = {**values, **given}
+            shown = ", ".join(f"{k}={v}" for k, v in given.items()) or "no values"
+            click.echo(f"Will run {version.workflow.name!r} v{version.version} with {shown} "
+                       f"(from the {source}) on the fleet", err=True)  # fmt: skip
+            if not yes and not (stdin_is_terminal() and click.confirm("Queue it?", err=True)):
+                raise ConfirmationRequired("running by intent needs --yes; nothing was queued")
+            kind = JobKind.INTENT
+        else:
+            assert workflow is not None
+            version, kind = services.workflows.runnable(workflow), JobKind.BATCH
+        job = submit_job(services, version, [given], kind=kind, assume_yes=yes)
+    click.echo(f"job {job.id}: {job.name!r} v{job.version} queued")
 
 
 @fleet.command("jobs")

@@ -13,7 +13,7 @@ from desktop_app.core.models.workflow import ParameterType, WorkflowStatus, Work
 from desktop_app.core.replay.parameters import bind_parameters
 from desktop_app.fleet.queue import enqueue, make_app
 
-__all__ = ["cancel_job", "resume_job", "submit_job"]
+__all__ = ["by_intent", "cancel_job", "resume_job", "submit_job"]
 
 
 def submit_job(
@@ -69,3 +69,25 @@ def resume_job(services: Services, job_id: str) -> list[int]:
     if rows:
         enqueue(make_app(services.settings), job_id, rows)
     return rows
+
+
+def by_intent(services: Services, intent: str) -> tuple[WorkflowVersion, dict[str, str], str]:
+    """The approved version *intent* asks for, the values the sentence gives, and from where
+    (the template or the LLM), decided here, before the fleet has it: a worker runs exactly
+    what the person saw (blocking; an LLM call when the template does not fit).
+
+    Raises:
+        NotFoundError: no approved workflow does it clearly.
+        UnboundIntentError: the sentence leaves a parameter of the template without a value.
+    """
+    import asyncio
+
+    from desktop_app.app import make_structured_llm
+    from desktop_app.core.replay.intent import bind_values, check_bound, find_workflow
+
+    llm = make_structured_llm(services.settings)
+    choice = asyncio.run(find_workflow(services.workflows, intent, llm))
+    version = services.workflows.runnable(choice.workflow.id)
+    binding = asyncio.run(bind_values(version.workflow, intent, llm))
+    check_bound(version.workflow, binding.values)
+    return version, dict(binding.values), binding.source
