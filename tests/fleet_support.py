@@ -144,6 +144,7 @@ def order_workflow(base: str) -> Workflow:
     """Place an order for {customer}: the order is irreversible; done when the desk says so."""
     return Workflow(
         name="Place an order",
+        intent_template="Place an order for {customer}",
         domains=("127.0.0.1",),
         parameters=(Parameter(name="customer"),),
         steps=(

@@ -147,7 +147,10 @@ def test_a_batch_on_the_fleet_with_a_worker_killed_mid_row(
 
 
 def test_cancel_stops_queued_rows_and_resume_runs_them(
-    fleet: tuple[Services, Workers], desk: tuple[OrderDesk, str]
+    fleet: tuple[Services, Workers],
+    desk: tuple[OrderDesk, str],
+    procedura,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     services, workers = fleet
     orders, base = desk
@@ -159,3 +162,20 @@ def test_cancel_stops_queued_rows_and_resume_runs_them(
     until(lambda: store.job(job_id).finished, 240, "every row ended", workers)
     assert store.job(job_id).counts == {RowState.SUCCEEDED: 20}
     assert all(orders.orders()[f"k{n}"] == 1 for n in range(20))
+
+    # By intent, from the command line: decided on the submitter's machine, run by the fleet.
+    settings = services.settings
+    monkeypatch.setenv("PROCEDURA_HOME", str(settings.home))
+    monkeypatch.setenv("PROCEDURA_TEAM_DATABASE", str(settings.team_database))
+    monkeypatch.setenv("PROCEDURA_TEAM_PASSWORD", "amy-pw")
+    monkeypatch.setenv("PROCEDURA_TEAM_QUEUE", str(settings.team_queue))
+    refused = procedura("fleet", "run", "--intent", "Place an order for Zed")
+    assert refused.exit_code == 2 and "nothing was queued" in refused.output
+    done = procedura("fleet", "run", "--intent", "Place an order for Zed", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "customer=Zed" in done.output
+    newest = store.jobs(limit=1)[0]
+    assert newest.kind.value == "intent"
+    until(lambda: store.job(newest.id).finished, 120, "the intent's run ended", workers)
+    assert store.rows(newest.id)[0].state is RowState.SUCCEEDED
+    assert orders.orders()["Zed"] == 1
