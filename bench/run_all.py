@@ -43,6 +43,7 @@ BENCHMARKS = (
     "safety",
     "soak",
     "faults",
+    "fleet",
 )
 
 _CHILD = """
