@@ -28,6 +28,7 @@ EXAMPLES = REPO / "docs" / "examples"
 #: recording on a busy machine, an install): handed to the two workers first, so that neither
 #: ends the run alone with one of them (see pytest_collection_modifyitems).
 LONG_FILES = (
+    "test_fleet.py",
     "test_bench_more.py",
     "test_bench.py",
     "test_recording_crash.py",
