@@ -12,7 +12,12 @@ from factories import full_workflow
 from sqlalchemy import text
 
 from desktop_app.adapters.search.hybrid_index import HybridSearchIndex
-from desktop_app.adapters.sql.database import current_revision, migrate, open_database
+from desktop_app.adapters.sql.database import (
+    HEAD_REVISION,
+    current_revision,
+    migrate,
+    open_database,
+)
 from desktop_app.adapters.sql.index_queue import SqlIndexQueue
 from desktop_app.adapters.sql.text_index import SqlTextIndex, query_words
 from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
@@ -346,7 +351,7 @@ def test_a_migrated_database_gets_its_word_index_filled(home: Path) -> None:
 
     migrate(engine)
 
-    assert current_revision(engine) == "0008"
+    assert current_revision(engine) == HEAD_REVISION
     words = SqlTextIndex(engine)
     assert words.entries() == {
         SUPPLIER.id: (1, WorkflowStatus.APPROVED),

@@ -18,7 +18,7 @@ from desktop_app.adapters.sql.run_store import SqlExperienceStore, SqlRunStore
 from desktop_app.adapters.sql.trajectory_store import SqlTrajectoryStore
 from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
 from desktop_app.adapters.write_behind import WriteBehind
-from desktop_app.core.errors import NotFoundError, StoreError
+from desktop_app.core.errors import ConflictError, NotFoundError, StoreError
 from desktop_app.core.models import (
     RunStatus,
     StatusTransition,
@@ -75,7 +75,8 @@ def test_workflow_versions_round_trip(engine: Engine) -> None:
 def test_versions_are_never_replaced(engine: Engine) -> None:
     store = SqlWorkflowStore(engine)
     store.add_version(_version(1))
-    with pytest.raises(StoreError, match="cannot add version 1"):
+    # Someone else's version 1 is there: told as a conflict, never replaced.
+    with pytest.raises(ConflictError, match="saved version 1 .* nothing was saved"):
         store.add_version(_version(1, name="overwrite attempt"))
     with pytest.raises(StoreError, match="cannot add version 3"):
         store.add_version(_version(3))

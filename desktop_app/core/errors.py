@@ -11,6 +11,8 @@
     ├── TransitionError          a status change the review process does not allow
     ├── StoreError               a store cannot be used
     │   ├── StoreLockedError         another process already writes the stores
+    │   ├── NotAllowedError          the team's server refused: the member's role may not
+    │   ├── ConflictError            someone else saved a version since this edit began
     │   └── BundleWriteError         a bundle could not be written (core/exports/bundle/)
     ├── BrowserError             no browser, a browser that died, or one we could not attach to
     ├── ConfirmationRequired     a destructive operation was asked for without confirmation
@@ -49,7 +51,9 @@ __all__ = [
     "AmbiguousReferenceError",
     "BrowserError",
     "ConfirmationRequired",
+    "ConflictError",
     "DocumentError",
+    "NotAllowedError",
     "NotFoundError",
     "ProceduraError",
     "StoreError",
