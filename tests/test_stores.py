@@ -76,7 +76,7 @@ def test_versions_are_never_replaced(engine: Engine) -> None:
     store = SqlWorkflowStore(engine)
     store.add_version(_version(1))
     # Someone else's version 1 is there: told as a conflict, never replaced.
-    with pytest.raises(ConflictError, match="saved version 1 .* nothing was saved"):
+    with pytest.raises(ConflictError, match=r"saved version 1 .* nothing was saved"):
         store.add_version(_version(1, name="overwrite attempt"))
     with pytest.raises(StoreError, match="cannot add version 3"):
         store.add_version(_version(3))
