@@ -179,3 +179,4 @@ def test_cancel_stops_queued_rows_and_resume_runs_them(
     until(lambda: store.job(newest.id).finished, 120, "the intent's run ended", workers)
     assert store.rows(newest.id)[0].state is RowState.SUCCEEDED
     assert orders.orders()["Zed"] == 1
+    assert "rita-pw" not in workers.logs()  # the worker's password never reaches its log

@@ -150,7 +150,7 @@ def status_command(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"personal mode: {status.database}")
     else:
         click.echo(f"team mode: {status.database}")
-        click.echo(f"index:     {status.index or '(none: this machine indexes on its own)'}")
+        click.echo(f"index:     {status.index or '(none: set one, the team shares its index)'}")
         if status.member is not None:
             member = status.member
             click.echo(f"user:      {member.user}{' (owner)' if member.owner else ''}")
