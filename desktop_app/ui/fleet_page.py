@@ -50,7 +50,16 @@ from desktop_app.ui.run_models import format_when
 from desktop_app.ui.table_model import RowsModel
 from desktop_app.ui.tasks import describe_error
 
-__all__ = ["REFRESH_MS", "FleetJobsModel", "FleetPage", "FleetRowsModel", "job_progress"]
+__all__ = [
+    "NO_FLEET",
+    "REFRESH_MS",
+    "FleetJobsModel",
+    "FleetPage",
+    "FleetRowsModel",
+    "JobColumn",
+    "RowColumn",
+    "job_progress",
+]
 
 #: How often the screen reads the jobs again while it is visible.
 REFRESH_MS: Final = 3000
@@ -421,11 +430,12 @@ class FleetPage(QWidget):
         running = sum(j.counts.get(RowState.RUNNING, 0) for j in jobs)
         attention = sum(j.counts.get(RowState.NEEDS_ATTENTION, 0) for j in jobs)
         queued = sum(j.counts.get(RowState.QUEUED, 0) for j in jobs)
+        need = "needs" if attention == 1 else "need"
         self.summary.setText(
-            f"{len(jobs)} newest jobs: {running} rows running, {queued} queued, "
-            f"{attention} need attention. Refreshed every {REFRESH_MS // 1000} seconds."
+            f"Rows of the newest jobs: {running} running, {queued} queued, {attention} {need} "
+            f"attention. Refreshed every {REFRESH_MS // 1000} seconds while this screen shows."
             if jobs
-            else "No jobs yet. Submit one with procedura fleet submit WORKFLOW --csv FILE."
+            else "No jobs yet: procedura fleet submit WORKFLOW --csv FILE hands one to the fleet."
         )
         self._show_rows_title()
         self._update_buttons()
