@@ -233,7 +233,7 @@ class _ProgressDelegate(QStyledItemDelegate):
         bar.progress = done
         bar.text = f"{done}/{total}"
         bar.textVisible = True
-        bar.state = option.state
+        bar.state = option.state | QStyle.StateFlag.State_Horizontal  # Qt 6: no orientation
         if option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(rect, option.palette.highlight())
         style = option.widget.style() if option.widget else QApplication.style()
