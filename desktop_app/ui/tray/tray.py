@@ -110,7 +110,7 @@ class Tray(TrayMenu, TrayRuns):
         self._fleet_timer.timeout.connect(self.refresh_fleet)
         if host.backend.fleet_enabled():
             self._fleet_timer.start()
-            self.menu.aboutToShow.connect(self.refresh_fleet)
+            self.menu.aboutToShow.connect(self._on_menu_about_to_show)
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(RELOAD_DELAY_MS)
@@ -225,6 +225,9 @@ class Tray(TrayMenu, TrayRuns):
             self._host.show_status("Runs paused: the tray starts no run until you resume")
         else:
             self._host.show_status("Runs resumed")
+
+    def _on_menu_about_to_show(self) -> None:
+        self.refresh_fleet()  # the counts as the menu opens
 
     def _on_fleet_action_triggered(self) -> None:
         self._host.show_fleet()
