@@ -6,12 +6,14 @@ import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from desktop_app.adapters.secrets import remember_parameter_secrets
 from desktop_app.adapters.write_behind import WriteBehind
 from desktop_app.app import Services, api_key, make_structured_llm, replay
+from desktop_app.core.errors import StoreError
 from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.models.fleet import FleetJob, FleetRow, RowState
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.ports import MediaStore, RunStore
@@ -26,13 +28,23 @@ from desktop_app.ops.library import Reindexed, reindex
 from desktop_app.ops.secrets import remember_secrets
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import (
+    FleetCounts,
     LocatorPreview,
     RecordingControls,
     RecordingRequest,
     RunRequest,
+    TeamJoined,
+    TeamJoinRequest,
+    TeamState,
 )
 
 __all__ = ["ServicesBackend"]
+
+T = TypeVar("T")
+
+#: The settings that choose the library (personal or a team's): the window keeps using the ones
+#: it opened with until the next start, whatever the settings file says by then.
+_LIBRARY_SETTINGS: Final = ("team_database", "team_index", "team_queue")
 
 #: What a run or a recording imports first: Playwright and the adapters over it (80-120 ms of the
 #: GUI thread if the first run imports them on the loop, most of it PySide's import hook).
@@ -52,6 +64,9 @@ class ServicesBackend:
         # A replay's record and screenshots are written behind it; the window reads through
         # the same writer, so it sees them before they are on disk (a step's screenshot).
         self._writes = WriteBehind(services.runs, services.media)
+        #: The settings the stores were opened with, and those the next start will use.
+        self._opened = services.settings
+        self._next = services.settings
 
     @property
     def services(self) -> Services:
@@ -187,8 +202,18 @@ class ServicesBackend:
         """Write the settings file and use the new settings from now on."""
         from desktop_app.gui.settings_io import save_settings
 
-        self._services.settings = save_settings(self.settings, values)
+        self._use(save_settings(self.settings, values))
         return Changes.of(Origin.WINDOW, settings=True)
+
+    def _use(self, saved: Settings) -> None:
+        """Use *saved* from now on, except what chooses the library (and who the actor is
+        there), which the next start takes: the stores open now stay the ones in use."""
+        self._next = saved
+        opened = self._opened
+        pinned: dict[str, Any] = {name: getattr(opened, name) for name in _LIBRARY_SETTINGS}
+        if saved.team_database != opened.team_database:
+            pinned["actor"] = opened.actor
+        self._services.settings = saved.model_copy(update=pinned)
 
     def api_key_source(self) -> str:
         """Where the API key comes from."""
@@ -228,3 +253,183 @@ class ServicesBackend:
     def reindex(self) -> Reindexed:
         """Rebuild the search index."""
         return reindex(self._services.workflows, origin=Origin.WINDOW)
+
+    # ── team mode and the runner fleet ──────────────────────────────────────────────────────
+
+    def team_state(self) -> TeamState:
+        """The mode the settings file chooses and, in team mode, the login's roles there."""
+        from desktop_app.adapters.sql.team import ROLE_RIGHTS, TeamRole
+        from desktop_app.team import team_status
+
+        settings = self._next
+        opened = self._opened
+        restart = any(
+            getattr(settings, name) != getattr(opened, name) for name in _LIBRARY_SETTINGS
+        )
+        status = team_status(settings)
+        member = status.member
+        return TeamState(
+            team=status.team,
+            database=status.database,
+            user=member.user if member is not None else None,
+            owner=member.owner if member is not None else False,
+            roles=tuple(
+                (role.value, ROLE_RIGHTS[role])
+                for role in TeamRole
+                if member is not None and role in member.roles
+            ),
+            index=status.index,
+            queue=settings.team_queue,
+            problem=status.problem,
+            restart_needed=restart,
+        )
+
+    def join_team(self, request: TeamJoinRequest) -> TeamJoined:
+        """``procedura team join`` from the window: checked, secrets kept, settings written
+        (from the next start); nothing changes when a step fails."""
+        from desktop_app.adapters.secrets import delete_team_secret, set_team_secret
+        from desktop_app.gui.settings_io import save_settings
+        from desktop_app.team import join_team, keep_index_token, keep_password
+
+        settings = self._next
+        queue, queue_password = _split_queue(request.queue)
+        index = request.index or None
+        token = request.token or None
+        values, member = join_team(
+            request.database, request.password or None, index=index, token=token
+        )
+        database = str(values["team_database"])
+        password = request.password or _inline_password(request.database)
+        kept: list[tuple[str, str]] = []
+        try:
+            if password:
+                try:
+                    keep_password(database, password)
+                    kept.append(("password", database))
+                except StoreError:
+                    if settings.team_password is None:
+                        raise
+            if index is not None and token:
+                try:
+                    keep_index_token(index, token)
+                    kept.append(("token", index))
+                except StoreError:
+                    if settings.team_index_token is None:
+                        raise
+            if queue is not None and queue_password:
+                set_team_secret("queue", queue, queue_password)
+                kept.append(("queue", queue))
+            self._use(save_settings(self.settings, {**values, "team_queue": queue}))
+        except BaseException:
+            for kind, where in kept:
+                delete_team_secret(kind, where)
+            raise
+        roles = ", ".join(sorted(r.value for r in member.roles)) or "owner"
+        return TeamJoined(
+            message=(
+                f"Joined {member.database} as {member.user} ({roles}). Procedura opens the "
+                "team's library when it next starts: quit it and start it again."
+            ),
+            changes=Changes.of(Origin.WINDOW, settings=True),
+        )
+
+    def leave_team(self) -> Changes:
+        """``procedura team leave`` from the window (personal mode from the next start)."""
+        from desktop_app.adapters.secrets import delete_team_secret
+        from desktop_app.gui.settings_io import save_settings
+        from desktop_app.team import leave_team
+
+        settings = self._next
+        values = leave_team(settings)
+        if settings.team_queue is not None:
+            delete_team_secret("queue", settings.team_queue)
+        self._use(save_settings(self.settings, {**values, "team_queue": None}))
+        return Changes.of(Origin.WINDOW, settings=True)
+
+    def fleet_enabled(self) -> bool:
+        """Whether the stores open are a team's with a queue."""
+        return self._opened.team and self._opened.team_queue is not None
+
+    def _fleet(self, act: Callable[[Any], T]) -> T:
+        """*act* on the team's fleet store; the server's refusal or absence in one line.
+
+        Raises:
+            StoreError: no fleet here, or the team's database could not be used.
+        """
+        from sqlalchemy.exc import DBAPIError
+
+        from desktop_app.adapters.sql.fleet_store import SqlFleetStore
+
+        if not self.fleet_enabled():
+            raise StoreError(
+                "no runner fleet: join a team with its queue (team_queue), then restart"
+            )
+        try:
+            return act(SqlFleetStore(self._services.engine))
+        except DBAPIError as exc:
+            lines = str(exc.orig).strip().splitlines()
+            raise StoreError(
+                f"the team's database: {lines[0] if lines else type(exc.orig).__name__}"
+            ) from None
+
+    def fleet_jobs(self, limit: int = 50) -> list[FleetJob]:
+        """The newest jobs."""
+        return self._fleet(lambda store: store.jobs(limit=limit))
+
+    def fleet_rows(self, job_id: str) -> list[FleetRow]:
+        """A job's rows."""
+        return self._fleet(lambda store: store.rows(job_id))
+
+    def fleet_counts(self) -> FleetCounts:
+        """Rows running and needing attention in the newest jobs."""
+        counts: dict[RowState, int] = self._fleet(lambda store: store.active_counts())
+        return FleetCounts(
+            running=counts.get(RowState.RUNNING, 0),
+            attention=counts.get(RowState.NEEDS_ATTENTION, 0),
+        )
+
+    def cancel_fleet_job(self, job_id: str) -> int:
+        """Cancel a job (the fleet's verb)."""
+        from desktop_app.fleet.jobs import cancel_job
+
+        return self._fleet(lambda _store: cancel_job(self._services, job_id))
+
+    def resume_fleet_job(self, job_id: str) -> list[int]:
+        """Resume a job (the fleet's verb: rows queued again reach the queue)."""
+        from desktop_app.fleet.jobs import resume_job
+
+        return self._fleet(lambda _store: resume_job(self._services, job_id))
+
+
+def _inline_password(url: str) -> str | None:
+    """The password written in a database URL, if any."""
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        password = make_url(url).password
+    except ArgumentError:
+        return None
+    return None if password is None else str(password)
+
+
+def _split_queue(url: str | None) -> tuple[str | None, str | None]:
+    """The queue's URL without its password (a setting), and the password (for the keyring).
+
+    Raises:
+        StoreError: not a Redis URL.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not url or not url.strip():
+        return None, None
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss") or not parts.hostname:
+        raise StoreError(f"the queue is a Redis URL (redis://host:6379/0), not {url}")
+    if parts.password is None:
+        return url, None
+    host = parts.netloc.rsplit("@", 1)[-1]
+    netloc = f"{parts.username}@{host}" if parts.username else host
+    bare = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return bare, parts.password

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from desktop_app.core.library import WorkflowLibrary
+from desktop_app.core.models.fleet import FleetJob, FleetRow
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.target import Locator
 from desktop_app.core.models.trajectory import Event, Trajectory
@@ -29,10 +30,14 @@ from desktop_app.settings import Settings
 
 __all__ = [
     "Backend",
+    "FleetCounts",
     "LocatorPreview",
     "RecordingControls",
     "RecordingRequest",
     "RunRequest",
+    "TeamJoinRequest",
+    "TeamJoined",
+    "TeamState",
 ]
 
 
@@ -128,6 +133,61 @@ class LocatorPreview(Protocol):
     async def close(self) -> None:
         """Close the page and its browser."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class TeamState:
+    """Where this machine stands, as the Settings screen's Team section shows it.
+
+    Attributes:
+        team: team mode (a team database is set) rather than personal mode.
+        database: the team database's URL (no password), or the personal database's file.
+        user: the team login (None in personal mode, or when the server was not reached).
+        owner: whether the login owns the team's database.
+        roles: the login's roles, each with what it may do in words, in role order.
+        index: the team's search index server, if any.
+        queue: the runner fleet's queue, if any.
+        problem: why the team's server could not be reached or refused the login, in one line.
+        restart_needed: the settings name another library than the one this window opened
+            (after joining or leaving a team): it is used from the next start.
+    """
+
+    team: bool
+    database: str
+    user: str | None = None
+    owner: bool = False
+    roles: tuple[tuple[str, str], ...] = ()
+    index: str | None = None
+    queue: str | None = None
+    problem: str | None = None
+    restart_needed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TeamJoinRequest:
+    """What the "Join a team" dialog asks for (the secrets go to the OS keyring)."""
+
+    database: str
+    password: str
+    index: str | None = None
+    token: str | None = None
+    queue: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TeamJoined:
+    """A team joined: what to tell the person (one line), and what changed."""
+
+    message: str
+    changes: Changes
+
+
+@dataclass(frozen=True, slots=True)
+class FleetCounts:
+    """Rows of the fleet's newest jobs running, and needing a person's attention."""
+
+    running: int = 0
+    attention: int = 0
 
 
 class Backend(Protocol):
@@ -275,4 +335,52 @@ class Backend(Protocol):
 
         The index keeps the embeddings it was opened with (at start-up) until the next start.
         """
+        ...
+
+    # ── team mode and the runner fleet ──────────────────────────────────────────────────────
+
+    def team_state(self) -> TeamState:
+        """Personal or team mode and, in team mode, the login's roles (blocking: asks the
+        team's server; a problem reaching it is in :attr:`TeamState.problem`, not raised)."""
+        ...
+
+    def join_team(self, request: TeamJoinRequest) -> TeamJoined:
+        """Check the login (and the index) as ``procedura team join`` does, keep the secrets
+        in the OS keyring and write the team's settings (blocking). Used from the next start.
+
+        Raises:
+            StoreError: unreachable, refused, no member, or no keyring (nothing is changed).
+            SettingsError: a setting is invalid (nothing is changed).
+        """
+        ...
+
+    def leave_team(self) -> Changes:
+        """Forget the team's credentials and go back to personal mode from the next start
+        (blocking)."""
+        ...
+
+    def fleet_enabled(self) -> bool:
+        """Whether the library this window opened is a team's with a runner fleet (a queue)."""
+        ...
+
+    def fleet_jobs(self, limit: int = 50) -> list[FleetJob]:
+        """The fleet's newest jobs with their rows counted by state (blocking)."""
+        ...
+
+    def fleet_rows(self, job_id: str) -> list[FleetRow]:
+        """A job's rows (blocking)."""
+        ...
+
+    def fleet_counts(self) -> FleetCounts:
+        """How many rows of the newest jobs run, and need attention (blocking, one query)."""
+        ...
+
+    def cancel_fleet_job(self, job_id: str) -> int:
+        """Stop a job: its queued rows now (how many), running rows before their next step
+        (blocking)."""
+        ...
+
+    def resume_fleet_job(self, job_id: str) -> list[int]:
+        """Queue again a job's cancelled rows and the failed ones that began no irreversible
+        step; their numbers (blocking: the queue is reached)."""
         ...

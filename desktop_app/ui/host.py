@@ -91,6 +91,10 @@ class Host(Protocol):
         """Open the record dialog."""
         ...
 
+    def show_fleet(self) -> None:
+        """Show the team's runner fleet (the Fleet screen), in front."""
+        ...
+
     def adopt(self, window: QWidget) -> None:
         """Keep a top-level window (editor, run view) alive until it closes, and close it with
         the app."""

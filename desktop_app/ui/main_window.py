@@ -40,7 +40,7 @@ class Screen(Protocol):
 
 
 class MainWindow(QMainWindow):
-    """Library, Recordings, Review, Runs and Settings, with the jobs they start.
+    """Library, Recordings, Review, Runs, Settings and Fleet, with the jobs they start.
 
     Args:
         backend: the services.
@@ -48,7 +48,7 @@ class MainWindow(QMainWindow):
         dialogs: show error dialogs (tests turn them off and read ``tasks.last_error``).
     """
 
-    SCREENS = ("Library", "Recordings", "Review", "Runs", "Settings")
+    SCREENS = ("Library", "Recordings", "Review", "Runs", "Settings", "Fleet")
 
     def __init__(
         self, backend: Backend, *, icon: QIcon | None = None, dialogs: bool = True
@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self._editors: dict[str, QWidget] = {}
         self._windows: set[QWidget] = set()
 
+        from desktop_app.ui.fleet_page import FleetPage
         from desktop_app.ui.library_page import LibraryPage
         from desktop_app.ui.recordings_page import RecordingsPage
         from desktop_app.ui.review_page import ReviewPage
@@ -76,12 +77,14 @@ class MainWindow(QMainWindow):
         self.review = ReviewPage(self)
         self.runs = RunsPage(self)
         self.settings_page = SettingsPage(self)
+        self.fleet = FleetPage(self)
         self._screens: list[QWidget] = [
             self.library,
             self.recordings,
             self.review,
             self.runs,
             self.settings_page,
+            self.fleet,
         ]
 
         self._nav = QListWidget()
@@ -90,7 +93,9 @@ class MainWindow(QMainWindow):
         self._nav.setFixedWidth(180)
         self._nav.setFrameShape(QListWidget.Shape.NoFrame)
         self._nav.setAccessibleName("Screens")
-        self._nav.setAccessibleDescription("Library, Recordings, Review, Runs and Settings")
+        self._nav.setAccessibleDescription(
+            "Library, Recordings, Review, Runs, Settings and the team's Fleet"
+        )
         self._stack = QStackedWidget()
         for name, screen in zip(self.SCREENS, self._screens, strict=True):
             QListWidgetItem(name, self._nav)
@@ -183,6 +188,11 @@ class MainWindow(QMainWindow):
         from desktop_app.ui.record import start_recording
 
         start_recording(self)
+
+    def show_fleet(self) -> None:
+        """Switch to the Fleet screen (the team's runner fleet) and bring the window forward."""
+        self.show_screen("Fleet")
+        bring_forward(self)
 
     def show_status(self, message: str) -> None:
         """A message in the status bar for a few seconds."""

@@ -160,6 +160,20 @@ class SqlFleetStore:
             counts.setdefault(str(job_id), {})[RowState(state)] = int(n)
         return counts
 
+    def active_counts(self, *, limit: int = 50) -> dict[RowState, int]:
+        """How many rows of the *limit* newest jobs run, and need attention (one query: the
+        tray's line, as the Fleet screen lists those jobs)."""
+        with self._engine.connect() as conn:
+            found = conn.execute(
+                text(
+                    "SELECT state, count(*) FROM fleet_rows WHERE state IN "
+                    "('running', 'needs_attention') AND job_id IN (SELECT id FROM fleet_jobs "
+                    "ORDER BY created_at DESC LIMIT :n) GROUP BY state"
+                ),
+                {"n": limit},
+            ).all()
+        return {RowState(state): int(n) for state, n in found}
+
     def rows(self, job_id: str, *, state: RowState | None = None) -> list[FleetRow]:
         query = select(FleetRowRow).where(col(FleetRowRow.job_id) == job_id)
         if state is not None:

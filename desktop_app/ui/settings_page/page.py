@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +34,7 @@ from desktop_app.settings import (
     read_data_dir_pointer,
 )
 from desktop_app.ui import theme
+from desktop_app.ui.backend import TeamJoined, TeamJoinRequest, TeamState
 from desktop_app.ui.host import Host
 from desktop_app.ui.settings_page.fields import (
     _explain,
@@ -41,6 +43,8 @@ from desktop_app.ui.settings_page.fields import (
 )
 from desktop_app.ui.settings_page.sections import SettingsSections
 from desktop_app.ui.settings_page.state import SettingsState
+from desktop_app.ui.settings_page.team import TeamJoinDialog
+from desktop_app.ui.tasks import describe_error
 
 __all__ = ["SettingsPage"]
 
@@ -50,11 +54,13 @@ class SettingsPage(SettingsSections):
 
     Signals:
         settings_saved(): Apply wrote the settings (after ``settings_changed``).
+        team_shown(): the Team section shows what the team's server said (or personal mode).
         connection_tested(bool, str): a connection test ended: whether it worked, and its line.
     """
 
     settings_saved = Signal()
     connection_tested = Signal(bool, str)
+    team_shown = Signal()
 
     def __init__(self, host: Host) -> None:
         super().__init__()
@@ -67,6 +73,9 @@ class SettingsPage(SettingsSections):
         self._saving = False
         self._pending_shown = False
         self._wheel_guard = _WheelGuard(self)
+        self._team: TeamState | None = None
+        self._team_asked = 0
+        self.join_dialog: TeamJoinDialog | None = None
         # The search index keeps the embeddings it was opened with until the next start.
         self._started_with = _embedding_identity(host.backend.settings)
 
@@ -90,6 +99,7 @@ class SettingsPage(SettingsSections):
         column.addWidget(self._browser_section())
         column.addWidget(self._safety_section())
         column.addWidget(self._data_section())
+        column.addWidget(self._team_section())
         column.addStretch(1)
 
         scroll = QScrollArea()
@@ -172,6 +182,7 @@ class SettingsPage(SettingsSections):
             )
 
         self._fill(await self._host.tasks.call(load))
+        self._refresh_team()
 
     def _fill(self, state: SettingsState) -> None:
         self._state = state
@@ -500,6 +511,155 @@ class SettingsPage(SettingsSections):
             on_done=done,
             on_error=failed,
         )
+
+    # ── team ────────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def team(self) -> TeamState | None:
+        """What the Team section shows (None until the first answer)."""
+        return self._team
+
+    def _refresh_team(self) -> None:
+        """Ask the team's server who this machine is there, on a thread of its own (a server
+        far away, or gone, must not hold up the stores' thread)."""
+        self._team_asked += 1
+        asked = self._team_asked
+        backend = self._host.backend
+
+        async def load() -> TeamState:
+            return await asyncio.to_thread(backend.team_state)
+
+        def done(state: TeamState) -> None:
+            if asked == self._team_asked:  # an older answer never overwrites a newer one
+                self._show_team(state)
+
+        self._host.tasks.start(load(), label="Asking the team's server…", on_done=done)
+
+    def _show_team(self, state: TeamState) -> None:
+        self._team = state
+        variable = self._overrides().get("team_database")
+        if not state.team:
+            self.team_mode.setText(f"Personal: your own library, in {state.database}")
+        else:
+            self.team_mode.setText(f"Team: {state.database}")
+        for caption, label in self._team_rows:
+            caption.setVisible(state.team)
+            label.setVisible(state.team)
+        if state.user is None:
+            self.team_user.setText("not known (the server did not answer)")
+        else:
+            self.team_user.setText(
+                state.user + (" (the owner of the team's database)" if state.owner else "")
+            )
+        if state.roles:
+            self.team_roles.setText("\n".join(f"{role}: {rights}" for role, rights in state.roles))
+        elif state.owner:
+            self.team_roles.setText("everything (you own the team's database)")
+        elif state.user is not None:
+            self.team_roles.setText(
+                "nothing yet: ask an admin to give you a role (procedura team add-member)"
+            )
+        else:
+            self.team_roles.setText("not known")
+        self.team_index.setText(state.index or "none: this computer keeps its own index")
+        self.team_queue.setText(state.queue or "none: no runner fleet")
+        self.team_problem.setText(state.problem or "")
+        self.team_problem.setVisible(state.problem is not None)
+        theme.set_tone(self.team_problem, "error")
+        notes: list[str] = []
+        if state.restart_needed:
+            notes.append(
+                "Procedura opens this library when it next starts: quit it and start it again."
+            )
+        if variable is not None:
+            notes.append(f"{variable} sets the team's database: unset it to change the mode here.")
+        self.team_note.setText(" ".join(notes))
+        self.team_note.setVisible(bool(notes))
+        theme.set_tone(self.team_note, "warning" if state.restart_needed else "muted")
+        self.team_join_button.setEnabled(variable is None)
+        self.team_leave_button.setEnabled(variable is None and state.team)
+        self.team_shown.emit()
+
+    def _on_team_join_button_clicked(self) -> None:
+        if self.join_dialog is not None:
+            self.join_dialog.deleteLater()
+        dialog = TeamJoinDialog(self)
+        dialog.join_requested.connect(self._on_join_dialog_join_requested)
+        self.join_dialog = dialog
+        dialog.open()
+
+    def _on_join_dialog_join_requested(self, request: TeamJoinRequest) -> None:
+        dialog = self.join_dialog
+        if dialog is None:
+            return
+        dialog.set_busy(True)
+        backend = self._host.backend
+
+        async def join() -> TeamJoined:
+            return await self._host.tasks.call(backend.join_team, request)
+
+        def failed(exc: BaseException) -> bool:
+            if dialog is self.join_dialog and dialog.isVisible():
+                dialog.show_error(describe_error(exc))
+            else:
+                self._say(describe_error(exc), False)
+            return isinstance(exc, ProceduraError)  # a bug is reported as well
+
+        self._host.tasks.start(
+            join(), label="Joining the team…", on_done=self._on_team_joined, on_error=failed
+        )
+
+    def _on_team_joined(self, joined: TeamJoined) -> None:
+        if self.join_dialog is not None and self.join_dialog.isVisible():
+            self.join_dialog.accept()
+        self._say(joined.message, True)
+        self._host.show_status("Joined the team: restart Procedura to open its library")
+        self._announce(joined.changes)
+        self._refresh_team()
+
+    def _on_team_leave_button_clicked(self) -> None:
+        team = self._team
+        where = f" {team.database}" if team is not None and team.team else ""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Leave the team",
+            f"Leave the team{where} and go back to your own library? The team's password is "
+            "removed from this computer; the team's library stays on its server.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("settings-team-leave-confirm")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(self._on_leave_confirm_finished)
+        box.open()
+
+    def _on_leave_confirm_finished(self, result: int) -> None:
+        if result != QMessageBox.StandardButton.Yes:
+            return
+
+        def done(changes: Changes) -> None:
+            self._say(
+                "Back to personal mode: Procedura opens your own library when it next starts.",
+                True,
+            )
+            self._announce(changes)
+            self._refresh_team()
+
+        self._host.tasks.run(
+            self._host.backend.leave_team,
+            label="Leaving the team…",
+            on_done=done,
+            on_error=self._on_failed,
+        )
+
+    def _announce(self, changes: Changes) -> None:
+        """Tell the other screens, without reloading this one's fields (nothing is lost)."""
+        self._saving = True
+        try:
+            self._host.events.announce(changes)
+        finally:
+            self._saving = False
 
     # ── pickers ─────────────────────────────────────────────────────────────────────────────
 

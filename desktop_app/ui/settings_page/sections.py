@@ -1,4 +1,5 @@
-"""The Settings screen's sections (LLM, search, browser, safety, data) and the fields in them."""
+"""The Settings screen's sections (LLM, search, browser, safety, data, team) and the fields in
+them."""
 
 from __future__ import annotations
 
@@ -69,6 +70,12 @@ class SettingsSections(QWidget):
 
         def _on_open_home_clicked(self) -> None:
             """Show the data folder in the file manager (the page defines it)."""
+
+        def _on_team_join_button_clicked(self) -> None:
+            """Ask for a team's server and join it (the page defines it)."""
+
+        def _on_team_leave_button_clicked(self) -> None:
+            """Go back to personal mode, once confirmed (the page defines it)."""
 
     # ── sections ────────────────────────────────────────────────────────────────────────────
 
@@ -466,4 +473,66 @@ class SettingsSections(QWidget):
             self._text("actor", optional=False),
             "Recorded with every review step (submit, approve, reject).",
         )
+        return box
+
+    def _team_section(self) -> QGroupBox:
+        box, form = self._section(
+            "team",
+            "Team",
+            "Personal mode keeps the library in the data folder, for you alone. In team mode "
+            "the library is the team's, on its PostgreSQL server: what you may do there is what "
+            "your roles allow, and a runner fleet can run workflows for everyone (docs/team.md).",
+        )
+
+        def line(name: str, accessible: str) -> QLabel:
+            label = QLabel()
+            label.setObjectName(f"settings-team-{name}")
+            label.setAccessibleName(accessible)
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            return label
+
+        self.team_mode = line("mode", "Mode")
+        form.add_row(_caption("Mode:"), self.team_mode)
+        self.team_user = line("user", "Team login")
+        self.team_roles = line("roles", "Your roles")
+        self.team_index = line("index", "Team search index")
+        self.team_queue = line("queue", "Runner fleet queue")
+        #: The rows shown in team mode only: a caption and its line.
+        self._team_rows: list[tuple[QLabel, QLabel]] = []
+        for caption, label in (
+            ("You are:", self.team_user),
+            ("You may:", self.team_roles),
+            ("Search index:", self.team_index),
+            ("Runner fleet:", self.team_queue),
+        ):
+            shown = _caption(caption)
+            form.add_row(shown, label)
+            self._team_rows.append((shown, label))
+        self.team_problem = line("problem", "Problem reaching the team's server")
+        self.team_problem.hide()
+        form.add_row(_caption(""), self.team_problem)
+        self.team_note = line("note", "Team mode note")
+        self.team_note.hide()
+        form.add_row(_caption(""), self.team_note)
+
+        self.team_join_button = QPushButton("&Join a team…")
+        self.team_join_button.setObjectName("settings-team-join")
+        self.team_join_button.setToolTip(
+            "Use a team's library: its server checks your login (procedura team join)"
+        )
+        self.team_join_button.clicked.connect(self._on_team_join_button_clicked)
+        self.team_leave_button = QPushButton("&Leave the team")
+        self.team_leave_button.setObjectName("settings-team-leave")
+        self.team_leave_button.setToolTip(
+            "Back to personal mode; the team's password is removed from this computer"
+        )
+        self.team_leave_button.clicked.connect(self._on_team_leave_button_clicked)
+        buttons = QWidget()
+        buttons_line = QHBoxLayout(buttons)
+        buttons_line.setContentsMargins(0, 0, 0, 0)
+        buttons_line.addWidget(self.team_join_button)
+        buttons_line.addWidget(self.team_leave_button)
+        buttons_line.addStretch(1)
+        form.add_row(_caption(""), buttons)
         return box

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from desktop_app.ui.backend import FleetCounts
 from desktop_app.ui.batch_window import BatchWindow
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_view import RunWindow
@@ -99,6 +100,10 @@ class TrayBase(QObject):
     batch_action: QAction
     search_action: QAction
     quit_action: QAction
+    fleet_action: QAction
+    fleet_counts: FleetCounts | None
+    _fleet_counting: bool
+    fleet_counted: Signal
     _reload_timer: QTimer
 
     if TYPE_CHECKING:

@@ -23,6 +23,9 @@ __all__ = ["Tray"]
 #: Changes that arrive this close together rebuild the menu once.
 RELOAD_DELAY_MS: Final = 150
 
+#: How often the fleet's line counts the rows again (and when the menu opens).
+FLEET_REFRESH_MS: Final = 30_000
+
 
 class Tray(TrayMenu, TrayRuns):
     """The tray icon and its menu, over the main window (*host*).
@@ -37,11 +40,13 @@ class Tray(TrayMenu, TrayRuns):
         quit_requested(): the person chose Quit and the main window closed: end the app.
         menu_rebuilt(): the menu now shows the latest workflows.
         run_did_finish(str): a run the tray started ended; its run id ("" if none was recorded).
+        fleet_counted(): the fleet's line shows new counts.
     """
 
     quit_requested = Signal()
     menu_rebuilt = Signal()
     run_did_finish = Signal(str)
+    fleet_counted = Signal()
 
     def __init__(
         self,
@@ -94,6 +99,18 @@ class Tray(TrayMenu, TrayRuns):
         self.quit_action = QAction("&Quit Procedura", self)
         self.quit_action.setObjectName("tray-quit")
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
+        self.fleet_counts = None
+        self._fleet_counting = False
+        self.fleet_action = QAction("Fleet: …", self)
+        self.fleet_action.setObjectName("tray-fleet")
+        self.fleet_action.setToolTip("The team's runner fleet: open the Fleet screen")
+        self.fleet_action.triggered.connect(self._on_fleet_action_triggered)
+        self._fleet_timer = QTimer(self)
+        self._fleet_timer.setInterval(FLEET_REFRESH_MS)
+        self._fleet_timer.timeout.connect(self.refresh_fleet)
+        if host.backend.fleet_enabled():
+            self._fleet_timer.start()
+            self.menu.aboutToShow.connect(self._on_menu_about_to_show)
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(RELOAD_DELAY_MS)
@@ -208,6 +225,12 @@ class Tray(TrayMenu, TrayRuns):
             self._host.show_status("Runs paused: the tray starts no run until you resume")
         else:
             self._host.show_status("Runs resumed")
+
+    def _on_menu_about_to_show(self) -> None:
+        self.refresh_fleet()  # the counts as the menu opens
+
+    def _on_fleet_action_triggered(self) -> None:
+        self._host.show_fleet()
 
     def _on_record_action_triggered(self) -> None:
         self.open_window()
