@@ -7,7 +7,8 @@ The guarantees (see :mod:`desktop_app.core.models.fleet`):
 
 * A row is run by the worker that claimed it, while its lease lasts; the lease is renewed a
   third of the way through, and a worker that lost it stops before its next step.
-* Before an irreversible step acts, the worker notes it in the row, and the note is committed.
+* Before an irreversible step acts, the worker notes it in the row, and the note is committed;
+  a worker whose row was taken by another meanwhile (its lease ran out) cannot note, and stops.
   A row taken again after its worker vanished is run again from the start only when there is no
   note: everything before an irreversible step is safe to do twice; the step itself never is.
 * Only approved versions run; a cancelled job stops before the next step of a running row.
@@ -132,9 +133,13 @@ class RowRunner:
             async def before_step(title: str, irreversible: bool) -> None:
                 if stop.is_set():
                     raise _Stop("the fleet job was cancelled before this step")
-                if irreversible:
-                    await asyncio.to_thread(
-                        self.fleet.note_irreversible, job.id, row.row, self.name, title
+                if irreversible and not await asyncio.to_thread(
+                    self.fleet.note_irreversible, job.id, row.row, self.name, title
+                ):
+                    stop.set()
+                    raise _Stop(
+                        "this worker's hold on the row ran out and another worker has it: "
+                        "stopped before the irreversible step"
                     )
 
             async def context() -> RunContext:

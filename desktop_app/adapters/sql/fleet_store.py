@@ -275,16 +275,19 @@ class SqlFleetStore:
             ).first()
         return held is None or bool(held[0])
 
-    def note_irreversible(self, job_id: str, row: int, worker: str, step: str) -> None:
-        """Note, before it acts, that *worker* begins the irreversible *step* of a row."""
+    def note_irreversible(self, job_id: str, row: int, worker: str, step: str) -> bool:
+        """Note, before it acts, that *worker* begins the irreversible *step* of a row; False
+        when the row is no longer *worker*'s (its lease ran out and another took it): then the
+        step must not be done."""
         with self._engine.begin() as conn:
-            conn.execute(
+            noted = conn.execute(
                 text(
                     "UPDATE fleet_rows SET irreversible_started = :s "
-                    "WHERE job_id = :j AND row_no = :r AND worker = :w"
+                    "WHERE job_id = :j AND row_no = :r AND worker = :w AND state = 'running'"
                 ),
                 {"j": job_id, "r": row, "w": worker, "s": step},
             )
+            return int(noted.rowcount) == 1
 
     def finish(
         self,
