@@ -101,7 +101,7 @@ def list_command(ctx: click.Context, as_json: bool) -> None:
         s = view.schedule
         last = s.last_fired_at.astimezone(ZoneInfo(s.timezone)) if s.last_fired_at else None
         rows.append([s.id[:8], view.workflow, s.cron, s.timezone, "yes" if s.enabled else "no",
-                     _when(last), _when(view.next_fire)])  # fmt: skip
+                     _when(last) or "never", _when(view.next_fire) or "-"])  # fmt: skip
     print_table(rows, ["ID", "WORKFLOW", "CRON", "ZONE", "ENABLED", "LAST FIRED", "NEXT"])
 
 
