@@ -233,14 +233,16 @@ def test_schedules_fire_once_a_minute_with_two_schedulers_and_stop_when_disabled
     store = SqlFleetStore(team.amy.engine)
 
     def jobs(schedule_id: str) -> list[datetime]:
-        with team.amy.engine.connect() as conn:
-            from sqlalchemy import text
+        """The times a schedule's jobs were made for (one job per time, by the database)."""
+        from sqlmodel import Session, col, select
 
-            found = conn.execute(
-                text("SELECT fired_for FROM fleet_jobs WHERE schedule_id = :s ORDER BY 1"),
-                {"s": schedule_id},
-            )
-            return [row[0] for row in found]
+        from desktop_app.adapters.sql.tables import FleetJobRow
+
+        with Session(team.amy.engine) as session:
+            found = session.exec(
+                select(FleetJobRow.fired_for).where(col(FleetJobRow.schedule_id) == schedule_id)
+            ).all()
+        return sorted(t for t in found if t is not None)
 
     def ran(customer: str, times: int) -> Callable[[], bool]:
         return lambda: team.desk.orders()[customer] >= times
