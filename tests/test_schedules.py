@@ -344,3 +344,32 @@ def test_an_approver_manages_schedules_and_a_runner_is_refused(
     monkeypatch.setenv("PROCEDURA_TEAM_PASSWORD", "amy-pw")
     assert procedura("schedule", "remove", short).exit_code == 0
     assert json.loads(procedura("schedule", "list", "--json").stdout) == []
+
+
+@pytest.mark.slow
+def test_a_workflow_with_no_approved_version_gets_no_job_and_one_line(
+    team: Team, caplog: pytest.LogCaptureFixture
+) -> None:
+    from desktop_app.fleet.beat import TeamScheduler, use_schedules
+    from desktop_app.fleet.queue import make_app
+
+    added = add_schedule(team.amy, team.workflow_id, "0 9 * * *", "UTC", {"customer": "x"})
+    team.amy.workflows.archive(team.workflow_id, actor="amy")
+    app = make_app(team.amy.settings)
+    use_schedules(app, team.amy.settings)
+    scheduler = TeamScheduler(app)
+    try:
+        entry = scheduler._entries[added.id]
+        due = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)
+        with caplog.at_level("INFO"):
+            scheduler._fire(entry, due)
+    finally:
+        scheduler.close()
+    said = [r.getMessage() for r in caplog.records if added.id[:8] in r.getMessage()]
+    assert said == [
+        f"schedule {added.id[:8]}: 'Place an order' has no approved version: nothing run for "
+        "2030-01-07 09:00 UTC"
+    ]
+    assert entry.done_until == due  # that time is over: not tried again
+    store = SqlFleetStore(team.amy.engine)
+    assert store.jobs() == [] and store.schedule(added.id).last_fired_at is None
