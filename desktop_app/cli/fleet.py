@@ -2,6 +2,7 @@
 (docs/team.md).
 
     procedura worker [--concurrency N]           run rows on this machine until stopped
+                     [--schedules]               ... and the team's scheduler
     procedura fleet submit WORKFLOW --csv FILE   one run per row, by the fleet
     procedura fleet jobs                         the newest jobs and their progress
     procedura fleet status JOB                   a job's rows
@@ -25,8 +26,10 @@ __all__ = ["fleet", "worker_command"]
 @click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Rows run at once on this machine (a browser each).")  # fmt: skip
 @click.option("--name", help="This worker's name (default: the host's).")
+@click.option("--schedules", is_flag=True,
+              help="Run the team's scheduler here too (one per team: docs/team.md).")  # fmt: skip
 @click.pass_context
-def worker_command(ctx: click.Context, concurrency: int, name: str | None) -> None:
+def worker_command(ctx: click.Context, concurrency: int, name: str | None, schedules: bool) -> None:
     """Run the team's fleet rows on this machine, in headless Chromium, until stopped.
 
     Needs team mode and a queue (team_queue). Ctrl+C lets the rows under way finish first.
@@ -36,7 +39,7 @@ def worker_command(ctx: click.Context, concurrency: int, name: str | None) -> No
     settings = ctx.obj["settings"]()
     if not settings.team:
         fail("a worker runs a team's rows: procedura team join URL first", 2)
-    run_worker(settings, concurrency=concurrency, name=name)
+    run_worker(settings, concurrency=concurrency, name=name, schedules=schedules)
 
 
 @click.group("fleet")

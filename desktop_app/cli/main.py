@@ -144,6 +144,7 @@ def _add_commands() -> None:
     from desktop_app.cli.record import induce, record
     from desktop_app.cli.replay import run_command, runs_group, verify_command
     from desktop_app.cli.review import diff_command
+    from desktop_app.cli.schedules import schedule, scheduler_command
     from desktop_app.cli.team import team
     from desktop_app.cli.trajectories import trajectories
     from desktop_app.cli.workflows import workflows
@@ -160,8 +161,10 @@ def _add_commands() -> None:
         team,
         fleet,
         worker_command,
+        schedule,
     ):
         cli.add_command(command)
+    fleet.add_command(scheduler_command)
     workflows.add_command(diff_command)
     workflows.add_command(verify_command)
 

@@ -5,7 +5,9 @@
     jobs      submitting work (a batch's rows, a run by intent), its progress, cancel, resume
     rows      what a worker does with a row: claim it, run it, note irreversible steps first
     worker    ``procedura worker``: a Celery worker with headless Chromium
-    beat      schedules: Celery beat reading the team's schedules from the database
+    schedules when a schedule fires (cron fields in a time zone), and adding, changing,
+              removing schedules
+    beat      the scheduler: Celery beat reading the team's schedules from the database
 
 Why Celery: its beat runs schedules (cron fields, a time zone) with a scheduler that can read
 them from our database, late acknowledgement and ``reject_on_worker_lost`` give at-least-once

@@ -54,8 +54,11 @@ def fleet_app(settings: Settings) -> Celery:
     return app
 
 
-def run_worker(settings: Settings, *, concurrency: int = 1, name: str | None = None) -> None:
+def run_worker(
+    settings: Settings, *, concurrency: int = 1, name: str | None = None, schedules: bool = False
+) -> None:
     """Run a worker until it is stopped (Ctrl+C, SIGTERM: the row under way finishes first).
+    With *schedules*, it runs the team's scheduler too (:mod:`desktop_app.fleet.beat`).
 
     Raises:
         StoreError: no queue is set up, or the team's database cannot be opened.
@@ -73,4 +76,9 @@ def run_worker(settings: Settings, *, concurrency: int = 1, name: str | None = N
     ]
     if name is not None:
         argv.append(f"--hostname={name}")
+    if schedules:
+        from desktop_app.fleet.beat import SCHEDULER, use_schedules
+
+        use_schedules(app, settings)
+        argv += ["--beat", f"--scheduler={SCHEDULER}"]
     app.worker_main(argv)

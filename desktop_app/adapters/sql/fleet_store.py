@@ -39,6 +39,10 @@ _ATTENTION: Final = (
 )
 
 
+#: The constraint that keeps one job per schedule and firing time.
+_FIRING: Final = "uq_fleet_jobs_firing"
+
+
 class ClaimOutcome(StrEnum):
     """What a worker that asked for a row is to do."""
 
@@ -110,21 +114,22 @@ class SqlFleetStore:
                     document=job.model_dump_json(exclude={"counts", "cancel_requested"}),
                 )
             )
-            session.flush()
-            session.add_all(
-                FleetRowRow(
-                    job_id=job.id,
-                    row_no=number,
-                    state=RowState.QUEUED,
-                    attempt=0,
-                    params=json.dumps(values),
-                )
-                for number, values in enumerate(rows, start=1)
-            )
             try:
+                session.flush()  # the job first (its rows refer to it): a firing taken fails here
+                session.add_all(
+                    FleetRowRow(
+                        job_id=job.id,
+                        row_no=number,
+                        state=RowState.QUEUED,
+                        attempt=0,
+                        params=json.dumps(values),
+                    )
+                    for number, values in enumerate(rows, start=1)
+                )
                 session.commit()
-            except IntegrityError:
-                if fired_for is None:
+            except IntegrityError as exc:
+                diag = getattr(exc.orig, "diag", None)
+                if fired_for is None or getattr(diag, "constraint_name", None) != _FIRING:
                     raise
                 return False
         return True

@@ -194,6 +194,10 @@ def _secure(conn: Connection) -> None:
     admin = _quote(conn, group_role(database, TeamRole.ADMIN))
     run(f"GRANT INSERT, UPDATE, DELETE ON {', '.join(t for t in _ALL_TABLES if t != 'audit_log')}"
         f" TO {admin}")  # fmt: skip
+    # The scheduler (any member who writes jobs) notes when a schedule fired, and nothing else.
+    for role in (TeamRole.RECORDER, TeamRole.RUNNER):
+        grantee = _quote(conn, group_role(database, role))
+        run(f"GRANT UPDATE (last_fired_at) ON fleet_schedules TO {grantee}")
     # Only an admin deletes a workflow (its versions, runs and repairs go with it).
     for role in (TeamRole.RECORDER, TeamRole.RUNNER):
         run(f"REVOKE DELETE ON workflows FROM {_quote(conn, group_role(database, role))}")
