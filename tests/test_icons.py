@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 from conftest import REPO
-from PySide6.QtGui import QGuiApplication, QImageReader
+from PySide6.QtGui import QImageReader
+from PySide6.QtWidgets import QApplication
 
 ICONS = REPO / "resources" / "icons"
 
 
 def _sizes(name: str) -> set[int]:
     """The square sizes of every picture in an icon file, as Qt reads them."""
-    if QGuiApplication.instance() is None:
-        QGuiApplication([])
+    if QApplication.instance() is None:
+        # A widgets application, as pytest-qt's qapp would make: a later test in this process
+        # finds the kind it expects.
+        QApplication([])
     reader = QImageReader(str(ICONS / name))
     found = set()
     for index in range(max(reader.imageCount(), 1)):
