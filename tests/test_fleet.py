@@ -100,6 +100,7 @@ def _batch(
     return job.id, SqlFleetStore(services.engine)
 
 
+@pytest.mark.timeout(900)  # 200 rows in Chromium: minutes on 2 busy cores
 @pytest.mark.parametrize(
     ("workers_count", "hang"),
     [(2, "hang-after-7"), (4, "hang-before-7")],
