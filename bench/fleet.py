@@ -62,20 +62,12 @@ def _team(root: Path) -> Iterator[tuple[object, object, object]]:
 def _fleet_database(postgres: object, root: Path, name: str) -> tuple[dict[str, str], Settings]:
     """A new team database with an approved order workflow; the runners' environment, and
     the approver's settings."""
-    from postgres_server import PostgresServer
+    from postgres_server import PostgresServer, make_team
 
-    from desktop_app.adapters.sql.database import open_database
-    from desktop_app.adapters.sql.team import TeamRole, add_member
     from desktop_app.settings import load_settings
-    from desktop_app.team import init_team
 
     assert isinstance(postgres, PostgresServer)
-    database = postgres.new_database()
-    init_team(postgres.url(database))
-    engine = open_database(postgres.url(database))
-    add_member(engine, "amy", "amy-pw", [TeamRole.APPROVER])
-    add_member(engine, "rita", "rita-pw", [TeamRole.RUNNER])
-    engine.dispose()
+    database = make_team(postgres, {"amy": "approver", "rita": "runner"})
     base = f"postgresql://{{}}@127.0.0.1:{postgres.port}/{database}"
     settings = load_settings(
         home=root / f"amy-{name}", team_database=base.format("amy"), team_password="amy-pw"

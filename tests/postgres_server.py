@@ -153,3 +153,21 @@ def postgres() -> Iterator[PostgresServer]:
 def pg_database(postgres: PostgresServer) -> str:
     """The superuser's URL of a new database for this test."""
     return postgres.url(postgres.new_database())
+
+
+def make_team(server: PostgresServer, members: dict[str, str]) -> str:
+    """A new team's database (``procedura team init``'s work) with *members*, user name →
+    role, each with the password ``<user>-pw``; its name."""
+    from desktop_app.adapters.sql.database import open_database
+    from desktop_app.adapters.sql.team import TeamRole, add_member
+    from desktop_app.team import init_team
+
+    database = server.new_database()
+    init_team(server.url(database))
+    engine = open_database(server.url(database))
+    try:
+        for user, role in members.items():
+            add_member(engine, user, f"{user}-pw", [TeamRole(role)])
+    finally:
+        engine.dispose()
+    return database

@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 from browser_support import CHROMIUM
 from fleet_support import OrderDesk, RedisServer, Workers, environment, order_workflow
-from postgres_server import PostgresServer
+from postgres_server import PostgresServer, make_team
 from replay_support import serving
 
-from desktop_app.adapters.sql.database import open_database
 from desktop_app.adapters.sql.fleet_store import SqlFleetStore
-from desktop_app.adapters.sql.team import TeamRole, add_member
 from desktop_app.app import Services, open_services
 from desktop_app.core.models.fleet import RowState
 from desktop_app.fleet.jobs import cancel_job, resume_job, submit_job
@@ -47,15 +45,7 @@ def fleet(
     postgres: PostgresServer, redis: RedisServer, tmp_path: Path
 ) -> Iterator[tuple[Services, Workers]]:
     """A team (an approver submits, runners run), its queue, and no worker yet."""
-    database = postgres.new_database()
-    owner = postgres.url(database)
-    from desktop_app.team import init_team
-
-    init_team(owner)
-    engine = open_database(owner)
-    add_member(engine, "amy", "amy-pw", [TeamRole.APPROVER])
-    add_member(engine, "rita", "rita-pw", [TeamRole.RUNNER])
-    engine.dispose()
+    database = make_team(postgres, {"amy": "approver", "rita": "runner"})
     queue = redis.url(int(database[-2:], 16) % 16)  # a Redis database per test, as far as it goes
     team = {
         "PROCEDURA_TEAM_DATABASE": f"postgresql://rita@127.0.0.1:{postgres.port}/{database}",

@@ -12,16 +12,14 @@ import pytest
 from factories import full_workflow
 from fakes.keyring_backend import MemoryKeyring, memory_keyring
 from gui_support import Gui, open_gui, until
-from postgres_server import PostgresServer
+from postgres_server import PostgresServer, make_team
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from desktop_app.adapters.sql.database import open_database
 from desktop_app.adapters.sql.fleet_store import SqlFleetStore
-from desktop_app.adapters.sql.team import ROLE_RIGHTS, TeamRole, add_member
+from desktop_app.adapters.sql.team import ROLE_RIGHTS, TeamRole
 from desktop_app.core.models.fleet import FleetJob, JobKind, RowState
 from desktop_app.settings import SETTINGS_FILE, load_settings
-from desktop_app.team import init_team
 from desktop_app.ui.fleet_page import NO_FLEET, FleetPage
 from desktop_app.ui.settings_page import SettingsPage
 from desktop_app.ui.tray import Tray
@@ -38,13 +36,7 @@ def keyring_memory() -> Iterator[MemoryKeyring]:
 @pytest.fixture
 def team_db(postgres: PostgresServer) -> str:
     """A team's database with an analyst (ann) and an approver (amy)."""
-    database = postgres.new_database()
-    init_team(postgres.url(database))
-    engine = open_database(postgres.url(database))
-    add_member(engine, "ann", "ann-pw", [TeamRole.ANALYST])
-    add_member(engine, "amy", "amy-pw", [TeamRole.APPROVER])
-    engine.dispose()
-    return database
+    return make_team(postgres, {"ann": "analyst", "amy": "approver"})
 
 
 def _settings_page(gui: Gui) -> SettingsPage:

@@ -20,12 +20,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from browser_support import CHROMIUM
 from fleet_support import OrderDesk, RedisServer, environment, order_workflow
-from postgres_server import PostgresServer
+from postgres_server import PostgresServer, make_team
 from replay_support import serving
 
-from desktop_app.adapters.sql.database import open_database
 from desktop_app.adapters.sql.fleet_store import SqlFleetStore
-from desktop_app.adapters.sql.team import TeamRole, add_member
 from desktop_app.app import Services, open_services
 from desktop_app.core.models.fleet import JobKind, RowState
 from desktop_app.core.replay.parameters import ParameterError
@@ -132,14 +130,7 @@ class Team:
 def team(
     postgres: PostgresServer, redis: RedisServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Team]:
-    database = postgres.new_database()
-    from desktop_app.team import init_team
-
-    init_team(postgres.url(database))
-    engine = open_database(postgres.url(database))
-    add_member(engine, "amy", "amy-pw", [TeamRole.APPROVER])
-    add_member(engine, "rita", "rita-pw", [TeamRole.RUNNER])
-    engine.dispose()
+    database = make_team(postgres, {"amy": "approver", "rita": "runner"})
     queue = redis.url(int(database[-2:], 16) % 16)
     from celery import Celery
 

@@ -28,15 +28,47 @@ KEYRING_SERVICE: Final = "procedura"
 KEYRING_USER: Final = "llm_api_key"
 
 
-def get_api_key() -> str | None:
-    """The key stored in the keyring, or None when there is none or no keyring is available."""
+def _read(user: str) -> str | None:
+    """The keyring's entry for *user*, or None when there is none or no keyring is usable."""
     import keyring
     from keyring.errors import KeyringError
 
     try:
-        return keyring.get_password(KEYRING_SERVICE, KEYRING_USER)
+        return keyring.get_password(KEYRING_SERVICE, user)
     except (KeyringError, RuntimeError):
         return None
+
+
+def _keep(user: str, value: str, *, otherwise: str) -> None:
+    """Keep *value* as *user*'s entry; a missing or refusing keyring raises a :class:`StoreError`
+    ending with *otherwise* (what to do instead)."""
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        keyring.set_password(KEYRING_SERVICE, user, value)
+    except (KeyringError, RuntimeError) as exc:
+        raise StoreError(f"no usable OS keyring ({exc}); {otherwise}") from None
+
+
+def _forget(user: str, *, quietly: bool) -> None:
+    """Remove *user*'s entry (nothing happens if there is none); a keyring that cannot be used
+    raises a :class:`StoreError` unless *quietly*."""
+    import keyring
+    from keyring.errors import KeyringError, PasswordDeleteError
+
+    try:
+        keyring.delete_password(KEYRING_SERVICE, user)
+    except PasswordDeleteError:
+        return
+    except (KeyringError, RuntimeError) as exc:
+        if not quietly:
+            raise StoreError(f"no usable OS keyring ({exc})") from None
+
+
+def get_api_key() -> str | None:
+    """The key stored in the keyring, or None when there is none or no keyring is available."""
+    return _read(KEYRING_USER)
 
 
 def set_api_key(value: str) -> None:
@@ -45,28 +77,12 @@ def set_api_key(value: str) -> None:
     Raises:
         StoreError: no usable keyring on this system.
     """
-    import keyring
-    from keyring.errors import KeyringError
-
-    try:
-        keyring.set_password(KEYRING_SERVICE, KEYRING_USER, value)
-    except (KeyringError, RuntimeError) as exc:
-        raise StoreError(
-            f"no usable OS keyring ({exc}); set OPENAI_API_KEY in the environment instead"
-        ) from None
+    _keep(KEYRING_USER, value, otherwise="set OPENAI_API_KEY in the environment instead")
 
 
 def delete_api_key() -> None:
     """Remove the key from the keyring (nothing happens if there is none)."""
-    import keyring
-    from keyring.errors import KeyringError, PasswordDeleteError
-
-    try:
-        keyring.delete_password(KEYRING_SERVICE, KEYRING_USER)
-    except PasswordDeleteError:
-        return
-    except (KeyringError, RuntimeError) as exc:
-        raise StoreError(f"no usable OS keyring ({exc})") from None
+    _forget(KEYRING_USER, quietly=False)
 
 
 def _parameter_user(workflow_id: str, name: str) -> str:
@@ -75,13 +91,7 @@ def _parameter_user(workflow_id: str, name: str) -> str:
 
 def get_parameter_secret(workflow_id: str, name: str) -> str | None:
     """A workflow's secret parameter from the keyring (None: not stored, or no keyring)."""
-    import keyring
-    from keyring.errors import KeyringError
-
-    try:
-        return keyring.get_password(KEYRING_SERVICE, _parameter_user(workflow_id, name))
-    except (KeyringError, RuntimeError):
-        return None
+    return _read(_parameter_user(workflow_id, name))
 
 
 def set_parameter_secret(workflow_id: str, name: str, value: str) -> None:
@@ -90,13 +100,7 @@ def set_parameter_secret(workflow_id: str, name: str, value: str) -> None:
     Raises:
         StoreError: no usable keyring on this system.
     """
-    import keyring
-    from keyring.errors import KeyringError
-
-    try:
-        keyring.set_password(KEYRING_SERVICE, _parameter_user(workflow_id, name), value)
-    except (KeyringError, RuntimeError) as exc:
-        raise StoreError(f"no usable OS keyring ({exc}); the secret was not saved") from None
+    _keep(_parameter_user(workflow_id, name), value, otherwise="the secret was not saved")
 
 
 def remember_parameter_secrets(workflow_id: str, secrets: Mapping[str, str]) -> str | None:
@@ -122,16 +126,18 @@ def _team_user(kind: str, where: str) -> str:
     return f"team-{kind}:{where}"
 
 
-def get_team_secret(kind: str, where: str) -> str | None:
-    """A team credential (*kind* ``password`` of the database URL *where*, or ``token`` of
-    the index server *where*), or None."""
-    import keyring
-    from keyring.errors import KeyringError
+#: Where a team credential can be given when there is no keyring.
+_TEAM_VARIABLES: Final = {
+    "password": "PROCEDURA_TEAM_PASSWORD",
+    "token": "PROCEDURA_TEAM_INDEX_TOKEN",
+    "queue": "PROCEDURA_TEAM_QUEUE_PASSWORD",
+}
 
-    try:
-        return keyring.get_password(KEYRING_SERVICE, _team_user(kind, where))
-    except (KeyringError, RuntimeError):
-        return None
+
+def get_team_secret(kind: str, where: str) -> str | None:
+    """A team credential (*kind* ``password`` of the database URL *where*, ``token`` of the
+    index server *where*, ``queue`` of the fleet's queue *where*), or None."""
+    return _read(_team_user(kind, where))
 
 
 def set_team_secret(kind: str, where: str, value: str) -> None:
@@ -140,22 +146,10 @@ def set_team_secret(kind: str, where: str, value: str) -> None:
     Raises:
         StoreError: no usable keyring on this system.
     """
-    import keyring
-    from keyring.errors import KeyringError
-
-    try:
-        keyring.set_password(KEYRING_SERVICE, _team_user(kind, where), value)
-    except (KeyringError, RuntimeError) as exc:
-        variable = "PROCEDURA_TEAM_PASSWORD" if kind == "password" else "PROCEDURA_TEAM_INDEX_TOKEN"
-        raise StoreError(f"no usable OS keyring ({exc}); set {variable} instead") from None
+    variable = _TEAM_VARIABLES.get(kind, "the environment variable")
+    _keep(_team_user(kind, where), value, otherwise=f"set {variable} instead")
 
 
 def delete_team_secret(kind: str, where: str) -> None:
-    """Forget a team credential (nothing happens if there is none)."""
-    import keyring
-    from keyring.errors import KeyringError, PasswordDeleteError
-
-    try:
-        keyring.delete_password(KEYRING_SERVICE, _team_user(kind, where))
-    except (PasswordDeleteError, KeyringError, RuntimeError):
-        return
+    """Forget a team credential (nothing happens if there is none, or no keyring)."""
+    _forget(_team_user(kind, where), quietly=True)
