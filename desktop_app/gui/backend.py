@@ -16,6 +16,7 @@ from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.fleet import FleetJob, FleetRow, RowState
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory
+from desktop_app.core.models.workflow import WorkflowVersion
 from desktop_app.core.ports import MediaStore, RunStore
 from desktop_app.core.replay.engine import ReplayEvent
 from desktop_app.core.replay.parameters import bind_parameters
@@ -345,6 +346,16 @@ class ServicesBackend:
             delete_team_secret("queue", settings.team_queue)
         self._use(save_settings(self.settings, {**values, "team_queue": None}))
         return Changes.of(Origin.WINDOW, settings=True)
+
+    def submit_to_fleet(
+        self, version: WorkflowVersion, rows: list[dict[str, str]], *, assume_yes: bool
+    ) -> FleetJob:
+        """Submit a batch to the fleet (the fleet's verb)."""
+        from desktop_app.fleet.jobs import submit_job
+
+        return self._fleet(
+            lambda _store: submit_job(self._services, version, rows, assume_yes=assume_yes)
+        )
 
     def fleet_enabled(self) -> bool:
         """Whether the stores open are a team's with a queue."""

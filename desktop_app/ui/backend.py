@@ -359,6 +359,18 @@ class Backend(Protocol):
         (blocking)."""
         ...
 
+    def submit_to_fleet(
+        self, version: WorkflowVersion, rows: list[dict[str, str]], *, assume_yes: bool
+    ) -> FleetJob:
+        """Hand a batch's rows (checked already) to the team's fleet (blocking: the queue is
+        reached). Secret values never go with them: each worker has its own.
+
+        Raises:
+            TransitionError: *version* is not approved.
+            StoreError: no fleet, or the database or the queue could not be used.
+        """
+        ...
+
     def fleet_enabled(self) -> bool:
         """Whether the library this window opened is a team's with a runner fleet (a queue)."""
         ...

@@ -294,6 +294,12 @@ class BatchDialog(QDialog):
         self.run_button.setObjectName("batch-run-button")
         self.run_button.setDefault(True)
         buttons.addButton(self.run_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.fleet_button: QPushButton | None = None
+        if host.backend.fleet_enabled():  # team mode with a runner fleet
+            self.fleet_button = QPushButton("Send to the &fleet")
+            self.fleet_button.setObjectName("batch-fleet-button")
+            self.fleet_button.clicked.connect(self._on_fleet_button_clicked)
+            buttons.addButton(self.fleet_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
@@ -513,6 +519,14 @@ class BatchDialog(QDialog):
                 f"{results_path(self._path).name} next to the file."
             )
             theme.set_tone(self.status, None)
+        if self.fleet_button is not None:
+            reason = self._fleet_problem()
+            self.fleet_button.setEnabled(not reason)
+            self.fleet_button.setToolTip(
+                reason
+                or "Run every row on the team's runner fleet (the Fleet screen follows them); "
+                "each worker uses the secrets in its own keyring"
+            )
         parallel = self.parallel.value() > 1
         self.show_browser.setEnabled(not parallel)
         self.show_browser.setToolTip(
@@ -555,7 +569,49 @@ class BatchDialog(QDialog):
         bring_forward(window)
         window.start(previous)
 
+    def _fleet_problem(self) -> str:
+        """Why the rows cannot go to the fleet ("" when they can)."""
+        plan = self._plan
+        if self._setup.unapproved:
+            return "The fleet runs approved versions only."
+        if plan is None or self.planning:
+            return "Choose a CSV file first." if self._loaded is None else "Checking the rows…"
+        if not plan.ok or not plan.rows:
+            return "Every row must be right before anything is sent."
+        return ""
+
+    def send_to_fleet(self) -> None:
+        """Hand every row to the team's fleet, then show the Fleet screen."""
+        plan = self._plan
+        if self._fleet_problem() or plan is None:
+            return
+        rows = [dict(row.given) for row in plan.rows]
+        version = self._setup.version
+        assume_yes = not self.confirm.isChecked()
+        backend = self._host.backend
+
+        async def job() -> None:
+            done = await self._host.tasks.call(
+                backend.submit_to_fleet, version, rows, assume_yes=assume_yes
+            )
+            self._host.show_status(
+                f"Sent {done.total} row{'s' if done.total != 1 else ''} of “{done.name}” "
+                "to the fleet"
+            )
+            if not self._gone:
+                self.accept_without_running()
+            self._host.show_fleet()
+
+        self._host.tasks.start(job(), label="Sending the rows to the fleet…")
+
+    def accept_without_running(self) -> None:
+        """Close the dialog as done (the rows went elsewhere)."""
+        QDialog.accept(self)
+
     # ── slots ───────────────────────────────────────────────────────────────────────────────
+
+    def _on_fleet_button_clicked(self) -> None:
+        self.send_to_fleet()
 
     def _on_finished(self, _result: int) -> None:
         self._gone = True  # jobs still reading or checking show nothing any more
