@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox
 from replay_support import approved
 
 from desktop_app.core.editing import EditError
+from desktop_app.core.errors import ConflictError
 from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     ClickStep,
@@ -216,6 +217,28 @@ def test_renaming_a_parameter_rewrites_it_everywhere_in_the_saved_version(
     summary = gui.call(lambda: gui.services.workflows.summary(contact.workflow_id))
     assert (summary.latest_version, summary.approved_version) == (2, 1)
     editor.close()
+
+
+def test_a_version_saved_elsewhere_meanwhile_stops_the_save_and_keeps_the_edit(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    editor = open_editor(gui, contact.workflow_id)
+    panel = editor.parameters
+    assert panel.select("full_name")
+    panel.name.setText("contact_name")
+    panel.name.editingFinished.emit()
+    # Meanwhile a teammate (or another window) saves version 2.
+    theirs = contact.workflow.model_copy(update={"description": "Their wording"})
+    gui.call(lambda: gui.services.workflows.save(theirs, actor="bob"))
+
+    with pytest.raises(ConflictError, match=r"bob saved version 2 .* nothing was saved"):
+        gui.run(editor.save("Mine"))
+    versions = gui.call(lambda: gui.services.workflows.versions(contact.workflow_id))
+    assert [v.version for v in versions] == [1, 2]
+    assert versions[1].workflow.description == "Their wording"  # theirs, untouched
+    assert editor.isWindowModified()  # mine, still in the editor
+    assert editor.workflow is not None
+    assert "contact_name" in [p.name for p in editor.workflow.parameters]
 
 
 def test_parameters_are_added_retyped_and_given_defaults_from_the_panel(
