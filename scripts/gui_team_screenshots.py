@@ -1,5 +1,5 @@
-"""Render team mode's pictures into docs/images: the Fleet screen, the Settings screen's Team
-section and the "Join a team" dialog.
+"""Render team mode's pictures into docs/images: the Fleet screen (its jobs, its schedules and
+the schedule dialog), the Settings screen's Team section and the "Join a team" dialog.
 
     python scripts/gui_team_screenshots.py [--out docs/images] [--scale 2]
 
@@ -8,7 +8,8 @@ Qt's xcb platform on a 1440×900 screen, in a temporary data and config director
 in-memory keyring. Everything shown is real: a PostgreSQL server is started here (as the tests
 start theirs: Debian's ``postgresql`` package, which scripts/bootstrap.sh installs), made a
 team's database with ``init_team``, given members, workflows and fleet jobs whose rows are put in
-the states a busy fleet shows; the window is amy's (an approver) in team mode with a queue. No
+the states a busy fleet shows, and schedules of approved workflows (one fired already, one
+disabled); the window is amy's (an approver) in team mode with a queue. No
 Redis is needed: the Fleet screen reads the jobs from the team's database.
 """
 
@@ -61,6 +62,37 @@ JOBS: list[tuple[str, str, str, list[tuple[str, str | None, str | None]]]] = [
 ]
 
 
+#: The schedules shown: workflow name, cron fields, zone, enabled, "without asking".
+SCHEDULES: list[tuple[str, str, str, bool, bool]] = [
+    ("Send the monthly invoice", "0 9 1 * *", "Europe/Paris", True, True),
+    ("Create a contact", "*/15 8-18 * * 1-5", "America/New_York", True, False),
+    ("Look up an order", "30 6 * * mon,thu", "Asia/Tokyo", False, False),
+]
+
+
+def _stage_schedules(services: Any, workflow_ids: dict[str, str]) -> None:
+    """Approve the workflows the schedules run, add them, and note the firings they made."""
+    from datetime import UTC, datetime, timedelta
+
+    from desktop_app.adapters.sql.fleet_store import SqlFleetStore
+    from desktop_app.fleet.schedules import add_schedule, parse_timing, set_enabled
+
+    store = SqlFleetStore(services.engine)
+    now = datetime.now(UTC)
+    for name, cron, zone, enabled, yes in SCHEDULES:
+        wid = workflow_ids[name]
+        version = services.workflows.get(wid).version
+        services.workflows.submit(wid, actor="amy")
+        services.workflows.approve(wid, actor="amy", version=version)
+        added = add_schedule(
+            services, wid, cron, zone, {"user": "billing@acme.example"}, assume_yes=yes
+        )
+        fired = parse_timing(cron, zone).latest_due(now - timedelta(days=40), now)
+        store.save_schedule(added.model_copy(update={"last_fired_at": fired}))
+        if not enabled:
+            set_enabled(services, added.id, False)
+
+
 def _stage_team(server: Any, home: Path) -> tuple[str, dict[str, str]]:
     """A team's database with members, workflows and jobs; the settings file of amy's machine."""
     from factories import full_workflow
@@ -87,11 +119,13 @@ def _stage_team(server: Any, home: Path) -> tuple[str, dict[str, str]]:
     from desktop_app.app import open_services
 
     ids: dict[str, str] = {}
+    workflow_ids: dict[str, str] = {}
     with open_services(load_settings(home=home), write=True) as services:
         store = SqlFleetStore(services.engine)
         for number, (name, kind, who, rows) in enumerate(reversed(JOBS)):
             workflow = full_workflow(name=name).model_copy(update={"id": f"wf{number:04d}team"})
             saved = services.workflows.save(workflow, actor="amy").version
+            workflow_ids[name] = saved.workflow_id
             job = FleetJob(
                 kind=JobKind(kind),
                 workflow_id=saved.workflow_id,
@@ -120,6 +154,7 @@ def _stage_team(server: Any, home: Path) -> tuple[str, dict[str, str]]:
                             "r": row,
                         },
                     )
+        _stage_schedules(services, workflow_ids)
     engine.dispose()
     return url, ids
 
@@ -149,6 +184,25 @@ async def _main(out: Path, suffix: str, ids: dict[str, str]) -> None:
             page.select_job(ids["Send the monthly invoice"])
             await _settle(stage, 1.0)
             _save(stage, window, "fleet")
+
+            panel = page.show_schedules()
+            await panel.reload()
+            panel.select(panel.model.rows()[0].schedule.id)
+            await _settle(stage, 1.0)
+            _save(stage, window, "fleet-schedules")
+
+            panel.add_button.click()
+            while panel.dialog is None or panel.dialog.parameters is None:
+                await asyncio.sleep(0.05)
+            dialog = panel.dialog
+            dialog.cron.setText("0 9 * * 1-5")
+            dialog.zone.setCurrentText("Europe/Paris")
+            dialog.parameters.set_value("user", "orders@acme.example")
+            dialog.check_timing()
+            await _settle(stage, 0.5)
+            _save(stage, dialog, "schedule-dialog")
+            dialog.reject()
+            page.tabs.setCurrentIndex(0)
 
             settings = window.show_screen("Settings")
             assert isinstance(settings, SettingsPage)

@@ -6,6 +6,7 @@ import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any, Final, TypeVar
 
 from desktop_app.adapters.secrets import remember_parameter_secrets
@@ -13,7 +14,7 @@ from desktop_app.adapters.write_behind import WriteBehind
 from desktop_app.app import Services, api_key, make_structured_llm, replay
 from desktop_app.core.errors import StoreError
 from desktop_app.core.library import WorkflowLibrary
-from desktop_app.core.models.fleet import FleetJob, FleetRow, RowState
+from desktop_app.core.models.fleet import FleetJob, FleetRow, RowState, Schedule
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.trajectory import Event, Trajectory
 from desktop_app.core.models.workflow import WorkflowVersion
@@ -30,10 +31,13 @@ from desktop_app.ops.secrets import remember_secrets
 from desktop_app.settings import Settings
 from desktop_app.ui.backend import (
     FleetCounts,
+    FleetMember,
     LocatorPreview,
     RecordingControls,
     RecordingRequest,
     RunRequest,
+    ScheduleEntry,
+    ScheduleRequest,
     TeamJoined,
     TeamJoinRequest,
     TeamState,
@@ -410,6 +414,85 @@ class ServicesBackend:
         from desktop_app.fleet.jobs import resume_job
 
         return self._fleet(lambda _store: resume_job(self._services, job_id))
+
+    # ── the fleet's schedules (the verbs of desktop_app.fleet.schedules) ────────────────────
+
+    def fleet_member(self) -> FleetMember:
+        """The login's roles, asked of the team's server over the fleet's own connection."""
+        from desktop_app.adapters.sql.team import TeamRole, membership
+
+        member = self._fleet(lambda _store: membership(self._services.engine))
+        return FleetMember(
+            user=member.user,
+            roles=tuple(role.value for role in TeamRole if role in member.roles),
+            may_schedule=member.may(TeamRole.APPROVER),
+        )
+
+    def schedules(self) -> list[ScheduleEntry]:
+        """Every schedule, with its workflow's name and next firing."""
+        from desktop_app.fleet.schedules import list_schedules
+
+        return self._fleet(
+            lambda _store: [
+                ScheduleEntry(v.schedule, v.workflow, v.next_fire)
+                for v in list_schedules(self._services)
+            ]
+        )
+
+    def next_firing(self, cron: str, timezone: str) -> datetime:
+        """The next firing of *cron* in *timezone* (pure: no store is touched)."""
+        from desktop_app.fleet.schedules import parse_timing
+
+        timing = parse_timing(cron, timezone)
+        return timing.next_after(timing.now())
+
+    def local_zone(self) -> str | None:
+        """This machine's zone (tzlocal)."""
+        from desktop_app.fleet.schedules import local_zone
+
+        return local_zone()
+
+    def add_schedule(self, request: ScheduleRequest) -> Schedule:
+        """``procedura schedule add`` from the window."""
+        from desktop_app.fleet.schedules import add_schedule
+
+        return self._fleet(
+            lambda _store: add_schedule(
+                self._services,
+                request.workflow_id,
+                request.cron,
+                request.timezone,
+                request.values,
+                assume_yes=request.assume_yes,
+            )
+        )
+
+    def update_schedule(self, schedule_id: str, request: ScheduleRequest) -> Schedule:
+        """A schedule's fields, zone, values and "without asking" changed."""
+        from desktop_app.fleet.schedules import update_schedule
+
+        return self._fleet(
+            lambda _store: update_schedule(
+                self._services,
+                schedule_id,
+                cron=request.cron,
+                timezone=request.timezone,
+                values=request.values,
+                assume_yes=request.assume_yes,
+            )
+        )
+
+    def set_schedule_enabled(self, schedule_id: str, enabled: bool) -> Schedule:
+        """``procedura schedule enable`` / ``disable``."""
+        from desktop_app.fleet.schedules import set_enabled
+
+        return self._fleet(lambda _store: set_enabled(self._services, schedule_id, enabled))
+
+    def remove_schedule(self, schedule_id: str) -> Schedule:
+        """``procedura schedule remove``."""
+        from desktop_app.fleet.schedules import remove_schedule
+
+        return self._fleet(lambda _store: remove_schedule(self._services, schedule_id))
 
 
 def _inline_password(url: str) -> str | None:

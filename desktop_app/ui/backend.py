@@ -11,10 +11,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from desktop_app.core.library import WorkflowLibrary
-from desktop_app.core.models.fleet import FleetJob, FleetRow
+from desktop_app.core.models.fleet import FleetJob, FleetRow, Schedule
 from desktop_app.core.models.run import Run
 from desktop_app.core.models.target import Locator
 from desktop_app.core.models.trajectory import Event, Trajectory
@@ -31,10 +32,13 @@ from desktop_app.settings import Settings
 __all__ = [
     "Backend",
     "FleetCounts",
+    "FleetMember",
     "LocatorPreview",
     "RecordingControls",
     "RecordingRequest",
     "RunRequest",
+    "ScheduleEntry",
+    "ScheduleRequest",
     "TeamJoinRequest",
     "TeamJoined",
     "TeamState",
@@ -188,6 +192,39 @@ class FleetCounts:
 
     running: int = 0
     attention: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FleetMember:
+    """Who this window is in the team whose fleet it shows, and whether they may change the
+    team's schedules (an approver, an admin or the database's owner)."""
+
+    user: str
+    roles: tuple[str, ...]
+    may_schedule: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleEntry:
+    """A schedule as the Schedules list shows it: its workflow's name and its next firing in
+    the schedule's zone (None while disabled)."""
+
+    schedule: Schedule
+    workflow: str
+    next_fire: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleRequest:
+    """What the schedule dialog asks for: a workflow (its approved version runs), the cron
+    fields and zone, the values of its non-secret parameters (raw strings; a secret comes from
+    each worker's keyring), and whether runs do irreversible steps without asking."""
+
+    workflow_id: str
+    cron: str
+    timezone: str
+    values: Mapping[str, str] = field(default_factory=dict)
+    assume_yes: bool = False
 
 
 class Backend(Protocol):
@@ -395,4 +432,64 @@ class Backend(Protocol):
     def resume_fleet_job(self, job_id: str) -> list[int]:
         """Queue again a job's cancelled rows and the failed ones that began no irreversible
         step; their numbers (blocking: the queue is reached)."""
+        ...
+
+    # ── the fleet's schedules ───────────────────────────────────────────────────────────────
+
+    def fleet_member(self) -> FleetMember:
+        """The login's roles in the team whose fleet this is (blocking: asks the server).
+
+        Raises:
+            StoreError: no fleet here, or the server could not be reached.
+        """
+        ...
+
+    def schedules(self) -> list[ScheduleEntry]:
+        """Every schedule of the team, oldest first, with its next firing (blocking)."""
+        ...
+
+    def next_firing(self, cron: str, timezone: str) -> datetime:
+        """When *cron* in *timezone* fires next, in that zone. Pure and quick (well under a
+        millisecond, up to ~20 ms for a date that never comes; the first call imports Celery's
+        crontab, ~0.1 s: make it off the GUI thread first).
+
+        Raises:
+            ParameterError: a bad cron expression or zone (``name`` is ``cron`` or
+                ``timezone``), in one line.
+        """
+        ...
+
+    def local_zone(self) -> str | None:
+        """This machine's IANA zone name, or None when it cannot be told."""
+        ...
+
+    def add_schedule(self, request: ScheduleRequest) -> Schedule:
+        """Check everything, then store the schedule, enabled (blocking).
+
+        Raises:
+            ParameterError: a bad cron, zone or value (nothing is stored).
+            TransitionError: the workflow has no approved version.
+            NotAllowedError: the member is not an approver (the team's server refuses).
+        """
+        ...
+
+    def update_schedule(self, schedule_id: str, request: ScheduleRequest) -> Schedule:
+        """Change a schedule's cron, zone, values and "without asking" (its workflow stays;
+        blocking). Raises as :meth:`add_schedule` does."""
+        ...
+
+    def set_schedule_enabled(self, schedule_id: str, enabled: bool) -> Schedule:
+        """Enable or disable a schedule (blocking).
+
+        Raises:
+            NotAllowedError: the member is not an approver.
+        """
+        ...
+
+    def remove_schedule(self, schedule_id: str) -> Schedule:
+        """Delete a schedule; the jobs it made stay (blocking).
+
+        Raises:
+            NotAllowedError: the member is not an approver.
+        """
         ...

@@ -1,4 +1,5 @@
-"""The Fleet screen: the team's runner fleet, its newest jobs and the rows of the one selected.
+"""The Fleet screen: the team's runner fleet, its newest jobs and the rows of the one selected,
+and (a second tab, :mod:`desktop_app.ui.fleet_schedules`) the team's schedules.
 
 Shown with a fleet only (team mode with a queue); otherwise it says how to set one up. While the
 screen is visible it reads the jobs again every few seconds, off the GUI thread. A job's rows
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QStyleOptionProgressBar,
     QStyleOptionViewItem,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -45,6 +47,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.fleet import ROW_STATE_LABELS, FleetJob, FleetRow, RowState
 from desktop_app.ui import theme
+from desktop_app.ui.fleet_schedules import SchedulesPanel
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_models import format_when
 from desktop_app.ui.table_model import RowsModel
@@ -347,12 +350,24 @@ class FleetPage(QWidget):
         splitter.setStretchFactor(1, 1)
         splitter.setChildrenCollapsible(False)
 
+        # Jobs and schedules are two tabs, not two sections of one column: the jobs already
+        # split the height with their rows, and a schedule is set up once and looked at
+        # seldom, while jobs are watched. The summary above the tabs stays the jobs'.
+        self.schedules = SchedulesPanel(host)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("fleet-tabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(splitter, "&Jobs")
+        self.tabs.addTab(self.schedules, "&Schedules")
+        self.tabs.setTabToolTip(0, "The fleet's newest jobs and their rows")
+        self.tabs.setTabToolTip(1, "Approved workflows the fleet runs at set times")
+
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(16, 12, 16, 12)
         column.addWidget(title)
         column.addWidget(self.summary)
-        column.addWidget(splitter, 1)
+        column.addWidget(self.tabs, 1)
 
         self._stack = QStackedWidget()
         self._stack.addWidget(self.placeholder)
@@ -379,6 +394,11 @@ class FleetPage(QWidget):
             return None
         number = self.jobs_model.find(self._selected)
         return None if number is None else self.jobs_model.row_at(number)
+
+    def show_schedules(self) -> SchedulesPanel:
+        """Switch to the Schedules tab (they load in the background); the tab."""
+        self.tabs.setCurrentWidget(self.schedules)
+        return self.schedules
 
     def select_job(self, job_id: str) -> bool:
         """Select job *job_id* if it is listed (its rows load in the background)."""
