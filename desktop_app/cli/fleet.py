@@ -48,9 +48,7 @@ def fleet() -> None:
 
 
 def _progress(job: FleetJob) -> str:
-    done = sum(n for s, n in job.counts.items() if s not in (RowState.QUEUED, RowState.RUNNING))
-    parts = [f"{n} {ROW_STATE_LABELS[s].lower()}" for s, n in sorted(job.counts.items()) if n]
-    return f"{done}/{job.total} ({', '.join(parts) or 'nothing yet'})"
+    return f"{job.ended}/{job.total} ({job.states_in_words()})"
 
 
 @fleet.command("submit")

@@ -78,15 +78,6 @@ ITEM_ROLE: Final = Qt.ItemDataRole.UserRole + 1
 _KINDS: Final = {"batch": "CSV batch", "intent": "by intent", "schedule": "schedule"}
 
 #: The order states are counted in, and their tones.
-_ORDER: Final = (
-    RowState.NEEDS_ATTENTION,
-    RowState.RUNNING,
-    RowState.QUEUED,
-    RowState.SUCCEEDED,
-    RowState.UNVERIFIED,
-    RowState.FAILED,
-    RowState.CANCELLED,
-)
 _TONES: Final[dict[RowState, theme.Tone]] = {
     RowState.NEEDS_ATTENTION: "warning",
     RowState.RUNNING: "info",
@@ -107,9 +98,7 @@ NO_FLEET: Final = (
 def job_progress(job: FleetJob) -> tuple[int, int, str]:
     """How many rows ended, out of how many, and the counts by state in words
     (``2 needs attention, 1 running, 7 succeeded``)."""
-    done = sum(n for s, n in job.counts.items() if s not in (RowState.QUEUED, RowState.RUNNING))
-    parts = [f"{job.counts[s]} {ROW_STATE_LABELS[s].lower()}" for s in _ORDER if job.counts.get(s)]
-    return done, job.total, ", ".join(parts) or "nothing yet"
+    return job.ended, job.total, job.states_in_words()
 
 
 class JobColumn:

@@ -20,6 +20,7 @@ from desktop_app.core.models.common import FrozenModel, JsonScalar, new_id, utcn
 __all__ = [
     "FINISHED_STATES",
     "ROW_STATE_LABELS",
+    "STATE_ORDER",
     "FleetJob",
     "FleetRow",
     "JobKind",
@@ -59,6 +60,17 @@ FINISHED_STATES: Final = frozenset(
     }
 )
 
+#: The order states are told in: what needs a person first, then what is under way.
+STATE_ORDER: Final = (
+    RowState.NEEDS_ATTENTION,
+    RowState.RUNNING,
+    RowState.QUEUED,
+    RowState.SUCCEEDED,
+    RowState.UNVERIFIED,
+    RowState.FAILED,
+    RowState.CANCELLED,
+)
+
 #: How each state reads to a person.
 ROW_STATE_LABELS: Final[dict[RowState, str]] = {
     RowState.QUEUED: "Queued",
@@ -93,6 +105,21 @@ class FleetJob(FrozenModel):
     def finished(self) -> bool:
         """Whether no row is queued or running."""
         return not any(self.counts.get(s, 0) for s in (RowState.QUEUED, RowState.RUNNING))
+
+    @property
+    def ended(self) -> int:
+        """How many rows ended (whichever way)."""
+        return sum(n for s, n in self.counts.items() if s in FINISHED_STATES)
+
+    def states_in_words(self) -> str:
+        """The rows counted by state, what needs a person first: ``1 needs attention, 2
+        running, 7 succeeded`` (``nothing yet`` for none)."""
+        parts = [
+            f"{self.counts[s]} {ROW_STATE_LABELS[s].lower()}"
+            for s in STATE_ORDER
+            if self.counts.get(s)
+        ]
+        return ", ".join(parts) or "nothing yet"
 
 
 class FleetRow(FrozenModel):
