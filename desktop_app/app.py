@@ -546,8 +546,8 @@ async def replay(
     before_step: Callable[[str, bool], Awaitable[None]] | None = None,
     browser_factory: Callable[[], Awaitable[Any]] | None = None,
 ) -> ReplayResult:
-    """Replay *version* in a fresh browser (or a context *browser_factory* gives: an object
-    with ``context`` and ``close()``), then learn from what healed; *before_step* is the
+    """Replay *version* in a fresh browser (or what *browser_factory* gives: an object with
+    ``context`` and ``close()``, or a kept page), then learn from what healed; *before_step* is the
     engine's (:class:`~desktop_app.core.replay.engine.Replayer`).
 
     The run record and screenshots are written behind the run on a thread of their own
@@ -559,6 +559,7 @@ async def replay(
         BrowserError: no browser, or it could not start (no run is recorded then).
         RebaseError: *base_url* is not an http(s) URL.
     """
+    from desktop_app.adapters.browser.kept import KeptPage
     from desktop_app.adapters.browser.launch import open_browser
     from desktop_app.adapters.browser.replay_page import PlaywrightPage
     from desktop_app.resources import resource_path
@@ -598,10 +599,12 @@ async def replay(
         if desktop is not None:
             await desktop.close()
         raise
+    web: PlaywrightPage | None = None
     try:
         port: BrowserPort = NoBrowser()
         if browser is not None:
-            page = await browser.context.new_page()
+            kept = isinstance(browser, KeptPage)  # a fleet worker's page, wiped between runs
+            page = browser.page if kept else await browser.context.new_page()
             domains = domains_of(workflow, stored)
             if base_url is not None:
                 domains = tuple(dict.fromkeys((*workflow.domains, *domains)))
@@ -631,6 +634,10 @@ async def replay(
         outcome = await replayer.run(version, params)
     finally:
         try:
+            if isinstance(browser, KeptPage) and web is not None:
+                with contextlib.suppress(Exception):  # not clean: the page is not kept
+                    await web.release()
+                    browser.clean = True
             if browser is not None:
                 await browser.close()
             if desktop is not None:

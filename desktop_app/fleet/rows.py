@@ -1,7 +1,8 @@
 """What a fleet worker does with a row: claim it, run it, and say how it went.
 
 One :class:`RowRunner` per worker process holds the team's services, one headless browser
-(each run in a fresh context) and one event loop, for every row the process runs.
+(one page, wiped between rows: :mod:`desktop_app.adapters.browser.kept`) and one event loop,
+for every row the process runs.
 
 The guarantees (see :mod:`desktop_app.core.models.fleet`):
 
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Final
 
-from desktop_app.adapters.browser.launch import KeptBrowser, RunContext
+from desktop_app.adapters.browser.kept import KeptBrowser, KeptPage
 from desktop_app.adapters.sql.fleet_store import Claim, ClaimOutcome, SqlFleetStore
 from desktop_app.app import Services, open_services, replay
 from desktop_app.core.errors import ProceduraError
@@ -142,7 +143,7 @@ class RowRunner:
                         "stopped before the irreversible step"
                     )
 
-            async def context() -> RunContext:
+            async def context() -> KeptPage:
                 return await self._browser.run_context()
 
             result = await replay(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from desktop_app.core.redaction import environment_without
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Playwright, ViewportSize
 
-__all__ = ["CHROMIUM_ARGS", "BrowserSession", "KeptBrowser", "RunContext", "open_browser"]
+__all__ = ["CHROMIUM_ARGS", "BrowserSession", "open_browser"]
 
 #: Flags that keep Chromium from phoning home or nagging, on every launch.
 CHROMIUM_ARGS: Final = (
@@ -155,49 +154,3 @@ async def open_browser(
     except BaseException:
         await playwright.stop()
         raise
-
-
-@dataclass
-class RunContext:
-    """A fresh browser context in a :class:`KeptBrowser`, for one run; closing it closes only
-    the context (the run's cookies and storage), not the browser."""
-
-    context: BrowserContext
-
-    async def close(self) -> None:
-        with contextlib.suppress(Exception):
-            await self.context.close()
-
-
-class KeptBrowser:
-    """One headless browser kept between runs (a fleet worker's), each run in a new context:
-    as isolated as a new browser, without paying for its start every row. A browser that died
-    is started again at the next run."""
-
-    def __init__(self, *, configured: Path | None, withheld: Collection[str]) -> None:
-        self._configured = configured
-        self._withheld = tuple(withheld)
-        self._session: BrowserSession | None = None
-
-    async def run_context(self) -> RunContext:
-        """A new context for one run.
-
-        Raises:
-            BrowserError: the browser cannot be started.
-        """
-        session = self._session
-        if session is None or session.browser is None or not session.browser.is_connected():
-            if session is not None:
-                await session.close()
-            self._session = session = await open_browser(
-                configured=self._configured, headless=True, withheld=self._withheld
-            )
-            await session.context.close()  # the launch's own context is not used
-        assert session.browser is not None
-        context = await session.browser.new_context(viewport={"width": 1280, "height": 800})
-        return RunContext(context)
-
-    async def close(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            await session.close()

@@ -34,13 +34,27 @@ class GoneWatch:
         self._page = page
         self._reason: str | None = None
         self._disconnected = asyncio.Event()
-        page.on("close", lambda _page: self._gone(_PAGE_CLOSED))
-        page.on("crash", lambda _page: self._gone("the browser page crashed"))
+        page.on("close", self._on_close)
+        page.on("crash", self._on_crash)
         browser = page.context.browser
         if browser is not None:
-            browser.on("disconnected", lambda _b: self._on_disconnected())
+            browser.on("disconnected", self._on_disconnected)
 
-    def _on_disconnected(self) -> None:
+    def detach(self) -> None:
+        """Stop watching (a page kept for the next run is watched by that run's own watch)."""
+        self._page.remove_listener("close", self._on_close)
+        self._page.remove_listener("crash", self._on_crash)
+        browser = self._page.context.browser
+        if browser is not None:
+            browser.remove_listener("disconnected", self._on_disconnected)
+
+    def _on_close(self, _page: object) -> None:
+        self._gone(_PAGE_CLOSED)
+
+    def _on_crash(self, _page: object) -> None:
+        self._gone("the browser page crashed")
+
+    def _on_disconnected(self, _browser: object = None) -> None:
         self._disconnected.set()
         self._gone(_BROWSER_GONE)
 

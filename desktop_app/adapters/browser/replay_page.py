@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -259,10 +260,9 @@ class PlaywrightPage:
         self._last_action = time.monotonic()
         self._dialog_answer: Literal["accept", "dismiss"] | None = None
         self._dialogs: list[PageDialog] = []
-        page.on("dialog", self._on_dialog)
-        page.on("request", self._on_request)
-        page.on("requestfinished", self._on_request_done)
-        page.on("requestfailed", self._on_request_done)
+        self._installed: tuple[BrowserContext, Any] | None = None  # and the script's disposer
+        for event, handler in self._listeners():
+            page.on(event, handler)  # type: ignore[call-overload]
 
     @property
     def page(self) -> Page:
@@ -278,7 +278,29 @@ class PlaywrightPage:
         """Guard *context* (abort navigation requests that leave the domains) and have its
         pages note when their document changes (see :meth:`settled`)."""
         await context.route("**/*", self._guard)
-        await context.add_init_script(script=WATCH_JS)
+        self._installed = (context, await context.add_init_script(script=WATCH_JS))
+
+    async def release(self) -> None:
+        """Take back what this run put on its page and context (listeners, the guard, the
+        watch script), so that the page can serve another run with other domains: a page
+        kept between runs (a fleet worker's) answers to one run's port at a time."""
+        page = self._page
+        for event, handler in self._listeners():
+            page.remove_listener(event, handler)
+        self._gone_watch.detach()
+        if self._installed is not None:
+            context, script = self._installed
+            self._installed = None
+            await context.unroute("**/*", self._guard)
+            await script.close()
+
+    def _listeners(self) -> tuple[tuple[str, Callable[..., Any]], ...]:
+        return (
+            ("dialog", self._on_dialog),
+            ("request", self._on_request),
+            ("requestfinished", self._on_request_done),
+            ("requestfailed", self._on_request_done),
+        )
 
     async def _on_dialog(self, dialog: Dialog) -> None:
         from playwright.async_api import Error
