@@ -543,7 +543,7 @@ async def replay(
     on_event: Callable[[ReplayEvent], object] | None = None,
     on_page: Callable[[Page], object] | None = None,
     writes: WriteBehind | None = None,
-    before_step: Callable[[str, bool], Awaitable[None]] | None = None,
+    before_step: Callable[[str, str, bool], Awaitable[None]] | None = None,
     browser_factory: Callable[[], Awaitable[Any]] | None = None,
 ) -> ReplayResult:
     """Replay *version* in a fresh browser (or what *browser_factory* gives: an object with

@@ -7,14 +7,16 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from factories import full_workflow
+from factories import full_workflow, run_for
 from postgres_server import PostgresServer
 from sqlalchemy import Engine
 
 from desktop_app.adapters.sql.database import migrate, open_database
 from desktop_app.adapters.sql.fleet_store import ClaimOutcome, SqlFleetStore
+from desktop_app.adapters.sql.run_store import SqlRunStore
 from desktop_app.adapters.sql.workflow_store import SqlWorkflowStore
 from desktop_app.core.models.fleet import FleetJob, JobKind, RowState
+from desktop_app.core.models.run import RunStatus
 from desktop_app.core.models.workflow import WorkflowVersion
 
 SHORT = 0.3  # seconds of lease, so that a test sees one run out
@@ -85,6 +87,31 @@ def test_a_row_whose_worker_vanished_in_an_irreversible_step_needs_attention(
     assert "Place the order" in (row.error or "") and "not done again" in (row.error or "")
     assert store.resume(job) == []  # a person decides about it: resume leaves it
     assert store.rows(job)[1].state is RowState.NEEDS_ATTENTION
+
+
+@pytest.mark.parametrize(
+    ("run_ended", "row_ends"),
+    [
+        (RunStatus.SUCCEEDED, RowState.SUCCEEDED),
+        (RunStatus.FAILED, RowState.NEEDS_ATTENTION),
+        (RunStatus.RUNNING, RowState.NEEDS_ATTENTION),
+    ],
+)
+def test_a_row_whose_worker_vanished_after_its_run_ended_ends_as_the_run_did(
+    engine: Engine, run_ended: RunStatus, row_ends: RowState
+) -> None:
+    """The worker noted the irreversible step of its run, the run ended and its record was
+    saved, then the worker vanished before saying how the row went: the run's own record
+    says it (a run still going, or failed after the step began, needs a person)."""
+    store, job = _job(engine)
+    ran = {"status": run_ended, "workflow_id": store.job(job).workflow_id}
+    run = run_for(full_workflow()).model_copy(update=ran)
+    assert store.claim(job, 3, "w1", SHORT).outcome is ClaimOutcome.RUN
+    assert store.note_irreversible(job, 3, "w1", "Place the order", run.id)
+    SqlRunStore(engine).save_run(run)
+    assert _after_lease(store, job, 3, "w2") is ClaimOutcome.GONE
+    row = store.rows(job)[2]
+    assert (row.state, row.run_id) == (row_ends, run.id)
 
 
 def test_cancel_and_resume(engine: Engine) -> None:

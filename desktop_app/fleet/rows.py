@@ -131,11 +131,11 @@ class RowRunner:
         stop = asyncio.Event()
         with self._heartbeat(job, row, stop):
 
-            async def before_step(title: str, irreversible: bool) -> None:
+            async def before_step(run_id: str, title: str, irreversible: bool) -> None:
                 if stop.is_set():
                     raise _Stop("the fleet job was cancelled before this step")
                 if irreversible and not await asyncio.to_thread(
-                    self.fleet.note_irreversible, job.id, row.row, self.name, title
+                    self.fleet.note_irreversible, job.id, row.row, self.name, title, run_id
                 ):
                     stop.set()
                     raise _Stop(

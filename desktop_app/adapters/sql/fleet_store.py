@@ -29,8 +29,15 @@ from desktop_app.core.models.fleet import (
     RowState,
     Schedule,
 )
+from desktop_app.core.models.run import RunStatus
 
 __all__ = ["Claim", "ClaimOutcome", "SqlFleetStore"]
+
+#: A row whose worker vanished after its run's record said how it ended ends so too.
+_ENDED: Final = {
+    RunStatus.SUCCEEDED.value: RowState.SUCCEEDED,
+    RunStatus.UNVERIFIED.value: RowState.UNVERIFIED,
+}
 
 #: What a row says when its worker vanished after beginning an irreversible step.
 _ATTENTION: Final = (
@@ -231,14 +238,15 @@ class SqlFleetStore:
             current = conn.execute(
                 text(
                     "SELECT r.state, r.irreversible_started, r.lease_until < now() AS expired, "
-                    "j.cancel_requested FROM fleet_rows AS r JOIN fleet_jobs AS j "
-                    "ON j.id = r.job_id WHERE r.job_id = :j AND r.row_no = :r FOR UPDATE OF r"
+                    "j.cancel_requested, runs.status FROM fleet_rows AS r JOIN fleet_jobs AS j "
+                    "ON j.id = r.job_id LEFT JOIN runs ON runs.id = r.run_id "
+                    "WHERE r.job_id = :j AND r.row_no = :r FOR UPDATE OF r"
                 ),
                 {"j": job_id, "r": row},
             ).first()
             if current is None:
                 return Claim(ClaimOutcome.GONE)
-            state, begun, expired, cancel = current
+            state, begun, expired, cancel, run_status = current
             if state == RowState.RUNNING and not expired:
                 return Claim(ClaimOutcome.BUSY)
             if state not in (RowState.QUEUED, RowState.RUNNING):
@@ -247,9 +255,18 @@ class SqlFleetStore:
                 self._set(conn, job_id, row, RowState.CANCELLED, error=None)
                 return Claim(ClaimOutcome.GONE)
             if state == RowState.RUNNING and begun is not None:  # its worker vanished
-                self._set(
-                    conn, job_id, row, RowState.NEEDS_ATTENTION, error=_ATTENTION.format(step=begun)
-                )
+                # After its run ended? The run's own record says how (its checks held or not).
+                ended = _ENDED.get(run_status)
+                if ended is not None:
+                    self._set(conn, job_id, row, ended, error=None)
+                else:
+                    self._set(
+                        conn,
+                        job_id,
+                        row,
+                        RowState.NEEDS_ATTENTION,
+                        error=_ATTENTION.format(step=begun),
+                    )
                 return Claim(ClaimOutcome.GONE)
             conn.execute(
                 text(
@@ -280,17 +297,20 @@ class SqlFleetStore:
             ).first()
         return held is None or bool(held[0])
 
-    def note_irreversible(self, job_id: str, row: int, worker: str, step: str) -> bool:
-        """Note, before it acts, that *worker* begins the irreversible *step* of a row; False
-        when the row is no longer *worker*'s (its lease ran out and another took it): then the
-        step must not be done."""
+    def note_irreversible(
+        self, job_id: str, row: int, worker: str, step: str, run_id: str | None = None
+    ) -> bool:
+        """Note, before it acts, that *worker* begins the irreversible *step* of a row in the
+        run *run_id*; False when the row is no longer *worker*'s (its lease ran out and another
+        took it): then the step must not be done. Should the worker vanish after that run
+        ended (its record saved) but before :meth:`finish`, the row ends as the run did."""
         with self._engine.begin() as conn:
             noted = conn.execute(
                 text(
-                    "UPDATE fleet_rows SET irreversible_started = :s "
+                    "UPDATE fleet_rows SET irreversible_started = :s, run_id = :run "
                     "WHERE job_id = :j AND row_no = :r AND worker = :w AND state = 'running'"
                 ),
-                {"j": job_id, "r": row, "w": worker, "s": step},
+                {"j": job_id, "r": row, "w": worker, "s": step, "run": run_id},
             )
             return int(noted.rowcount) == 1
 

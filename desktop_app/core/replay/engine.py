@@ -156,12 +156,12 @@ class Replayer(SuccessChecks):
         options: ReplayOptions | None = None,
         on_event: Callable[[ReplayEvent], object] | None = None,
         desktop: DesktopPort | None = None,
-        before_step: Callable[[str, bool], Awaitable[None]] | None = None,
+        before_step: Callable[[str, str, bool], Awaitable[None]] | None = None,
     ) -> None:
-        """*before_step* is awaited before each step acts, with its title and whether it is
-        irreversible: the runner fleet notes there, durably, that an irreversible step begins
-        (so a worker that dies in it never has the row done again), and stops a cancelled job
-        by raising :class:`RunAborted`."""
+        """*before_step* is awaited before each step acts, with the run's id, the step's title
+        and whether it is irreversible: the runner fleet notes there, durably, that an
+        irreversible step of this run begins (so a worker that dies in it never has the row
+        done again), and stops a cancelled job by raising :class:`RunAborted`."""
         self._browser = browser
         self._before_step = before_step
         self._runs = runs
@@ -314,7 +314,8 @@ class Replayer(SuccessChecks):
             if step.irreversible and self._options.stop_before_irreversible:
                 raise StoppedBefore(f"{STOPPED_BEFORE} {index + 1} '{title}' (irreversible)")
             if self._before_step is not None:
-                await self._before_step(title, step.irreversible)
+                assert self._run is not None
+                await self._before_step(self._run.id, title, step.irreversible)
             self._emit(ReplayEvent(index=index, title=title, depth=context.level))
             record, aborted = await self._run_one(index, step, context, title)
             record = self._record(record)
