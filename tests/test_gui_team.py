@@ -1,6 +1,6 @@
 """Team mode and the runner fleet in the window, on a real PostgreSQL server: the Settings
 screen's Team section (join, a refused login, leave), the Fleet screen (jobs, rows, Cancel) and
-the tray's line about the fleet."""
+the tray's Fleet submenu (its line, the jobs, Cancel, and Resume on a real Redis queue)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from factories import full_workflow
 from fakes.keyring_backend import MemoryKeyring, memory_keyring
-from gui_support import Gui, open_gui, until
+from fleet_support import RedisServer
+from gui_support import Gui, open_gui, top_level, until
 from postgres_server import PostgresServer, make_team
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
@@ -289,7 +290,163 @@ def test_the_tray_counts_the_fleets_rows_and_opens_the_fleet_screen(
     gui.run(until(lambda: tray.fleet_counts is not None, what="the fleet's counts"))
     assert tray.fleet_action in tray.menu.actions()
     assert tray.fleet_action.text() == "Fleet: 1 running, 1 needs attention"
+    assert tray.fleet_action.menu() is tray.fleet_menu  # a submenu, whose first entry opens
+    assert tray.fleet_menu.actions()[0] is tray.fleet_open_action  # the Fleet screen
     gui.window.show_screen("Library")
-    tray.fleet_action.trigger()
+    tray.fleet_open_action.trigger()
     assert gui.window.fleet.isVisible()
+    tray.hide()
+
+
+# ── the tray's Fleet submenu: Cancel and Resume ─────────────────────────────────────────────
+
+
+@pytest.fixture
+def redis() -> Iterator[RedisServer]:
+    server = RedisServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def queue_gui(
+    qapp: Any,
+    postgres: PostgresServer,
+    team_db: str,
+    redis: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Gui]:
+    """amy's window (an approver), her team's fleet on a real queue: Resume hands rows to it."""
+    monkeypatch.setenv(
+        "PROCEDURA_TEAM_DATABASE", f"postgresql://amy@127.0.0.1:{postgres.port}/{team_db}"
+    )
+    monkeypatch.setenv("PROCEDURA_TEAM_PASSWORD", "amy-pw")
+    monkeypatch.setenv("PROCEDURA_TEAM_QUEUE", redis.url())
+    with open_gui(qapp) as opened:
+        yield opened
+
+
+def _cancel_question() -> QMessageBox:
+    found = [w for w in top_level(QMessageBox) if w.objectName() == "fleet-cancel-confirm"]
+    assert len(found) == 1, "Cancel asks first, with the Fleet screen's question"
+    box = found[0]
+    assert isinstance(box, QMessageBox)
+    return box
+
+
+def test_the_trays_fleet_submenu_lists_a_job_and_cancels_and_resumes_its_rows(
+    queue_gui: Gui, postgres: PostgresServer, team_db: str, redis: RedisServer
+) -> None:
+    gui = queue_gui
+    job = gui.call(lambda: _job(gui, postgres, team_db))
+    tray = Tray(gui.window, force=True)
+    tray.show()
+    gui.run(tray.reload())
+    gui.run(until(lambda: tray.fleet_job_actions(job.id) is not None, what="the job listed"))
+
+    # The line is a submenu: the Fleet screen, then the job, a submenu of Cancel and Resume.
+    assert tray.fleet_action.text() == "Fleet: 1 running, 1 needs attention"
+    entries = tray.fleet_menu.actions()
+    assert [a.objectName() for a in entries[:1]] == ["tray-fleet-open"] and entries[1].isSeparator()
+    [job_menu] = tray.fleet_job_menus()
+    assert entries[2:] == [job_menu.menuAction()]
+    assert job_menu.menuAction().objectName() == "tray-fleet-job"
+    assert job_menu.menuAction().data() == job.id
+    assert job_menu.title() == (
+        f"“{job.name}” v{job.version} (job {job.id[:8]}): 2 of 5 rows ended; "
+        "1 needs attention, 1 running, 2 queued, 1 succeeded"
+    )
+    actions = tray.fleet_job_actions(job.id)
+    assert actions is not None
+    cancel, resume = actions
+    assert job_menu.actions() == [cancel, resume]
+    assert (cancel.objectName(), resume.objectName()) == ("tray-fleet-cancel", "tray-fleet-resume")
+    assert cancel.isEnabled() and not resume.isEnabled()
+
+    # Cancel asks first, as the Fleet screen does; No changes nothing.
+    cancel.trigger()
+    _cancel_question().button(QMessageBox.StandardButton.No).click()
+    gui.settle()
+    assert _states(postgres, team_db, job.id).count("queued") == 2
+    assert tray.last_message is None
+
+    # Yes cancels the queued rows (the running one stops before its next step), and the entry
+    # reads the job again: Resume is on, Cancel stays on while a row runs.
+    cancel.trigger()
+    _cancel_question().button(QMessageBox.StandardButton.Yes).click()
+    gui.run(
+        until(
+            lambda: (
+                tray.last_message is not None and tray.last_message.title == "Fleet job cancelled"
+            ),
+            what="the cancel",
+        )
+    )
+    assert tray.last_message is not None
+    assert tray.last_message.text.startswith(f"“{job.name}”: 2 queued rows cancelled;")
+    assert _states(postgres, team_db, job.id) == [
+        "succeeded",
+        "needs_attention",
+        "running",
+        "cancelled",
+        "cancelled",
+    ]
+    gui.run(until(lambda: resume.isEnabled(), what="Resume to be on"))
+    assert cancel.isEnabled()
+    assert tray.fleet_job_menus() == [job_menu]  # the same entry, read again
+    assert "2 cancelled (cancel asked)" in job_menu.title()
+
+    # Resume queues them again, on the team's queue as well.
+    resume.trigger()
+    gui.run(
+        until(
+            lambda: (
+                tray.last_message is not None and tray.last_message.title == "Fleet job resumed"
+            ),
+            what="the resume",
+        )
+    )
+    assert tray.last_message is not None
+    assert tray.last_message.text == f"“{job.name}”: 2 rows queued again."
+    assert _states(postgres, team_db, job.id) == [
+        "succeeded",
+        "needs_attention",
+        "running",
+        "queued",
+        "queued",
+    ]
+    from celery import Celery
+
+    queued = Celery(broker=redis.url()).connection_for_write().default_channel.client
+    assert queued.llen("procedura.rows") == 2
+    gui.run(until(lambda: not resume.isEnabled(), what="Resume to be off"))
+    assert cancel.isEnabled() and "2 queued" in job_menu.title()
+
+    # A job that ended with failed rows: Resume only. One that ended otherwise is not listed.
+    def end_rows(state: str) -> None:
+        with postgres.connect(team_db) as conn:
+            conn.execute(
+                "UPDATE fleet_rows SET state = %s WHERE job_id = %s AND row_no >= 3",
+                (state, job.id),
+            )
+
+    counted: list[int] = []
+    tray.fleet_counted.connect(lambda: counted.append(1))
+
+    def read_again() -> None:
+        before = len(counted)
+        tray.refresh_fleet()
+        gui.run(until(lambda: len(counted) > before, what="the fleet read again"))
+
+    end_rows("failed")
+    read_again()
+    assert tray.fleet_job_menus() == [job_menu]
+    assert not cancel.isEnabled() and resume.isEnabled()
+    end_rows("succeeded")
+    read_again()
+    assert tray.fleet_job_menus() == [] and tray.fleet_job_actions(job.id) is None
+    assert [a.objectName() for a in tray.fleet_menu.actions() if not a.isSeparator()] == [
+        "tray-fleet-open",
+        "tray-fleet-no-jobs",
+    ]
     tray.hide()

@@ -12,6 +12,7 @@ beginning an irreversible step) are highlighted: a person checks the application
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any, Final
 
 from PySide6.QtCore import (
@@ -61,6 +62,7 @@ __all__ = [
     "FleetRowsModel",
     "JobColumn",
     "RowColumn",
+    "ask_to_cancel",
     "job_progress",
 ]
 
@@ -99,6 +101,34 @@ def job_progress(job: FleetJob) -> tuple[int, int, str]:
     """How many rows ended, out of how many, and the counts by state in words
     (``2 needs attention, 1 running, 7 succeeded``)."""
     return job.ended, job.total, job.states_in_words()
+
+
+def ask_to_cancel(
+    job: FleetJob, parent: QWidget | None, then: Callable[[str], object]
+) -> QMessageBox:
+    """Ask whether to cancel *job* (the Fleet screen and the tray ask alike): the box, open
+    and deleted when it closes; *then* gets the job's id when the answer is Yes."""
+    done, total = job.ended, job.total
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Cancel the job",
+        f"Cancel the job of {job.name!r} ({total - done} of {total} rows not ended)? "
+        "Queued rows are cancelled now; running rows stop before their next step. "
+        "Resume queues them again.",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        parent,
+    )
+    box.setObjectName("fleet-cancel-confirm")
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+    def finished(result: int, job_id: str = job.id) -> None:
+        if result == QMessageBox.StandardButton.Yes:
+            then(job_id)
+
+    box.finished.connect(finished)
+    box.open()
+    return box
 
 
 class JobColumn:
@@ -463,11 +493,8 @@ class FleetPage(QWidget):
 
     def _update_buttons(self) -> None:
         job = self.selected_job()
-        self.cancel_button.setEnabled(job is not None and not job.finished)
-        self.resume_button.setEnabled(
-            job is not None
-            and bool(job.counts.get(RowState.CANCELLED) or job.counts.get(RowState.FAILED))
-        )
+        self.cancel_button.setEnabled(job is not None and job.cancellable)
+        self.resume_button.setEnabled(job is not None and job.resumable)
 
     def _say(self, text: str, ok: bool | None) -> None:
         self.message.setText(text)
@@ -535,27 +562,9 @@ class FleetPage(QWidget):
         job = self.selected_job()
         if job is None:
             return
-        done, total, _ = job_progress(job)
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Cancel the job",
-            f"Cancel the job of {job.name!r} ({total - done} of {total} rows not ended)? "
-            "Queued rows are cancelled now; running rows stop before their next step. "
-            "Resume queues them again.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
-        )
-        box.setObjectName("fleet-cancel-confirm")
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.finished.connect(
-            lambda result, wid=job.id: self._on_cancel_confirm_finished(wid, result)
-        )
-        box.open()
+        ask_to_cancel(job, self, self._cancel_job)
 
-    def _on_cancel_confirm_finished(self, job_id: str, result: int) -> None:
-        if result != QMessageBox.StandardButton.Yes:
-            return
+    def _cancel_job(self, job_id: str) -> None:
         backend = self._host.backend
 
         def done(cancelled: int) -> None:

@@ -107,6 +107,20 @@ class FleetJob(FrozenModel):
         return not any(self.counts.get(s, 0) for s in (RowState.QUEUED, RowState.RUNNING))
 
     @property
+    def cancellable(self) -> bool:
+        """Whether Cancel has anything to stop: a row queued or running (the Fleet screen's
+        and the tray's Cancel are enabled by it)."""
+        return not self.finished
+
+    @property
+    def resumable(self) -> bool:
+        """Whether Resume may queue rows again: some are cancelled or failed (the Fleet
+        screen's and the tray's Resume are enabled by it). The counts do not tell a failed row
+        that began an irreversible step from one that did not: Resume leaves the first as it
+        is, and may then queue nothing."""
+        return bool(self.counts.get(RowState.CANCELLED) or self.counts.get(RowState.FAILED))
+
+    @property
     def ended(self) -> int:
         """How many rows ended (whichever way)."""
         return sum(n for s, n in self.counts.items() if s in FINISHED_STATES)

@@ -13,9 +13,10 @@ Ctrl+Q in the window). Where the platform has no tray, the tray says so once and
 the app, as before.
 
 Its parts: :mod:`.tray` (the :class:`Tray`, put together from :mod:`.base` (state, the icon's
-tooltip, notifications), :mod:`.menu` (the menu) and :mod:`.runs` (the runs it starts and
-follows)), :mod:`.menu_plan` (which workflows the menu lists), :mod:`.search_dialog` (picking a
-workflow by name) and :mod:`.icons` (the icon and its badges).
+tooltip, notifications), :mod:`.menu` (the menu), :mod:`.runs` (the runs it starts and
+follows) and :mod:`.fleet` (in team mode with a fleet: the Fleet submenu, its counts and the
+newest jobs to cancel or resume)), :mod:`.menu_plan` (which workflows the menu lists),
+:mod:`.search_dialog` (picking a workflow by name) and :mod:`.icons` (the icon and its badges).
 """
 
 from desktop_app.ui.tray.base import NO_TRAY_MESSAGE, TrayMessage, TrayState

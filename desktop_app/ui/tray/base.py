@@ -100,7 +100,6 @@ class TrayBase(QObject):
     batch_action: QAction
     search_action: QAction
     quit_action: QAction
-    fleet_action: QAction
     fleet_counts: FleetCounts | None
     _fleet_counting: bool
     fleet_counted: Signal
@@ -119,6 +118,13 @@ class TrayBase(QObject):
 
         def stop_run(self, key: object) -> None:
             """Stop one run the tray shows (the runs part defines it)."""
+
+        def refresh_fleet(self) -> None:
+            """Read the fleet's counts and newest jobs again (the fleet part defines it)."""
+
+        @property
+        def fleet_action(self) -> QAction:
+            """The Fleet submenu's entry in the menu (the fleet part defines it)."""
 
     # ── showing ─────────────────────────────────────────────────────────────────────────────
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Final
 
@@ -10,30 +9,21 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.workflow import WorkflowStatus
 from desktop_app.core.views import RunStats, WorkflowSummary
-from desktop_app.ui.backend import FleetCounts
 from desktop_app.ui.batch_window import open_batch
-from desktop_app.ui.tasks import describe_error
 from desktop_app.ui.tray.base import TrayBase, _short, _status_text
 from desktop_app.ui.tray.menu_plan import plan_menu
 from desktop_app.ui.tray.search_dialog import WorkflowSearchDialog
 from desktop_app.ui.windows import bring_forward
 
-__all__ = ["SEARCH_AFTER", "SUBMENUS_AFTER", "TrayMenu", "fleet_line"]
+__all__ = ["SEARCH_AFTER", "SUBMENUS_AFTER", "TrayMenu"]
 
 #: Above this many approved workflows, the menu gets a "Search workflows…" entry.
 SEARCH_AFTER: Final = 12
 
 #: Above this many workflows outside Pinned and Recent, each site gets a submenu.
 SUBMENUS_AFTER: Final = 10
-
-
-def fleet_line(counts: FleetCounts) -> str:
-    """The tray's line about the fleet: ``Fleet: 3 running, 1 needs attention``."""
-    attention = "needs" if counts.attention == 1 else "need"
-    return f"Fleet: {counts.running} running, {counts.attention} {attention} attention"
 
 
 class TrayMenu(TrayBase):
@@ -56,48 +46,6 @@ class TrayMenu(TrayBase):
         self.plan = plan_menu(summaries, stats)
         self._build_menu()
         self.refresh_fleet()
-
-    # ── the fleet's line ────────────────────────────────────────────────────────────────────
-
-    def refresh_fleet(self) -> None:
-        """Count the fleet's rows running and needing attention again (one query, off the GUI
-        thread); nothing without a fleet, or while a count is under way."""
-        backend = self._host.backend
-        if not backend.fleet_enabled() or self._fleet_counting:
-            return
-        self._fleet_counting = True
-
-        async def count() -> FleetCounts:
-            try:
-                return await self._host.tasks.call(backend.fleet_counts)
-            finally:
-                self._fleet_counting = False
-
-        def failed(exc: BaseException) -> bool:
-            self.fleet_action.setText("Fleet: the team's database did not answer")
-            self.fleet_action.setToolTip(describe_error(exc))
-            return isinstance(exc, ProceduraError)
-
-        with contextlib.suppress(RuntimeError):  # the window is closing
-            self._host.tasks.start(
-                count(),
-                label="Counting the fleet's rows…",
-                on_done=self._show_fleet,
-                on_error=failed,
-            )
-
-    def _show_fleet(self, counts: FleetCounts) -> None:
-        self.fleet_counts = counts
-        self.fleet_action.setText(fleet_line(counts))
-        self.fleet_action.setToolTip(
-            "Rows of the fleet's newest jobs; open the Fleet screen to see them"
-            + (
-                ": rows that need attention wait for a person to check the application"
-                if counts.attention
-                else ""
-            )
-        )
-        self.fleet_counted.emit()
 
     def workflow_actions(self) -> list[QAction]:
         """Every workflow entry of the menu (submenus included), in menu order."""

@@ -13,6 +13,7 @@ from desktop_app.ui.batch_window import BatchWindow
 from desktop_app.ui.host import Host
 from desktop_app.ui.run_view import RunWindow
 from desktop_app.ui.tray.base import TrayMessage, TrayState, _ActiveRun, _Watched
+from desktop_app.ui.tray.fleet import TrayFleet
 from desktop_app.ui.tray.icons import _app_icon, _badged
 from desktop_app.ui.tray.menu import SEARCH_AFTER, TrayMenu
 from desktop_app.ui.tray.menu_plan import MenuPlan
@@ -23,11 +24,12 @@ __all__ = ["Tray"]
 #: Changes that arrive this close together rebuild the menu once.
 RELOAD_DELAY_MS: Final = 150
 
-#: How often the fleet's line counts the rows again (and when the menu opens).
+#: How often the Fleet submenu counts the rows and reads the jobs again (and when the menu
+#: opens).
 FLEET_REFRESH_MS: Final = 30_000
 
 
-class Tray(TrayMenu, TrayRuns):
+class Tray(TrayMenu, TrayRuns, TrayFleet):
     """The tray icon and its menu, over the main window (*host*).
 
     Args:
@@ -40,7 +42,7 @@ class Tray(TrayMenu, TrayRuns):
         quit_requested(): the person chose Quit and the main window closed: end the app.
         menu_rebuilt(): the menu now shows the latest workflows.
         run_did_finish(str): a run the tray started ended; its run id ("" if none was recorded).
-        fleet_counted(): the fleet's line shows new counts.
+        fleet_counted(): the Fleet submenu shows new counts and jobs.
     """
 
     quit_requested = Signal()
@@ -99,12 +101,7 @@ class Tray(TrayMenu, TrayRuns):
         self.quit_action = QAction("&Quit Procedura", self)
         self.quit_action.setObjectName("tray-quit")
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
-        self.fleet_counts = None
-        self._fleet_counting = False
-        self.fleet_action = QAction("Fleet: …", self)
-        self.fleet_action.setObjectName("tray-fleet")
-        self.fleet_action.setToolTip("The team's runner fleet: open the Fleet screen")
-        self.fleet_action.triggered.connect(self._on_fleet_action_triggered)
+        self._init_fleet()
         self._fleet_timer = QTimer(self)
         self._fleet_timer.setInterval(FLEET_REFRESH_MS)
         self._fleet_timer.timeout.connect(self.refresh_fleet)
@@ -227,10 +224,7 @@ class Tray(TrayMenu, TrayRuns):
             self._host.show_status("Runs resumed")
 
     def _on_menu_about_to_show(self) -> None:
-        self.refresh_fleet()  # the counts as the menu opens
-
-    def _on_fleet_action_triggered(self) -> None:
-        self._host.show_fleet()
+        self.refresh_fleet()  # the counts and the jobs as the menu opens
 
     def _on_record_action_triggered(self) -> None:
         self.open_window()
