@@ -6,9 +6,10 @@ worker`` processes (one row at a time each, headless Chromium kept between rows)
 in temporary directories; the rows place orders at an order desk of our own on 127.0.0.1
 (``tests/fleet_support.py``), and a run counts only when the desk's ledger has its order once.
 
-- throughput: a batch of N rows per worker count (a fresh database and queue each time, the
-  workers started and ready before the batch is submitted), timed from the submission to the
-  last row's end; rows per minute, and the scaling ratio of each added worker
+- throughput: batches of N rows per worker count (a fresh database and queue each time, the
+  workers started and ready before the batches are submitted), each timed from the submission
+  to the last row's end; rows per minute (the median of three batches), and the scaling ratio of
+  each added worker
   (``rate(n) / (n × rate(1))``; goal >= 0.8 while workers <= cores: this machine has
   ``os.cpu_count()``);
 - queue latency: single-row jobs submitted one after another to idle workers; from the
@@ -82,9 +83,10 @@ def _fleet_database(postgres: object, root: Path, name: str) -> tuple[dict[str, 
 
 
 def _throughput(
-    team: tuple[object, object, object], root: Path, workers: int, rows: int
+    team: tuple[object, object, object], root: Path, workers: int, rows: int, trials: int
 ) -> tuple[float, int]:
-    """Rows per minute of *workers* on a batch of *rows*, and how many rows were not right."""
+    """Rows per minute of *workers* on a batch of *rows* (the median of *trials* batches, one
+    after another), and how many rows were not right."""
     from browser_support import CHROMIUM
     from fleet_support import OrderDesk, RedisServer, Workers, order_workflow
     from fleet_support import environment as worker_env
@@ -115,22 +117,22 @@ def _throughput(
             warm_rows = [{"customer": f"{prefix}warm{n}"} for n in range(workers)]
             warm = submit_job(sv, version, warm_rows, assume_yes=True)
             _wait(lambda: store.job(warm.id).finished, 300)
-            began = time.perf_counter()
-            job = submit_job(
-                sv, version, [{"customer": f"{prefix}{n}"} for n in range(rows)], assume_yes=True
-            )
-            _wait(lambda: store.job(job.id).finished, 1800)
-            elapsed = time.perf_counter() - began
+            rates: list[float] = []
+            names: list[str] = []
+            states: dict[str, RowState] = {}
+            for trial in range(trials):
+                batch = [f"{prefix}{trial}-{n}" for n in range(rows)]
+                began = time.perf_counter()
+                job = submit_job(sv, version, [{"customer": c} for c in batch], assume_yes=True)
+                _wait(lambda job=job: store.job(job.id).finished, 1800)
+                rates.append(rows / (time.perf_counter() - began) * 60)
+                names += batch
+                states |= {str(r.values["customer"]): r.state for r in store.rows(job.id)}
             ledger = desk.orders()
-            states = {r.values["customer"]: r.state for r in store.rows(job.id)}
         finally:
             fleet.stop()
-    wrong = sum(
-        1
-        for n in range(rows)
-        if ledger[f"{prefix}{n}"] != 1 or states.get(f"{prefix}{n}") is not RowState.SUCCEEDED
-    )
-    return rows / elapsed * 60, wrong
+    wrong = sum(1 for c in names if ledger[c] != 1 or states.get(c) is not RowState.SUCCEEDED)
+    return median(rates), wrong
 
 
 def _latency(team: tuple[object, object, object], root: Path, jobs: int) -> list[float]:
@@ -227,6 +229,7 @@ def measure(smoke: bool = False) -> Section:
     """Throughput with 1, 2 and 4 workers, queue latency, shared search at 10,000 workflows."""
     counts = (1, 2) if smoke else (1, 2, 4)
     rows_per_worker = 4 if smoke else 40
+    trials = 1 if smoke else 3
     section = Section("fleet", "Runner fleet: rows per minute, queue latency, shared search")
     cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp, environment(
@@ -237,7 +240,7 @@ def measure(smoke: bool = False) -> Section:
             rates: dict[int, float] = {}
             wrong = 0
             for n in counts:
-                rates[n], bad = _throughput(team, root, n, rows_per_worker * n)
+                rates[n], bad = _throughput(team, root, n, rows_per_worker * n, trials)
                 wrong += bad
             latency = _latency(team, root, 3 if smoke else 20)
             search = _shared_search(team, root, 200 if smoke else 10_000, 20 if smoke else 200)
@@ -256,8 +259,9 @@ def measure(smoke: bool = False) -> Section:
         note=f"{len(search)} searches, {200 if smoke else 10_000} workflows + 68 labeled",
     )  # fmt: skip
     section.notes.append(
-        f"{rows_per_worker} rows per worker; workers are `procedura worker` processes on this "
-        f"{cores}-core machine, one row at a time each, Chromium headless"
+        f"{rows_per_worker} rows per worker, the median of {trials} batches; workers are "
+        f"`procedura worker` processes on this {cores}-core machine, one row at a time each, "
+        "Chromium headless"
     )
     return section
 
