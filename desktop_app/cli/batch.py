@@ -199,6 +199,7 @@ def _run_rows(
     parallel: int,
     as_json: bool,
 ) -> int:
+    from desktop_app.adapters.browser.kept import KeptBrowsers
     from desktop_app.app import replay
     from desktop_app.cli.running import TerminalPerson, json_text, secret_values
 
@@ -282,19 +283,30 @@ def _run_rows(
             raise
         return RowOutcome.of_run(run)
 
+    # Headless rows run in kept browsers, one per row under way, each page wiped between rows
+    # (as the fleet's workers do): no browser start per row.
+    kept = (
+        KeptBrowsers(parallel, configured=services.settings.browser, withheld=first.secret_values())
+        if headless and not handed_off
+        else None
+    )
+
     async def run_row(row: PlannedRow) -> RowOutcome:
         if handed_off:
             return await hand_off_row(row)
         bound = bind_parameters(workflow, row.given, secrets=secrets)
-        result = await replay(
-            services,
-            version,
-            bound,
-            options=options,
-            person=person,
-            base_url=base_url,
-            headless=headless,
-        )
+        async with contextlib.AsyncExitStack() as stack:
+            browser = None if kept is None else await stack.enter_async_context(kept.lend())
+            result = await replay(
+                services,
+                version,
+                bound,
+                options=options,
+                person=person,
+                base_url=base_url,
+                headless=headless,
+                browser_factory=None if browser is None else browser.run_context,
+            )
         return RowOutcome.of_run(result.run)
 
     async def go() -> BatchSummary | None:
@@ -316,6 +328,9 @@ def _run_rows(
             )
         except asyncio.CancelledError:
             return None
+        finally:
+            if kept is not None:
+                await kept.close()
 
     summary = asyncio.run(go())
     stopped = summary is None

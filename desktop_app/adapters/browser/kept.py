@@ -1,4 +1,5 @@
-"""One headless browser and one page kept between runs (a fleet worker's), wiped between them.
+"""One headless browser and one page kept between runs (a fleet worker's, a batch's), wiped
+between them.
 
 A new browser context per row isolates rows, but a row then pays for a new page and its
 renderer: about two thirds of Chromium's work for a short row. So a worker keeps one context
@@ -27,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Collection
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -38,7 +39,7 @@ from desktop_app.adapters.browser.launch import BrowserSession, open_browser
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Request, ViewportSize
 
-__all__ = ["RUNS_PER_CONTEXT", "KeptBrowser", "KeptPage"]
+__all__ = ["RUNS_PER_CONTEXT", "KeptBrowser", "KeptBrowsers", "KeptPage"]
 
 log = logging.getLogger(__name__)
 
@@ -192,3 +193,27 @@ async def _wipe(held: _Held) -> None:
 
 async def _send(cdp: CDPSession, method: str, **params: Any) -> None:
     await cdp.send(method, params)
+
+
+class KeptBrowsers:
+    """Kept browsers for runs side by side (a batch's parallel rows): each run borrows one,
+    and the next run takes its page, wiped."""
+
+    def __init__(self, count: int, *, configured: Path | None, withheld: Collection[str]) -> None:
+        self._all = [KeptBrowser(configured=configured, withheld=withheld) for _ in range(count)]
+        self._free: asyncio.Queue[KeptBrowser] = asyncio.Queue()
+        for kept in self._all:
+            self._free.put_nowait(kept)
+
+    @contextlib.asynccontextmanager
+    async def lend(self) -> AsyncIterator[KeptBrowser]:
+        """A browser no other run uses now (waits for one), given back when the block ends."""
+        kept = await self._free.get()
+        try:
+            yield kept
+        finally:
+            self._free.put_nowait(kept)
+
+    async def close(self) -> None:
+        for kept in self._all:
+            await kept.close()
