@@ -603,7 +603,8 @@ async def replay(
     try:
         port: BrowserPort = NoBrowser()
         if browser is not None:
-            kept = isinstance(browser, KeptPage)  # a fleet worker's page, wiped between runs
+            # A kept page (a fleet worker's, a headless batch's) is wiped between runs.
+            kept = isinstance(browser, KeptPage)
             page = browser.page if kept else await browser.context.new_page()
             domains = domains_of(workflow, stored)
             if base_url is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -216,8 +217,6 @@ def test_rows_for_two_sites_each_run_under_their_own_guard(site: str) -> None:
     assert statuses[3] is RunStatus.FAILED
 
 
-def _path(found: str | None) -> Any:
-    from pathlib import Path
-
+def _path(found: str | None) -> Path:
     assert found, "Chromium is not installed"
     return Path(found)

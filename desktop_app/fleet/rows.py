@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Final
 
-from desktop_app.adapters.browser.kept import KeptBrowser, KeptPage
+from desktop_app.adapters.browser.kept import KeptBrowser
 from desktop_app.adapters.sql.fleet_store import Claim, ClaimOutcome, SqlFleetStore
 from desktop_app.app import Services, open_services, replay
 from desktop_app.core.errors import ProceduraError
@@ -143,9 +143,6 @@ class RowRunner:
                         "stopped before the irreversible step"
                     )
 
-            async def context() -> KeptPage:
-                return await self._browser.run_context()
-
             result = await replay(
                 services,
                 version,
@@ -153,7 +150,7 @@ class RowRunner:
                 options=options,
                 headless=True,
                 before_step=before_step,
-                browser_factory=context,
+                browser_factory=self._browser.run_context,
             )
         run = result.run
         if run.status is RunStatus.ABORTED and stop.is_set():

@@ -2,7 +2,8 @@
 between them.
 
 A new browser context per row isolates rows, but a row then pays for a new page and its
-renderer: about two thirds of Chromium's work for a short row. So a worker keeps one context
+renderer: for a short fleet row, most of the machine's work (1.22 CPU-seconds a row with a new
+context, under 0.5 with a kept page: docs/benchmarks.md §15). So a worker keeps one context
 and one page, and between rows takes back everything a row can leave behind, as a new context
 would not have it:
 
@@ -153,9 +154,11 @@ class KeptBrowser:
             return
         try:
             await asyncio.wait_for(_wipe(held), _WIPE_S)
-        except Exception as exc:  # whatever stayed behind must not reach the next run
-            log.info("the kept page could not be wiped (%s): a new context is made", exc)
+        except BaseException as exc:  # whatever stayed behind must not reach the next run
+            log.info("the kept page could not be wiped (%r): a new context is made", exc)
             await self._drop()
+            if not isinstance(exc, Exception):
+                raise
 
     async def _drop(self) -> None:
         held, self._held = self._held, None
