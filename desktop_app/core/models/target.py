@@ -38,6 +38,7 @@ class LocatorStrategy(StrEnum):
     CSS = "css"
     XPATH = "xpath"
     IMAGE_ANCHOR = "image_anchor"
+    ACCESSIBLE = "accessible"
 
 
 class ItemScope(FrozenModel):
@@ -62,6 +63,8 @@ class Locator(FrozenModel):
 
     ``value`` is the role for ``role`` (with the accessible name in ``name``), the label text for
     ``label``, the selector for ``css`` and ``xpath``, and a media ref for ``image_anchor``.
+    ``accessible`` finds a desktop element by its accessibility API: ``value`` is its role
+    ("push button", AT-SPI's names) and ``name`` its accessible name or label.
     Values may contain ``{parameter}`` placeholders. ``nth`` picks one of several matches (in
     document order) where the strategy alone is ambiguous, and ``nth_of`` says how many there
     were when recorded; such a locator ranks last, and decides between look-alikes only while
@@ -81,21 +84,28 @@ class Locator(FrozenModel):
 
     @model_validator(mode="after")
     def _name_only_for_role(self) -> Locator:
-        if self.name is not None and self.strategy is not LocatorStrategy.ROLE:
-            raise ValueError("an accessible name goes only with the 'role' strategy")
+        if self.name is not None and self.strategy not in (
+            LocatorStrategy.ROLE,
+            LocatorStrategy.ACCESSIBLE,
+        ):
+            raise ValueError("an accessible name goes only with the 'role' or 'accessible' strategy")
         if self.nth_of is not None and (self.nth is None or self.nth >= self.nth_of):
             raise ValueError("nth_of goes with an nth below it")
         if self.within is not None and self.strategy in (
             LocatorStrategy.XPATH,
             LocatorStrategy.IMAGE_ANCHOR,
+            LocatorStrategy.ACCESSIBLE,
         ):
             raise ValueError(f"a {self.strategy.value} locator cannot look inside an item")
         return self
 
     def describe(self) -> str:
         """A short human form, e.g. ``role=button[name="Save"]``."""
-        if self.strategy is LocatorStrategy.ROLE and self.name is not None:
-            text = f'role={self.value}[name="{self.name}"]'
+        if self.name is not None and (
+            self.strategy is LocatorStrategy.ROLE
+            or (self.strategy is LocatorStrategy.ACCESSIBLE and self.name)
+        ):
+            text = f'{self.strategy.value}={self.value}[name="{self.name}"]'
         else:
             text = f"{self.strategy.value}={self.value}"
         if self.within is not None:

@@ -317,11 +317,14 @@ class DesktopClickStep(StepBase):
 
 
 class DesktopTypeStep(StepBase):
-    """Type text into the focused desktop window."""
+    """Type text into a desktop window: into its element *target* when the step has one (the
+    field typed into when recorded, found by accessibility and focused first), else wherever
+    the window's keyboard focus is."""
 
     kind: Literal["desktop_type"] = "desktop_type"
     window_title: str | None = None
     text: str
+    target: Target | None = None
 
 
 class HotkeyStep(StepBase):

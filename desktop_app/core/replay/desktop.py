@@ -8,12 +8,18 @@ window's top-left corner, so a window that moved still gets the same click.
 Image anchors are PNG crops of the screen around the recorded click (the recorder stores them in
 the media store; the step's target has them as an ``image_anchor`` locator, and its fingerprint's
 ``bbox`` says where the crop was, relative to the window).
+
+Elements are what the platform's accessibility API says is in a window (AT-SPI on Linux, UI
+Automation on Windows, AX on macOS): a role, a name, where it is, its states. A step recorded on
+an element that had one finds it again by role and name, before any image; an application that
+exposes no tree (Tk, most games) is driven by images alone. Role names are AT-SPI's ("push
+button", "text", "password text", "check box"); the other platforms' adapters map theirs to them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from desktop_app.core.errors import ProceduraError
@@ -22,6 +28,7 @@ from desktop_app.core.models.common import BoundingBox
 __all__ = [
     "DesktopPort",
     "DesktopUnavailable",
+    "Element",
     "ImageMatch",
     "MouseButton",
     "Window",
@@ -55,10 +62,47 @@ class Window:
 
 @dataclass(frozen=True, slots=True)
 class ImageMatch:
-    """Where an image anchor was found: its box on the screen and how well it matched (0..1)."""
+    """Where an image anchor was found: its box on the screen, how well it matched (0..1), and
+    at what scale (the anchor was resized by *scale* to match: 2.0 on a screen drawn at twice
+    the size it was recorded at)."""
 
     box: BoundingBox
     score: float
+    scale: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One element of a window, as the platform's accessibility API shows it now.
+
+    Args:
+        role: what it is, as AT-SPI names roles ("push button", "text", "password text").
+        name: its accessible name, else the text of the label the application ties to it
+            (a labelled-by relation); "" when it has neither.
+        box: where it is on the screen (screen pixels).
+        states: what it is now, as AT-SPI names states ("focused", "editable", "showing",
+            "enabled", "checked", ...).
+        path: its ancestors from the window down, each ``role`` or ``role "name"``; the window
+            itself is left out (its title changes; the step's window says which one).
+        ref: the adapter's own handle for it (opaque to the core), to focus it or read it.
+    """
+
+    role: str
+    name: str
+    box: BoundingBox
+    states: frozenset[str] = frozenset()
+    path: tuple[str, ...] = ()
+    ref: object = field(default=None, compare=False, hash=False)
+
+    @property
+    def editable(self) -> bool:
+        """Whether text can be typed into it."""
+        return "editable" in self.states
+
+    @property
+    def secret(self) -> bool:
+        """Whether it hides what is typed (a password field)."""
+        return self.role == "password text"
 
 
 class DesktopPort(Protocol):
@@ -81,10 +125,30 @@ class DesktopPort(Protocol):
         ...
 
     async def find_image(
-        self, anchor: bytes, *, box: BoundingBox | None = None, limit: int = 3
+        self,
+        anchor: bytes,
+        *,
+        box: BoundingBox | None = None,
+        limit: int = 3,
+        scales: Sequence[float] = (1.0,),
     ) -> list[ImageMatch]:
         """Where the PNG *anchor* appears in a fresh screenshot (of *box* only, if given): up to
-        *limit* distinct places, best first (places that overlap the best are not repeated)."""
+        *limit* distinct places, best first (places that overlap the best are not repeated),
+        the anchor resized to each of *scales* in turn."""
+        ...
+
+    async def elements(self, window: Window) -> list[Element] | None:
+        """The elements shown in *window*, as its application's accessibility tree has them
+        (parents before children); None when the application exposes no tree (or there is no
+        accessibility bus), so that images must do."""
+        ...
+
+    async def focus_element(self, element: Element) -> bool:
+        """Give *element* the keyboard focus; whether it has it now."""
+        ...
+
+    async def element_text(self, element: Element) -> str | None:
+        """The text *element* shows now (a field's value), or None when it exposes none."""
         ...
 
     async def move(self, x: float, y: float) -> None:
