@@ -167,7 +167,7 @@ def test_locator_name_only_with_role() -> None:
     assert Locator(strategy=LocatorStrategy.ROLE, value="button", name="Go").describe() == (
         'role=button[name="Go"]'
     )
-    with pytest.raises(ValidationError, match="only with the 'role' strategy"):
+    with pytest.raises(ValidationError, match="only with the 'role' or 'accessible' strategy"):
         Locator(strategy=LocatorStrategy.CSS, value="#go", name="Go")
 
 

@@ -54,5 +54,7 @@ def _locate(scope: Page | Frame | PlaywrightLocator, locator: Locator) -> Playwr
             return scope.locator(value)
         case LocatorStrategy.XPATH:
             return scope.locator(f"xpath={value}")
-        case LocatorStrategy.IMAGE_ANCHOR:
-            raise ValueError("an image anchor is resolved on the desktop, not in a page")
+        case LocatorStrategy.IMAGE_ANCHOR | LocatorStrategy.ACCESSIBLE:
+            raise ValueError(
+                f"an {locator.strategy.value} locator is resolved on the desktop, not in a page"
+            )

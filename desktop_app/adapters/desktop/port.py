@@ -28,12 +28,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from desktop_app.adapters.desktop import require_display
+from desktop_app.adapters.desktop.accessibility import Tree, open_tree
 from desktop_app.adapters.desktop.imaging import encode_png, find_image
 from desktop_app.adapters.desktop.keys import MODIFIERS, normalise_key_name
 from desktop_app.adapters.desktop.x11 import X11
 from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.desktop import (
     DesktopUnavailable,
+    Element,
     ImageMatch,
     MouseButton,
     Window,
@@ -177,6 +179,34 @@ class SystemDesktop:
             for match in found
         ]
 
+    async def elements(self, window: Window) -> list[Element] | None:
+        """*window*'s elements by accessibility (:mod:`.accessibility`); None when its
+        application shows no tree, or there is no accessibility here."""
+
+        def walk(device: _Device) -> list[Element] | None:
+            tree = device.tree()
+            return tree.elements(window) if tree is not None else None
+
+        return await self._call(walk)
+
+    async def focus_element(self, element: Element) -> bool:
+        """Give *element* the keyboard focus through accessibility; whether it has it."""
+
+        def focus(device: _Device) -> bool:
+            tree = device.tree()
+            return tree is not None and tree.focus(element)
+
+        return await self._call(focus)
+
+    async def element_text(self, element: Element) -> str | None:
+        """The text *element* shows, through accessibility (None: it exposes none)."""
+
+        def read(device: _Device) -> str | None:
+            tree = device.tree()
+            return tree.text(element) if tree is not None else None
+
+        return await self._call(read)
+
     async def move(self, x: float, y: float) -> None:
         """Move the pointer to (*x*, *y*), rounded to whole pixels (nothing is clicked)."""
         await self._call(lambda device: device.move(round(x), round(y)))
@@ -268,6 +298,8 @@ class _Device:
         )
         self._keyboard_module: Any = keyboard
         self._mouse_module: Any = mouse
+        self._tree: Tree | None = None
+        self._tree_tried = False
         try:
             with contextlib.ExitStack() as undo:
                 self.x11 = X11()
@@ -285,6 +317,16 @@ class _Device:
         self.x11.close()
         self._screen.close()
         self._mouse = self._keyboard = None
+        if self._tree is not None:
+            self._tree.close()
+
+    def tree(self) -> Tree | None:
+        """The accessibility tree, opened at the first use (None, once and for all, when there
+        is none: images alone then)."""
+        if not self._tree_tried:
+            self._tree_tried = True
+            self._tree = open_tree()
+        return self._tree
 
     def grab(self, box: BoundingBox | None) -> tuple[Image, BoundingBox] | None:
         """The screen's pixels (BGR) in *box* clipped to the screen, and the box grabbed."""

@@ -362,13 +362,16 @@ class _Builder:
     def desktop_expectations(self, index: int) -> tuple[Expectation, ...]:
         """A desktop action's check: the window the next action happens in, when the title
         changed (a dialog opened, the document was saved) and the next action is on the
-        desktop too."""
+        desktop too; for the last action, its window's title once it was over."""
         event = self.events[index]
         nxt = next((e for e in self.events[index + 1 :] if e.action is not ActionKind.NOTE), None)
-        if nxt is None or nxt.action not in _DESKTOP_ACTIONS or nxt.before is None:
-            return ()
         before = event.before.window_title if event.before else None
-        after = nxt.before.window_title
+        if nxt is None and event.after is not None:
+            after = event.after.window_title
+        elif nxt is None or nxt.action not in _DESKTOP_ACTIONS or nxt.before is None:
+            return ()
+        else:
+            after = nxt.before.window_title
         if not after or after == before:
             return ()
         return (WindowTitleMatches(pattern=self.values.text(after), match="exact"),)
@@ -493,6 +496,7 @@ class _Builder:
                 title=f"Type {placeholder} in '{window or 'the window'}'",
                 window_title=window,
                 text=placeholder,
+                target=event.target,  # the field typed into, by accessibility
                 expectations=self.desktop_expectations(index),
             )
         elif action is ActionKind.HOTKEY and event.key:

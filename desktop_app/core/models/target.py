@@ -88,7 +88,9 @@ class Locator(FrozenModel):
             LocatorStrategy.ROLE,
             LocatorStrategy.ACCESSIBLE,
         ):
-            raise ValueError("an accessible name goes only with the 'role' or 'accessible' strategy")
+            raise ValueError(
+                "an accessible name goes only with the 'role' or 'accessible' strategy"
+            )
         if self.nth_of is not None and (self.nth is None or self.nth >= self.nth_of):
             raise ValueError("nth_of goes with an nth below it")
         if self.within is not None and self.strategy in (

@@ -2,6 +2,13 @@
 
 A ``desktop_click`` climbs its own ladder:
 
+0. **accessibility** — when the step was recorded on an element the application's
+   accessibility tree showed (an ``accessible`` locator: its role and its name or label), the
+   window's tree is searched for it: the only element of that role and name (else the only one
+   with the recorded path of ancestors) is clicked, at the same place within it as recorded,
+   wherever the layout put it and at whatever scale. Elements alike are never told apart by
+   position: then, as when the application shows no tree or the element is not in it, images
+   take over. A disabled (greyed) element is waited for, as a person would.
 1. **recorded** — the window with the recorded title (else the one application window with a
    close title) is focused, and the recorded point, relative to the window, is clicked once the
    step's image anchor is seen there (within :data:`SLACK_PX`): at :data:`HERE_SCORE`, or at
@@ -19,7 +26,12 @@ A ``desktop_click`` climbs its own ladder:
 4. **person** — asked to put the window in the state the step expects (close a dialog, say) and
    to confirm; the ladder is then climbed once more. Skip and abort work as for web steps.
 
-``desktop_type`` and ``hotkey`` steps focus their window (rung 1's window search) and act.
+``desktop_type`` and ``hotkey`` steps focus their window (rung 1's window search) and act. A
+``desktop_type`` step recorded with its field (the element that had the keyboard focus) types
+into that field, found as in rung 0 and given the focus first, and then reads the field back:
+what was typed must be in it (not for a secret). Where the application shows a tree but the
+field is not in it, or is one of several alike, the step types only if the focus is on a field
+of that role and name already; else it stops before typing anything.
 Expectations: a window title (the active window, else any window) and an image anchor visible.
 """
 
@@ -55,7 +67,13 @@ from desktop_app.core.models.workflow import (
 )
 from desktop_app.core.ports import MediaStore
 from desktop_app.core.replay.browser import Handle
-from desktop_app.core.replay.desktop import DesktopPort, DesktopUnavailable, Window
+from desktop_app.core.replay.desktop import DesktopPort, DesktopUnavailable, Element, Window
+from desktop_app.core.replay.desktop_elements import (
+    accessible_locator,
+    find,
+    names,
+    point_in,
+)
 from desktop_app.core.replay.ladder import (
     Found,
     ReplayOptions,
@@ -95,6 +113,9 @@ AHEAD_BY: Final = 0.05
 #: A window's title must be this similar (0-100) to the recorded one to stand in for it.
 TITLE_SIMILARITY: Final = 80.0
 _POLL_S: Final = 0.1
+_BY_TREE: Final = "accessibility: "
+#: How long a field may take to show what was typed into it (seconds).
+_READ_BACK_S: Final = 2.0
 
 
 def is_desktop_step(step: Step) -> bool:
@@ -194,12 +215,15 @@ class DesktopSteps:
                 case DesktopClickStep():
                     await self._click(bound, tracker, title)
                 case DesktopTypeStep(text=text):
-                    await self._window(bound.window_title, None, bound.timeout_s, tracker)
+                    window = await self._window(bound.window_title, None, bound.timeout_s, tracker)
+                    field = await self._field(bound, window, tracker)
                     if secret:  # before typing: a failure half-way may show some of it
                         self.secret_typed = True
                     await self._port().type_text(text)
                     if secret:
                         tracker.note("typed a secret (not shown)")
+                    if field is not None and not secret and not field.secret:
+                        await self._read_back(field, text, tracker)
                 case HotkeyStep(keys=keys):
                     await self._window(bound.window_title, None, bound.timeout_s, tracker)
                     await self._port().hotkey(keys)
@@ -215,10 +239,13 @@ class DesktopSteps:
             found = await self._find_spot(step, window, tracker, title, asked=attempt > 0)
             if found is not None:
                 point, resolution, detail = found
+                by_tree = detail.startswith(_BY_TREE)
                 tracker.found = Found(
                     handle=Handle(selector=f"({point.x:.0f}, {point.y:.0f}) on the screen"),
                     resolution=resolution,
-                    locator=_anchor_locator(step.target),
+                    locator=accessible_locator(step.target)
+                    if by_tree
+                    else _anchor_locator(step.target),
                     detail=detail,
                 )
                 await port.click(point.x, point.y, button=step.button, count=step.click_count)
@@ -237,6 +264,9 @@ class DesktopSteps:
         """The screen point to click, how it was found and why; None after the person was
         asked to set the window right (climb again)."""
         port = self._port()
+        by_tree = await self._by_accessibility(step, window, tracker)
+        if by_tree is not None:
+            return by_tree
         recorded = step.point or Point(x=window.box.width / 2, y=window.box.height / 2)
         expected = Point(x=window.box.x + recorded.x, y=window.box.y + recorded.y)
         anchor = self._anchor(step.target)
@@ -300,6 +330,122 @@ class DesktopSteps:
             return None
         await self._ask_person(step, window, title, tracker)  # rung 4: then climb again
         return None
+
+    async def _by_accessibility(
+        self, step: DesktopClickStep, window: Window, tracker: Tracker
+    ) -> tuple[Point, Resolution, str] | None:
+        """Rung 0: the recorded element in the window's accessibility tree, if it is there."""
+        element = await self._element(step.target, window, step.timeout_s, tracker)
+        if element is None:
+            return None
+        fingerprint = step.target.fingerprint if step.target else None
+        spot = point_in(
+            element,
+            fingerprint,
+            step.point,
+            window.box,
+        )
+        return spot, Resolution.DIRECT, f"{_BY_TREE}{_said(element, window)}"
+
+    async def _element(
+        self, target: Target | None, window: Window, timeout_s: float, tracker: Tracker
+    ) -> Element | None:
+        """The element *target* names in *window*'s accessibility tree, shown and enabled
+        (waited for, the application may still be drawing it); None when the step has no
+        ``accessible`` locator, the application shows no tree, or it is not (uniquely) there."""
+        locator = accessible_locator(target)
+        if locator is None or target is None:
+            return None
+        path = target.fingerprint.ancestors if target.fingerprint else ()
+        port = self._port()
+        deadline = time.monotonic() + min(self._options.patience_s, timeout_s)
+        while True:
+            elements = await port.elements(window)
+            if elements is None:
+                tracker.note("accessibility: the application shows no tree here; images instead")
+                return None
+            lookup = find(elements, locator, path)
+            found = lookup.element
+            if found is not None and not _disabled(found):
+                return found
+            if time.monotonic() >= deadline:
+                if found is not None:
+                    tracker.note(f"accessibility: {locator.describe()} stayed disabled")
+                else:
+                    tracker.note(f"accessibility: {lookup.why}")
+                return None
+            await asyncio.sleep(_POLL_S)
+
+    async def _field(
+        self, step: DesktopTypeStep, window: Window, tracker: Tracker
+    ) -> Element | None:
+        """The field to type into, focused; None to type wherever the window's focus is (the
+        step has no recorded field, or the application shows no tree).
+
+        Raises:
+            StepFailed: the application shows a tree, the recorded field is not (uniquely) in
+                it and the focus is not on one like it; or it would not take the focus.
+        """
+        locator = accessible_locator(step.target)
+        if locator is None:
+            return None
+        port = self._port()
+        field = await self._element(step.target, window, step.timeout_s, tracker)
+        if field is None:
+            elements = await port.elements(window)
+            if elements is None:
+                return None  # no tree: as recorded without one
+            read = names(elements)
+            focused = [(e, n) for e, n in zip(elements, read, strict=True) if "focused" in e.states]
+            if (
+                focused
+                and focused[0][0].role == locator.value
+                and focused[0][1] == (locator.name or "")
+            ):
+                tracker.note(f"typed into the focused {_said(focused[0][0], window)}")
+                return focused[0][0]
+            raise StepFailed(
+                f"the field to type into, {locator.describe()}, was not found in "
+                f"'{window.title}' ({'; '.join(tracker.notes) or 'not in the window'}): "
+                "nothing was typed"
+            )
+        if "focused" not in field.states and not await port.focus_element(field):
+            raise StepFailed(
+                f"{_said(field, window)} would not take the keyboard focus: nothing was typed"
+            )
+        tracker.found = Found(
+            handle=Handle(selector=f"{_said(field, window)}"),
+            resolution=Resolution.DIRECT,
+            locator=locator,
+            detail=f"{_BY_TREE}typed into {_said(field, window)}",
+        )
+        return field
+
+    async def _read_back(self, field: Element, text: str, tracker: Tracker) -> None:
+        """Check that *field* shows *text* (the application got every key; it may take a
+        moment to draw them). Fields that expose no text are not checked.
+
+        Raises:
+            StepFailed: the field does not hold what was typed.
+        """
+        wanted = _squash(text.split("\n")[0])
+        if not wanted:
+            return
+        port = self._port()
+        deadline = time.monotonic() + _READ_BACK_S
+        while True:
+            shown = await port.element_text(field)
+            if shown is None:
+                return
+            if wanted in _squash(shown):
+                tracker.note("the field shows what was typed")
+                return
+            if time.monotonic() >= deadline:
+                raise StepFailed(
+                    f"the field '{field.name or field.role}' shows {shown[:80]!r} after typing, "
+                    "not the value typed: the application did not take it"
+                )
+            await asyncio.sleep(_POLL_S)
 
     async def _ask_llm(
         self,
@@ -484,6 +630,24 @@ def _pick_window(
     if len(close) == 1:
         return close[0], f"'{close[0].title}' stands in for '{title}' (a close title)"
     return None, ""
+
+
+def _said(element: Element, window: Window) -> str:
+    """*element* for a person: its role and name, and where it is in the window."""
+    what = f'{element.role} "{element.name}"' if element.name else element.role
+    box = element.box
+    return f"{what} at ({box.x - window.box.x:.0f}, {box.y - window.box.y:.0f}) in the window"
+
+
+def _disabled(element: Element) -> bool:
+    """Whether *element* is shown disabled (greyed: neither enabled nor sensitive)."""
+    return not {"enabled", "sensitive"} & element.states
+
+
+def _squash(text: str) -> str:
+    """*text* without its spaces, folded: how a field's value is compared with what was typed
+    (an application may reflow or recase what it shows)."""
+    return "".join(text.split()).casefold()
 
 
 def _anchor_locator(target: Target | None) -> Locator | None:

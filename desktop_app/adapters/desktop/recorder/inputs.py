@@ -8,7 +8,7 @@ from datetime import datetime
 from desktop_app.core.models.common import BoundingBox, Point
 from desktop_app.core.models.target import Target
 from desktop_app.core.models.trajectory import Modifier
-from desktop_app.core.replay.desktop import Window
+from desktop_app.core.replay.desktop import Element, Window
 
 __all__ = ["Burst", "HeldClick", "Key", "Note", "Pause", "Press", "Shot", "Stop"]
 
@@ -35,6 +35,7 @@ class Press:
     windows: tuple[Window, ...]  # every visible window then (to mask the sensitive ones)
     shot: Shot | None
     screen: BoundingBox  # the whole desktop (where a click outside any window is relative to)
+    elements: tuple[Element, ...] | None = None  # the window's, by accessibility (None: no tree)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class Burst:
     window: Window | None
     secret: bool
     text: list[str] = field(default_factory=list)
+    into: Target | None = None  # the element typed into, by accessibility
 
 
 @dataclass

@@ -9,10 +9,12 @@ import os
 import queue
 import threading
 import time
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from desktop_app.adapters.desktop import require_display
+from desktop_app.adapters.desktop.accessibility import Tree, open_tree
 from desktop_app.adapters.desktop.recorder.anchors import cut_anchor
 from desktop_app.adapters.desktop.recorder.inputs import (
     Burst,
@@ -35,10 +37,12 @@ from desktop_app.adapters.desktop.recorder.keystrokes import (
 from desktop_app.adapters.desktop.recorder.pixels import cut_shot, paint, png
 from desktop_app.adapters.desktop.recorder.windows import handle_of, title_matches, window_at
 from desktop_app.core.models.common import BoundingBox, Point, utcnow
+from desktop_app.core.models.target import Fingerprint, Locator, Target
 from desktop_app.core.models.trajectory import ActionKind, Event, Observation, SecretPlaceholder
 from desktop_app.core.ports import MediaStore
 from desktop_app.core.recording import RecordingSession
-from desktop_app.core.replay.desktop import DesktopUnavailable, Window
+from desktop_app.core.replay.desktop import DesktopUnavailable, Element, Window
+from desktop_app.core.replay.desktop_elements import describe, element_at
 
 if TYPE_CHECKING:
     from desktop_app.adapters.desktop.x11 import X11
@@ -52,6 +56,10 @@ log = logging.getLogger(__name__)
 REST_S: Final = 0.05
 FRESH_S: Final = 1.5
 NEAR_PX: Final = 4
+#: A screenshot taken this long (seconds) before the press shows the screen before it; one taken
+#: later may already show the press's effect (a new title), the press having reached the
+#: application as soon as us.
+RESTED_S: Final = 0.05
 
 #: A second press of the same button this soon and this close makes a double click.
 _DOUBLE_CLICK_S: Final = 0.4
@@ -80,6 +88,8 @@ class DesktopRecorder:
         self._listeners: list[Any] = []
         self._x11: X11 | None = None
         self._mss: Any = None
+        # The accessibility tree (None: images only), used under the capture lock.
+        self._tree: Tree | None = None
         # One press is captured at a time, in the order they come, on one X11 connection.
         self._capture = threading.Lock()
         self._held_modifiers: frozenset[str] = frozenset()
@@ -97,9 +107,14 @@ class DesktopRecorder:
         # The window last clicked in a sensitive region of: typing is secret until the next click.
         self._secret_window: int | None = None
         self._last_window: Window | None = None
+        # The field the last click was on (its window's handle and its description): what is
+        # typed next goes there, until a key moves the focus (Tab) or another window is used.
+        self._clicked_field: tuple[int, Target] | None = None
         # The screen as the pointer last came to rest (the mouse listener's thread only): what
         # a click's anchor is cut from, before the application redraws for the press.
         self._resting: tuple[float, int, int, Shot, tuple[Window, ...]] | None = None
+        # Each window's title as last seen surely before an input (window handle → title).
+        self._titles: dict[int, str] = {}
 
     # ── lifecycle ───────────────────────────────────────────────────────────────────────────
 
@@ -129,6 +144,7 @@ class DesktopRecorder:
                 "RECORD extension"
             )
         self._mss = mss.MSS()
+        self._tree = open_tree()
         self._worker = threading.Thread(target=self._work, name="desktop-recorder", daemon=True)
         self._worker.start()
         self._listeners = [
@@ -157,6 +173,9 @@ class DesktopRecorder:
             self._mss.close()
         if self._x11 is not None:
             self._x11.close()
+        if self._tree is not None:
+            with self._capture:
+                self._tree.close()
 
     def _stop_listeners(self) -> None:
         for listener in self._listeners:
@@ -239,7 +258,22 @@ class DesktopRecorder:
         if shot is not None:
             self._resting = (now, x, y, shot, windows)
 
-    def _before_press(self, x: int, y: int, clock: float) -> tuple[Shot, tuple[Window, ...]] | None:
+    def _title_before(self, window: Window | None, taken: float, clock: float) -> Window | None:
+        """*window* as it was before the press at *clock*, seen at *taken*: a capture made just
+        before the press, or after it, may show the press's own effect (a form retitled
+        "Saved" on the click that saves it), so the title it had at the previous input stands
+        (a title changed by that input is still close enough for replay to find the window)."""
+        if window is None:
+            return None
+        title = window.title
+        if clock - taken < RESTED_S:
+            title = self._titles.get(window.handle, title)
+        self._titles[window.handle] = title
+        return window if title == window.title else replace(window, title=title)
+
+    def _before_press(
+        self, x: int, y: int, clock: float
+    ) -> tuple[float, Shot, tuple[Window, ...]] | None:
         """The screen and the windows just before the press at (*x*, *y*): what the pointer's
         moves last took, if it was taken near there and lately (a press is seen by the
         application as soon as by us: it may already have redrawn or retitled its window)."""
@@ -249,7 +283,7 @@ class DesktopRecorder:
         taken, rx, ry, shot, windows = resting
         if clock - taken > FRESH_S or abs(rx - x) > NEAR_PX or abs(ry - y) > NEAR_PX:
             return None
-        return shot, windows
+        return taken, shot, windows
 
     def _on_click(self, x: int, y: int, button: Any, pressed: bool, injected: bool) -> None:
         name = getattr(button, "name", None)
@@ -261,10 +295,12 @@ class DesktopRecorder:
                 before = self._before_press(x, y, clock)
                 shot: Shot | None
                 if before is not None:  # the screen and the windows' titles before the press
-                    shot, windows = before
+                    taken, shot, windows = before
                 else:
-                    shot = self._grab(x, y)
+                    taken, shot = clock, self._grab(x, y)
                     windows = tuple(self._x11.windows()) if self._x11 is not None else ()
+                window = self._title_before(window_at(windows, x, y), taken, clock)
+                elements = self._elements(window)
                 self._queue.put(
                     Press(
                         at=at,
@@ -273,14 +309,22 @@ class DesktopRecorder:
                         y=y,
                         button=name,
                         modifiers=modifiers_of(self._held_modifiers),
-                        window=window_at(windows, x, y),
+                        window=window,
                         windows=windows,
                         shot=shot,
                         screen=_box(self._mss.monitors[0]),
+                        elements=elements,
                     )
                 )
         except Exception as exc:  # never let the listener die: the recording goes on
             log.warning("desktop recorder: a click could not be captured: %s", exc)
+
+    def _elements(self, window: Window | None) -> tuple[Element, ...] | None:
+        """(Capture lock held.) *window*'s elements by accessibility; None without a tree."""
+        if self._tree is None or window is None or self._excluded(window):
+            return None
+        found = self._tree.elements(window)
+        return tuple(found) if found is not None else None
 
     def _grab(self, x: int, y: int) -> Shot | None:
         """The monitor holding (*x*, *y*), as it is now."""
@@ -312,6 +356,8 @@ class DesktopRecorder:
             at = utcnow()
             with self._capture:
                 window = self._x11.active_window() if self._x11 is not None else None
+                if window is not None:
+                    self._titles[window.handle] = window.title
                 self._queue.put(Key(at, name, char, self._held_modifiers, window))
         except Exception as exc:  # never let the listener die (and never log the key)
             log.warning(
@@ -407,6 +453,9 @@ class DesktopRecorder:
             sensitive = sensitive or self._is_sensitive(window)
         screenshot = None
         target = None
+        element, described = self._element_clicked(press, area, sensitive and region is None)
+        if element is not None and sensitive and not element.editable:
+            element = described = None  # a field's label is not secret; what else shows may be
         cut = cut_shot(press.shot, area) if press.shot is not None else None
         if cut is not None:
             image, origin = cut
@@ -420,6 +469,7 @@ class DesktopRecorder:
                 target = cut_anchor(
                     self._media, image, origin, area, press, window, masks, beside=region
                 )
+        target = _joined(described, target)
         self._held = HeldClick(
             press=press,
             screenshot=screenshot,
@@ -427,6 +477,25 @@ class DesktopRecorder:
             point=Point(x=press.x - area.x, y=press.y - area.y),
         )
         self._last_window = window
+        self._clicked_field = None
+        if window is not None and element is not None and element.editable and target is not None:
+            self._clicked_field = (
+                window.handle,
+                Target(locators=target.locators[:1], fingerprint=target.fingerprint),
+            )
+
+    def _element_clicked(
+        self, press: Press, area: BoundingBox, in_sensitive_window: bool
+    ) -> tuple[Element | None, tuple[Locator, Fingerprint] | None]:
+        """The element the press is on and its description, by accessibility (None, None
+        without a tree, off any element, or in a sensitive window: nothing of it is kept)."""
+        elements = press.elements
+        if not elements or in_sensitive_window:
+            return None, None
+        index = element_at(elements, press.x, press.y)
+        if index is None:
+            return None, None
+        return elements[index], describe(elements, index, area)
 
     def _click_event(
         self, held: HeldClick, *, clicks: int, ended_at: datetime | None = None
@@ -453,7 +522,22 @@ class DesktopRecorder:
                 app=window.app if window is not None else None,
                 screenshot=held.screenshot,
             ),
+            after=self._after(window),
         )
+
+    def _after(self, window: Window | None) -> Observation | None:
+        """*window*'s title now, once its click is over (what the click's step expects when
+        nothing follows it on the desktop: the form retitled "Saved"); None when it is gone."""
+        if window is None or self._x11 is None:
+            return None
+        try:
+            with self._capture:
+                now = self._x11.window(window.handle)
+        except Exception:  # the display went away: nothing observed
+            return None
+        if now is None:
+            return None
+        return Observation(at=utcnow(), window_title=now.title, app=now.app)
 
     # keys
 
@@ -469,6 +553,7 @@ class DesktopRecorder:
         name = key.name
         if held & COMMAND_MODIFIERS or name in SPECIAL_KEYS:
             self._burst = None
+            self._clicked_field = None  # Tab, Enter, a shortcut: the focus may be elsewhere now
             label = name or (key.char or "").lower()
             if label:
                 self._emit(hotkey(key, label))
@@ -482,10 +567,34 @@ class DesktopRecorder:
                 self._emit(self._typed(burst, key))
         elif key.char is not None and (key.char == " " or key.char.isprintable()):
             if burst is None:
-                burst = self._burst = Burst(at=key.at, window=window, secret=self._secret(window))
+                burst = self._burst = Burst(
+                    at=key.at, window=window, secret=self._secret(window), into=self._into(window)
+                )
             if not burst.secret:
                 burst.text.append(key.char)
             self._emit(self._typed(burst, key))
+
+    def _into(self, window: Window | None) -> Target | None:
+        """The element typing into *window* now goes to: the field last clicked in it, else
+        the element with the keyboard focus (by accessibility; None when there is no tree or
+        the focus is not on a field). The clicked field first: the application may not have
+        moved its focus yet when the first key arrives at machine speed."""
+        if window is None or self._excluded(window):
+            return None
+        clicked = self._clicked_field
+        if clicked is not None and clicked[0] == window.handle:
+            return clicked[1]
+        if self._is_sensitive(window):
+            return None
+        with self._capture:
+            elements = self._elements(window)
+        if not elements:
+            return None
+        index = next((i for i, e in enumerate(elements) if "focused" in e.states), None)
+        if index is None or not elements[index].editable:
+            return None
+        locator, fingerprint = describe(elements, index, window.box)
+        return Target(locators=(locator,), fingerprint=fingerprint)
 
     def _secret(self, window: Window | None) -> bool:
         """Whether typing into *window* now must not be kept."""
@@ -507,6 +616,7 @@ class DesktopRecorder:
             at=burst.at,
             ended_at=max(key.at, burst.at),
             value=value,
+            target=burst.into,
             typed=True,
             before=Observation(
                 at=burst.at, window_title=title, app=window.app if window is not None else None
@@ -571,6 +681,28 @@ def _wake(listener: Any) -> None:
         with contextlib.suppress(Exception):
             display.record_disable_context(context)
             display.flush()
+
+
+def _joined(described: tuple[Locator, Fingerprint] | None, anchor: Target | None) -> Target | None:
+    """The click's target: the element by accessibility first, then its image anchor (the
+    fingerprint holds both: the element's role, name and box, the anchor's box)."""
+    if described is None:
+        return anchor
+    locator, fingerprint = described
+    if anchor is None:
+        return Target(locators=(locator,), fingerprint=fingerprint)
+    kept = anchor.fingerprint or Fingerprint()
+    return Target(
+        locators=(locator, *anchor.locators),
+        fingerprint=kept.model_copy(
+            update={
+                "role": fingerprint.role,
+                "name": fingerprint.name,
+                "ancestors": fingerprint.ancestors,
+                "attributes": {**kept.attributes, **fingerprint.attributes},
+            }
+        ),
+    )
 
 
 def _box(monitor: dict[str, int]) -> BoundingBox:
