@@ -205,8 +205,8 @@ class Templater:
         """*loc* with recorded values in its value, name and item scope made slots."""
         value, name, within = loc.value, loc.name, loc.within
         match loc.strategy:
-            case LocatorStrategy.IMAGE_ANCHOR:
-                return loc
+            case LocatorStrategy.IMAGE_ANCHOR | LocatorStrategy.ACCESSIBLE:
+                return loc  # desktop locators are never templated
             case LocatorStrategy.CSS | LocatorStrategy.XPATH:
                 value = self.selector(value)
             case LocatorStrategy.TEST_ID:

@@ -147,7 +147,7 @@ class LocatorTests(EditorWindowBase):
             self.form.set_test_result(step.id, locator_row, "type the page address above", "bad")
             self.form.test_url.setFocus()
             return None
-        if locator.strategy is LocatorStrategy.IMAGE_ANCHOR:
+        if locator.strategy in (LocatorStrategy.IMAGE_ANCHOR, LocatorStrategy.ACCESSIBLE):
             self.form.set_test_result(step.id, locator_row, "desktop only", "warn")
             return None
         scope = locator.within

@@ -76,7 +76,9 @@ class StepLocators(StepFormBase):
                 )
                 button.clicked.connect(lambda _=False, r=row: self._on_test_clicked(r))
                 self.locators.setCellWidget(row, 2, button)
-            button.setEnabled(locator.strategy is not LocatorStrategy.IMAGE_ANCHOR)
+            button.setEnabled(
+                locator.strategy not in (LocatorStrategy.IMAGE_ANCHOR, LocatorStrategy.ACCESSIBLE)
+            )
             text, tone = self._results.get((step.id, locator.describe()), ("", "busy"))
             self._show_result(row, text, tone)
         if locators:
