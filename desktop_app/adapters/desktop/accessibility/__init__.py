@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Protocol
+from typing import Final, Protocol
 
 from desktop_app.core.replay.desktop import Element, Window
 
-__all__ = ["Tree", "open_tree"]
+__all__ = ["MAX_ELEMENTS", "Tree", "open_tree"]
 
 log = logging.getLogger(__name__)
+
+#: The most elements one window's walk reads, on every platform; a bigger window has "no tree"
+#: (images do).
+MAX_ELEMENTS: Final = 2000
 
 
 class Tree(Protocol):
