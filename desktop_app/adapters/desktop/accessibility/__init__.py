@@ -2,7 +2,7 @@
 
 Linux has AT-SPI over D-Bus (:mod:`.atspi`, tested); Windows has UI Automation (:mod:`.uia`)
 and macOS the AX API (:mod:`.ax`), both written to the same protocol but untested here (no such
-machine runs our suite): they say so in their docstrings and in ``docs/desktop.md``.
+machine runs our suite): they say so in their docstrings and in ``docs/recording.md``.
 
 A tree is synchronous and not thread-safe: one thread uses it (the desktop port's worker, or the
 recorder's capture lock). Every method may block on the application (a D-Bus or COM call), each
@@ -32,7 +32,7 @@ class Tree(Protocol):
 
     def elements(self, window: Window) -> list[Element] | None:
         """The elements shown in *window* (parents before children, the window itself left
-        out), as many as :data:`.atspi.MAX_ELEMENTS`; None when its application exposes no tree."""
+        out), as many as :data:`MAX_ELEMENTS`; None when its application exposes no tree."""
         ...
 
     def focus(self, element: Element) -> bool:

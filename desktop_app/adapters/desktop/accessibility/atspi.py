@@ -23,17 +23,16 @@ import os
 import time
 from typing import Any, Final
 
+from desktop_app.adapters.desktop.accessibility import MAX_ELEMENTS
 from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.desktop import Element, Window
 
-__all__ = ["CALL_TIMEOUT_S", "MAX_ELEMENTS", "STATES", "WALK_BUDGET_S", "AtSpiTree"]
+__all__ = ["CALL_TIMEOUT_S", "STATES", "WALK_BUDGET_S", "AtSpiTree"]
 
 log = logging.getLogger(__name__)
 
 #: How long one call may take before the application counts as not answering (seconds).
 CALL_TIMEOUT_S: Final = 1.0
-#: The most elements one window's walk reads; a bigger window has "no tree" (images do).
-MAX_ELEMENTS: Final = 2000
 #: The most time one window's walk may take (seconds).
 WALK_BUDGET_S: Final = 3.0
 
