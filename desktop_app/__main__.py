@@ -3,7 +3,7 @@ executable."""
 
 import sys
 
-from desktop_app.startup import hold_collection
+from desktop_app.startup import hold_collection, open_standard_streams
 
 
 def _run_frozen_module() -> bool:
@@ -26,6 +26,7 @@ def _run_frozen_module() -> bool:
 
 def main() -> None:
     """Run ``procedura``: the command line, or the desktop app (``procedura gui``)."""
+    open_standard_streams()  # a launcher may have closed them: nothing else may take them
     hold_collection()  # until the command begins (see desktop_app.startup)
     if not _run_frozen_module():
         from desktop_app.cli import main as cli_main

@@ -30,8 +30,9 @@ needs_xvfb = pytest.mark.skipif(
 
 
 @contextlib.contextmanager
-def xvfb(width: int = 1024, height: int = 768) -> Iterator[str]:
-    """A virtual X display (``:N``) for the duration; DISPLAY points at it meanwhile."""
+def xvfb(width: int = 1024, height: int = 768, *options: str) -> Iterator[str]:
+    """A virtual X display (``:N``) for the duration; DISPLAY points at it meanwhile. *options*
+    go to Xvfb (``"-extension", "RECORD"``: a server whose input cannot be listened to)."""
     read, write = os.pipe()
     process = subprocess.Popen(
         [
@@ -46,6 +47,7 @@ def xvfb(width: int = 1024, height: int = 768) -> Iterator[str]:
             # An X server resets when its last client leaves and drops a client that connects
             # meanwhile ("connection reset by peer"): the recorder connects right after a probe.
             "-noreset",
+            *options,
         ],
         pass_fds=(write,),
         stdout=subprocess.DEVNULL,

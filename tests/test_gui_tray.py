@@ -82,6 +82,7 @@ def test_the_menu_lists_approved_workflows_pinned_first_by_site_and_follows_chan
         "No approved workflows yet",
         "Run over a &CSV file…",
         "&Record new…",
+        "Record on the &desktop…",
         "&Open Procedura",
         "&Pause runs",
         "&Quit Procedura",

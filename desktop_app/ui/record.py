@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.models.trajectory import Event
 from desktop_app.core.recording import PROFILE_NAME_RULE, clean_events, is_profile_name
+from desktop_app.core.replay.desktop import DesktopUnavailable
 from desktop_app.ops.changes import MANY, Changes, Origin
 from desktop_app.ops.induce import Induced
 from desktop_app.ops.record import keep_recording, started
@@ -56,6 +58,7 @@ from desktop_app.ui.tasks import describe_error
 from desktop_app.ui.windows import bring_forward, fit_window
 
 __all__ = [
+    "CANNOT_RECORD_THE_DESKTOP",
     "RecordDialog",
     "RecordingBar",
     "RecordingController",
@@ -63,6 +66,9 @@ __all__ = [
     "check_url",
     "start_recording",
 ]
+
+#: The title of what the window and the tray say when the desktop cannot be recorded here.
+CANNOT_RECORD_THE_DESKTOP: Final = "Cannot record on the desktop"
 
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 #: A scheme such as ``mailto:`` or ``javascript:`` (not a ``host:port``).
@@ -528,9 +534,12 @@ class RecordingController(QObject):
         recording_started(str): the browser is open and recording (the trajectory's id).
         steps_changed(int): the live list of steps changed; how many there are.
         draft_opened(str): the draft induced from the recording was opened (its workflow id).
+        recording_unavailable(str): the desktop cannot be recorded here (no display, no way
+            to listen to the input, a library missing); the one-line reason. Nothing was kept.
     """
 
     recording_started = Signal(str)
+    recording_unavailable = Signal(str)
     steps_changed = Signal(int)
     draft_opened = Signal(str)
 
@@ -580,8 +589,10 @@ class RecordingController(QObject):
             adopt(self.bar)  # the main window closes it when it closes
         self.bar.show()
         self.bar.place()
-        if self._minimise:
-            self._host.window.showMinimized()
+        window = self._host.window
+        # A window hidden in the tray stays hidden: minimising it would show it in the taskbar.
+        if self._minimise and window.isVisible() and not window.isMinimized():
+            window.showMinimized()
             self._minimised = True
         self._host.tasks.start(
             self._run(), label="Recording…", on_done=self._on_job_done, on_error=self._on_job_error
@@ -669,7 +680,25 @@ class RecordingController(QObject):
         self.deleteLater()
         self._bring_window()
         self._host.events.announce(Changes.of(Origin.WINDOW, recordings=[MANY]))
+        if isinstance(exc, DesktopUnavailable):
+            self._say_cannot_record(str(exc))
+            return True
         return say_cancelled(self._host, exc)  # else reported once, in the window
+
+    def _say_cannot_record(self, reason: str) -> None:
+        """The desktop cannot be recorded here: its one line in a box (a person's problem to
+        fix, not a bug: no details to show), in the status bar, and to whoever listens."""
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            CANNOT_RECORD_THE_DESKTOP,
+            reason[:1].upper() + reason[1:] + ("" if reason.endswith(".") else "."),
+            parent=self._host.window,
+        )
+        box.setObjectName("recording-unavailable")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self._host.show_status(f"{CANNOT_RECORD_THE_DESKTOP}: {reason}")
+        self.recording_unavailable.emit(reason)
 
     def _bring_window(self) -> None:
         """The main window to the front, when it went out of the way for the recording."""
@@ -777,23 +806,41 @@ def active_recording(host: Host) -> RecordingController | None:
     return None
 
 
-def start_recording(host: Host) -> None:
-    """Open the record dialog (or, while a recording runs, bring its bar forward)."""
+def start_recording(
+    host: Host,
+    *,
+    desktop: bool = False,
+    on_controller: Callable[[RecordingController], object] | None = None,
+) -> RecordDialog | None:
+    """Open the record dialog (or, while a recording runs, bring its bar forward, and None).
+
+    With *desktop* the dialog has the desktop chosen. *on_controller* gets the recording's
+    controller once Start is pressed (the tray follows it).
+    """
     running = active_recording(host)
     if running is not None:
         running.raise_bar()
         host.show_status("A recording is already running; stop it first")
-        return
+        return None
     dialog = RecordDialog(host, host.window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    if desktop:
+        dialog.desktop_choice.setChecked(True)
+        dialog.intent.setFocus()
 
     def begin(request: RecordingRequest) -> None:
         controller = RecordingController(host, request, minimise=dialog.minimise_window)
+        if on_controller is not None:
+            on_controller(controller)
         controller.start()
 
     dialog.request_made.connect(begin)
-    dialog.open()
+    if host.window.isVisible():
+        dialog.open()
+    else:  # from the tray, the main window hidden: the dialog on its own, in front
+        bring_forward(dialog)
     with contextlib.suppress(RuntimeError):  # the window is closing
         loading = host.tasks.start(dialog.load(), label="Loading profiles…")
         if loading is not None:  # a dialog closed at once (Start) has no profiles to fill
             dialog.finished.connect(lambda _result: loading.cancel())
+    return dialog

@@ -97,6 +97,7 @@ class TrayBase(QObject):
     pause_action: QAction
     open_action: QAction
     record_action: QAction
+    record_desktop_action: QAction
     batch_action: QAction
     search_action: QAction
     quit_action: QAction

@@ -113,6 +113,7 @@ class TrayMenu(TrayBase):
         self.batch_action.setEnabled(plan.count > 0)
         menu.addAction(self.batch_action)
         menu.addAction(self.record_action)
+        menu.addAction(self.record_desktop_action)
         menu.addAction(self.open_action)
         menu.addAction(self.pause_action)
         menu.addSeparator()

@@ -17,6 +17,7 @@ from desktop_app.ui.tray.fleet import TrayFleet
 from desktop_app.ui.tray.icons import _app_icon, _badged
 from desktop_app.ui.tray.menu import SEARCH_AFTER, TrayMenu
 from desktop_app.ui.tray.menu_plan import MenuPlan
+from desktop_app.ui.tray.recording import TrayRecording
 from desktop_app.ui.tray.runs import TrayRuns
 
 __all__ = ["Tray"]
@@ -29,7 +30,7 @@ RELOAD_DELAY_MS: Final = 150
 FLEET_REFRESH_MS: Final = 30_000
 
 
-class Tray(TrayMenu, TrayRuns, TrayFleet):
+class Tray(TrayMenu, TrayRuns, TrayRecording, TrayFleet):
     """The tray icon and its menu, over the main window (*host*).
 
     Args:
@@ -89,6 +90,13 @@ class Tray(TrayMenu, TrayRuns, TrayFleet):
         self.record_action.setObjectName("tray-record")
         self.record_action.setToolTip("Show Procedura a task in a browser, to learn it")
         self.record_action.triggered.connect(self._on_record_action_triggered)
+        self.record_desktop_action = QAction("Record on the &desktop…", self)
+        self.record_desktop_action.setObjectName("tray-record-desktop")
+        self.record_desktop_action.setToolTip(
+            "Show Procedura a task done in other applications' windows (clicks, typing, "
+            "shortcuts), to learn it; a small bar stops the recording"
+        )
+        self.record_desktop_action.triggered.connect(self._on_record_desktop_action_triggered)
         self.batch_action = QAction("Run over a &CSV file…", self)
         self.batch_action.setObjectName("tray-batch")
         self.batch_action.setToolTip(
@@ -229,6 +237,9 @@ class Tray(TrayMenu, TrayRuns, TrayFleet):
     def _on_record_action_triggered(self) -> None:
         self.open_window()
         self._host.start_recording()
+
+    def _on_record_desktop_action_triggered(self) -> None:
+        self.record_desktop()
 
     def _on_quit_action_triggered(self) -> None:
         self.quit()
