@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import pty
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,7 @@ from desktop_app.core.models import (
     Event,
     LocatorStrategy,
     Modifier,
+    Point,
     SecretPlaceholder,
     Trajectory,
 )
@@ -262,6 +265,56 @@ def test_pauses_and_procedura_own_windows_are_left_out(home: Path, tmp_path: Pat
     assert [(e.action, e.value) for e in trajectory.events] == [
         (ActionKind.NOTE, "checked by hand")
     ]
+
+
+@contextlib.contextmanager
+def popup_of_ours(x: int, y: int, width: int, height: int) -> Iterator[None]:
+    """A popup (override-redirect, like a tray menu: in no window manager's list) of this
+    process at (*x*, *y*) on the screen, above whatever is there."""
+    from Xlib import X, Xatom
+    from Xlib import display as xdisplay
+
+    connection = xdisplay.Display()
+    try:
+        screen = connection.screen()
+        popup = screen.root.create_window(
+            x, y, width, height, 0, screen.root_depth,
+            background_pixel=screen.black_pixel, override_redirect=True,
+        )  # fmt: skip
+        popup.change_property(
+            connection.intern_atom("_NET_WM_PID"), Xatom.CARDINAL, 32, [os.getpid()]
+        )
+        popup.map()
+        popup.configure(stack_mode=X.Above)
+        connection.sync()
+        yield
+        popup.destroy()
+        connection.sync()
+    finally:
+        connection.close()
+
+
+@pytest.mark.slow
+@needs_xvfb
+def test_a_click_on_a_popup_menu_of_procedura_is_left_out(home: Path, tmp_path: Path) -> None:
+    with xvfb(), contact_form(tmp_path / "out.json") as form:
+        left, top, _, _ = form.geometry()
+
+        async def scenario(recorder: DesktopRecorder, seen: list[Event]) -> None:
+            with popup_of_ours(left + NAME[0] - 40, top + NAME[1] - 10, 80, 20):
+                await act(*click_at(form, NAME, "click", "1"))  # on the popup
+                await act(*click_at(form, EMAIL, "click", "1"))  # on the form, beside it
+                # Input is handled in order: the popup was still there for the first click.
+                await until(lambda: any(e.point is not None for e in seen), "the click on Email")
+
+        async def run() -> Trajectory:
+            with open_services(load_settings(), write=True) as services:
+                return await record(services, scenario)
+
+        trajectory = asyncio.run(run())
+
+    clicks = [e.point for e in trajectory.events if e.action is ActionKind.DESKTOP_CLICK]
+    assert clicks == [Point(x=EMAIL[0], y=EMAIL[1])]
 
 
 def _record_command(out: Path, *, stdin: int, **env: str) -> subprocess.Popen[str]:

@@ -113,6 +113,23 @@ class X11:
                 return window
         return None
 
+    def pids_at(self, x: int, y: int) -> frozenset[int]:
+        """The processes owning any window under the screen point (*x*, *y*), from the
+        top-level one down to the innermost: a tray icon embedded in a panel is its own
+        process's, and a popup menu (override-redirect, in no window manager's list) too."""
+        pids: set[int] = set()
+        xwin = self._root
+        with contextlib.suppress(self._error.XError):
+            for _ in range(32):  # windows nest a few levels deep; never loop for ever
+                child = xwin.translate_coords(self._root, x, y).child
+                if not child:
+                    break
+                xwin = child
+                pid = self._pid(xwin)
+                if pid is not None:
+                    pids.add(pid)
+        return frozenset(pids)
+
     def has_window_manager(self) -> bool:
         """Whether a window manager runs (it says which window is active, stacks and frames)."""
         return bool(self._property(self._root, "_NET_SUPPORTING_WM_CHECK", self._Xatom.WINDOW))

@@ -36,6 +36,7 @@ class Press:
     shot: Shot | None
     screen: BoundingBox  # the whole desktop (where a click outside any window is relative to)
     elements: tuple[Element, ...] | None = None  # the window's, by accessibility (None: no tree)
+    pids: frozenset[int] = frozenset()  # the processes of every window under the press
 
 
 @dataclass(frozen=True)

@@ -300,7 +300,8 @@ class DesktopRecorder:
                     taken, shot = clock, self._grab(x, y)
                     windows = tuple(self._x11.windows()) if self._x11 is not None else ()
                 window = self._title_before(window_at(windows, x, y), taken, clock)
-                elements = self._elements(window)
+                pids = self._x11.pids_at(x, y) if self._x11 is not None else frozenset()
+                elements = None if pids & self._excluded_pids else self._elements(window)
                 self._queue.put(
                     Press(
                         at=at,
@@ -314,6 +315,7 @@ class DesktopRecorder:
                         shot=shot,
                         screen=_box(self._mss.monitors[0]),
                         elements=elements,
+                        pids=pids,
                     )
                 )
         except Exception as exc:  # never let the listener die: the recording goes on
@@ -400,8 +402,8 @@ class DesktopRecorder:
         if isinstance(item, Press):
             self._burst = None
             self._secret_window = None
-            if not self._excluded(item.window):
-                self._click(item)
+            if not self._excluded(item.window) and not item.pids & self._excluded_pids:
+                self._click(item)  # (a press on Procedura's tray icon or menu is its own)
         elif isinstance(item, Key):
             self._key(item)
         elif isinstance(item, Note):
