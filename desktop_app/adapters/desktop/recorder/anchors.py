@@ -68,7 +68,8 @@ def cut_anchor(
     stops matching when the rows are spaced differently. It starts as wide as the element and
     is widened, left first (a row's label is on its left), then right, :data:`WIDEN_STEP` at a
     time up to :data:`MAX_WIDTH`, until nothing else in the window scores
-    :data:`UNIQUE_BELOW` or more, nor a few pixels along (the inside of a text field does). It
+    :data:`UNIQUE_BELOW` or more, nor a few pixels along (the inside of a text field does);
+    then its left edge is moved to the space before the word it cuts, if any. It
     never takes in a masked (sensitive) region: the mask is not on the screen at replay. For a
     click inside a sensitive region (*beside*), it is cut from the strip left of the region,
     else right of it, on the element's rows (the click's): the click is then at an offset
@@ -79,7 +80,7 @@ def cut_anchor(
     """
     from desktop_app.adapters.desktop.imaging import matches_only_at
 
-    found = element if element is not None else None
+    found = element
     if found is None and beside is None:
         found = element_at(image, origin, press)
     if found is not None:
