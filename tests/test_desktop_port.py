@@ -108,12 +108,12 @@ def _screen(*places: tuple[int, int, np.ndarray]) -> np.ndarray:
 
 
 def _overlap(a: BoundingBox, b: BoundingBox) -> bool:
-    return (
-        a.x < b.x + b.width
-        and b.x < a.x + a.width
-        and a.y < b.y + b.height
-        and b.y < a.y + a.height
-    )
+    """Whether *a* and *b* are one place to find_image: they share a quarter of the smaller
+    box or more (two rows of a compact form, whose anchors share their padding, are two)."""
+    wide = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
+    high = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
+    smaller = min(a.width * a.height, b.width * b.height)
+    return wide > 0 and high > 0 and wide * high >= smaller / 4
 
 
 def test_find_image_gives_distinct_places_best_first() -> None:

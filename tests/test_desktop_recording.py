@@ -41,8 +41,8 @@ from desktop_support import (
 
 from desktop_app.adapters.desktop.imaging import find_image, image_size
 from desktop_app.adapters.desktop.recorder import (
-    ANCHOR_SIZE,
-    ANCHOR_WIDTHS,
+    ELEMENT_PAD,
+    MAX_WIDTH,
     UNIQUE_BELOW,
     DesktopRecorder,
 )
@@ -151,10 +151,14 @@ def test_recording_the_contact_form(home: Path, tmp_path: Path) -> None:
         assert locator.strategy is LocatorStrategy.IMAGE_ANCHOR
         anchor = (media / locator.value[:2] / locator.value[2:4] / locator.value).read_bytes()
         width, height = image_size(anchor)
-        assert width in ANCHOR_WIDTHS and height <= ANCHOR_SIZE[1]  # never into the mask
-        assert click.target.fingerprint.bbox == BoundingBox(  # cut short above the mask
-            x=x - width // 2, y=y - ANCHOR_SIZE[1] // 2, width=width, height=height
-        )
+        box = click.target.fingerprint.bbox
+        assert box is not None and (box.width, box.height) == (width, height)
+        assert box.x <= x < box.x + width and box.y <= y < box.y + height
+        # As high as the field (26 px) or the button (32-34 px, with its highlight ring) and
+        # its padding: clear of the rows above and below (35 px apart), and of the mask.
+        assert width <= MAX_WIDTH and height <= 34 + 2 * ELEMENT_PAD
+        assert (x, y) == SAVE or height < 35
+        assert box.y + height <= PASSWORD_ROW.y or box.y >= PASSWORD_ROW.y + PASSWORD_ROW.height
         shot = click.before.screenshot if click.before else None
         assert shot is not None
         window = (media / shot[:2] / shot[2:4] / shot).read_bytes()
@@ -162,8 +166,8 @@ def test_recording_the_contact_form(home: Path, tmp_path: Path) -> None:
         assert places[0].score > 0.99 and (len(places) == 1 or places[1].score < UNIQUE_BELOW)
         assert click.target.fingerprint.attributes == {"button": "left", "clicks": "1"}
         assert click.target.fingerprint.name == "Contact form"
-    widths = [image_size(_anchor_of(click, media))[0] for click in (clicks[0], clicks[3])]
-    assert widths[0] > widths[1] == ANCHOR_SIZE[0]  # inside a text field: widened to its label
+    name_box = clicks[0].target.fingerprint.bbox if clicks[0].target.fingerprint else None
+    assert name_box is not None and name_box.x < 60  # inside a text field: widened to its label
     for click in clicks:
         shot = click.before.screenshot if click.before else None
         assert shot is not None

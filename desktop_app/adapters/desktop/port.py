@@ -153,13 +153,19 @@ class SystemDesktop:
         return await asyncio.to_thread(encode_png, grabbed[0])
 
     async def find_image(
-        self, anchor: bytes, *, box: BoundingBox | None = None, limit: int = 3
+        self,
+        anchor: bytes,
+        *,
+        box: BoundingBox | None = None,
+        limit: int = 3,
+        scales: Sequence[float] = (1.0,),
     ) -> list[ImageMatch]:
         """Where the PNG *anchor* appears on the screen now (in *box* only, if given).
 
-        Up to *limit* distinct places, best first, boxes in screen pixels, scores in 0..1 (see
-        :func:`.imaging.find_image`); none when *box* is off the screen or smaller than the
-        anchor.
+        Up to *limit* distinct places, best first, boxes in screen pixels, scores in 0..1, the
+        anchor tried at each of *scales* (see :func:`.imaging.find_image`;
+        :data:`.imaging.SCALES` is the ladder replay uses); none when *box* is off the screen
+        or smaller than the anchor at every scale.
 
         Raises:
             ValueError: *anchor* is not an image.
@@ -168,13 +174,14 @@ class SystemDesktop:
         if grabbed is None:
             return []
         image, origin = grabbed
-        found = await asyncio.to_thread(find_image, image, anchor, limit)
+        found = await asyncio.to_thread(find_image, image, anchor, limit, scales)
         return [
             ImageMatch(
                 box=match.box.model_copy(
                     update={"x": match.box.x + origin.x, "y": match.box.y + origin.y}
                 ),
                 score=match.score,
+                scale=match.scale,
             )
             for match in found
         ]

@@ -35,15 +35,21 @@ pynput's controllers, cannot be told from a person's), and anything done while p
 
 from __future__ import annotations
 
-from desktop_app.adapters.desktop.recorder.anchors import ANCHOR_SIZE, ANCHOR_WIDTHS, UNIQUE_BELOW
+from desktop_app.adapters.desktop.recorder.anchors import (
+    ELEMENT_PAD,
+    FALLBACK_HEIGHT,
+    MAX_WIDTH,
+    UNIQUE_BELOW,
+)
 from desktop_app.adapters.desktop.recorder.pixels import MASK_COLOUR
 from desktop_app.adapters.desktop.recorder.service import DesktopRecorder
 from desktop_app.adapters.desktop.recorder.windows import terminal_window
 
 __all__ = [
-    "ANCHOR_SIZE",
-    "ANCHOR_WIDTHS",
+    "ELEMENT_PAD",
+    "FALLBACK_HEIGHT",
     "MASK_COLOUR",
+    "MAX_WIDTH",
     "UNIQUE_BELOW",
     "DesktopRecorder",
     "terminal_window",
