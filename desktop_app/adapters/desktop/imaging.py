@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from desktop_app.core.models.common import BoundingBox
-from desktop_app.core.replay.desktop import ImageMatch
+from desktop_app.core.replay.desktop import SCALES, ImageMatch
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -59,12 +59,6 @@ __all__ = [
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-#: The scales replay tries an anchor at: a geometric ladder from 0.5 to 2.0 in steps of 2^(1/7)
-#: (10.4 %), nearest to 1.0 first (on equal scores the nearer scale wins). A copy drawn at a
-#: scale between two rungs is at most 5 % off the nearer one.
-SCALES: Final[tuple[float, ...]] = tuple(
-    round(2 ** (step / 7), 3) for step in sorted(range(-7, 8), key=lambda n: (abs(n), n))
-)
 #: A resized anchor smaller than this on a side says too little to be found by: it is skipped.
 MIN_SIDE: Final = 8
 

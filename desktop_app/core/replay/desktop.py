@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 from desktop_app.core.errors import ProceduraError
 from desktop_app.core.models.common import BoundingBox
 
 __all__ = [
+    "SCALES",
     "DesktopPort",
     "DesktopUnavailable",
     "Element",
@@ -35,6 +36,13 @@ __all__ = [
 ]
 
 MouseButton = Literal["left", "right", "middle"]
+
+#: The scales replay tries an image anchor at: a geometric ladder from 0.5 to 2.0 in steps of
+#: 2^(1/7) (10.4 %), nearest to 1.0 first (on equal scores the nearer scale wins). A copy drawn
+#: at a scale between two rungs is at most 5 % off the nearer one (the adapter fits it closer).
+SCALES: Final[tuple[float, ...]] = tuple(
+    round(2 ** (step / 7), 3) for step in sorted(range(-7, 8), key=lambda n: (abs(n), n))
+)
 
 
 class DesktopUnavailable(ProceduraError):

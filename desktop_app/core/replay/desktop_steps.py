@@ -16,10 +16,11 @@ A ``desktop_click`` climbs its own ladder:
    hover changes a few pixels). A window that moved changes nothing: the point is relative to
    it. Without an anchor the point is clicked as recorded.
 2. **image** — the anchor is looked for in the window, then on the whole screen (template
-   matching on a fresh screenshot): a match of at least :data:`FOUND_SCORE` that is clearly ahead
-   of any other place (by :data:`AHEAD_BY`) is clicked, at the same offset within the anchor as
-   the recorded click. The run record says ``fingerprint`` (the anchor is the recorded look of
-   the spot) and where it was found.
+   matching on a fresh screenshot, the anchor resized to each of :data:`SCALES`: a form drawn at
+   twice the size, or with a larger font): a match of at least :data:`FOUND_SCORE` that is
+   clearly ahead of any other place (by :data:`AHEAD_BY`) is clicked, at the same offset within
+   the anchor as the recorded click (scaled). The run record says ``fingerprint`` (the anchor
+   is the recorded look of the spot) and where it was found.
 3. **LLM** — with a vision-capable model configured (``llm_vision``), the model is shown the
    anchor and a screenshot of the window and answers where to click; never once a secret was
    typed on the desktop in this run (the screen could show it).
@@ -67,7 +68,13 @@ from desktop_app.core.models.workflow import (
 )
 from desktop_app.core.ports import MediaStore
 from desktop_app.core.replay.browser import Handle
-from desktop_app.core.replay.desktop import DesktopPort, DesktopUnavailable, Element, Window
+from desktop_app.core.replay.desktop import (
+    SCALES,
+    DesktopPort,
+    DesktopUnavailable,
+    Element,
+    Window,
+)
 from desktop_app.core.replay.desktop_elements import (
     accessible_locator,
     find,
@@ -290,12 +297,13 @@ class DesktopSteps:
         tried = []
         recorded_box = _moved(where, window.box)
         for region, name in ((window.box, "the window"), (None, "the screen")):  # rung 2
-            matches = await port.find_image(image, box=region, limit=2)
+            matches = await port.find_image(image, box=region, limit=2, scales=SCALES)
             best = matches[0] if matches else None
             alone = len(matches) < 2 or matches[1].score <= matches[0].score - AHEAD_BY
             if (
                 best is not None
                 and alone
+                and abs(best.scale - 1.0) < 0.02
                 and best.score >= NEAR_SCORE
                 and abs(best.box.x - recorded_box.x) <= SLACK_PX
                 and abs(best.box.y - recorded_box.y) <= SLACK_PX
@@ -313,13 +321,14 @@ class DesktopSteps:
                     f"{name} has two places alike ({_pct(best.score)}, {_pct(matches[1].score)})"
                 )
                 continue
-            spot = _at(best.box, offset)
+            spot = _at(best.box, offset, best.scale)
             moved = spot.x - expected.x, spot.y - expected.y
+            scaled = f" at {best.scale:.2f}x" if abs(best.scale - 1.0) >= 0.02 else ""
             return (
                 spot,
                 Resolution.FINGERPRINT,
-                f"image anchor found in {name} {moved[0]:+.0f}, {moved[1]:+.0f} px from the "
-                f"recorded spot ({_pct(best.score)}): the layout changed",
+                f"image anchor found in {name}{scaled} {moved[0]:+.0f}, {moved[1]:+.0f} px from "
+                f"the recorded spot ({_pct(best.score)}): the layout changed",
             )
         tracker.note("image anchor: " + "; ".join(tried))
 
@@ -673,9 +682,9 @@ def _grown(box: BoundingBox, by: float) -> BoundingBox:
     )
 
 
-def _at(box: BoundingBox, offset: Point) -> Point:
-    """The point at *offset* within a matched anchor's *box*."""
-    return Point(x=box.x + offset.x, y=box.y + offset.y)
+def _at(box: BoundingBox, offset: Point, scale: float = 1.0) -> Point:
+    """The point at *offset* (as recorded) within a matched anchor's *box*, found at *scale*."""
+    return Point(x=box.x + offset.x * scale, y=box.y + offset.y * scale)
 
 
 def _pct(score: float) -> str:

@@ -458,6 +458,7 @@ class DesktopRecorder:
         element, described = self._element_clicked(press, area, sensitive and region is None)
         if element is not None and sensitive and not element.editable:
             element = described = None  # a field's label is not secret; what else shows may be
+        extents = element.box if element is not None and element.box.width > 0 else None
         cut = cut_shot(press.shot, area) if press.shot is not None else None
         if cut is not None:
             image, origin = cut
@@ -465,11 +466,21 @@ class DesktopRecorder:
             paint(image, origin, masks)
             screenshot = self._media.put(png(image), "png")
             if not sensitive:
-                target = cut_anchor(self._media, image, origin, area, press, window, masks)
+                target = cut_anchor(
+                    self._media, image, origin, area, press, window, masks, element=extents
+                )
             elif region is not None and window is not None and not self._is_sensitive(window):
                 # In a sensitive region: the anchor is what is beside it (its label, say).
                 target = cut_anchor(
-                    self._media, image, origin, area, press, window, masks, beside=region
+                    self._media,
+                    image,
+                    origin,
+                    area,
+                    press,
+                    window,
+                    masks,
+                    beside=region,
+                    element=extents,
                 )
         target = _joined(described, target)
         self._held = HeldClick(
