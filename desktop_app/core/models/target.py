@@ -185,6 +185,9 @@ class Target(FrozenModel):
 
     @property
     def is_sensitive(self) -> bool:
-        """Whether the element is a password field (its value must never be stored)."""
+        """Whether the element is a password field (its value must never be stored): a web
+        input of type password, or a desktop field whose accessible role says so."""
         fp = self.fingerprint
-        return fp is not None and fp.attributes.get("type", "").lower() == "password"
+        return fp is not None and (
+            fp.attributes.get("type", "").lower() == "password" or fp.role == "password text"
+        )

@@ -580,9 +580,9 @@ class DesktopRecorder:
                 self._emit(self._typed(burst, key))
         elif key.char is not None and (key.char == " " or key.char.isprintable()):
             if burst is None:
-                burst = self._burst = Burst(
-                    at=key.at, window=window, secret=self._secret(window), into=self._into(window)
-                )
+                into = self._into(window)  # a password field's typing is secret by itself
+                secret = self._secret(window) or (into is not None and into.is_sensitive)
+                burst = self._burst = Burst(at=key.at, window=window, secret=secret, into=into)
             if not burst.secret:
                 burst.text.append(key.char)
             self._emit(self._typed(burst, key))
