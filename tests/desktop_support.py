@@ -134,17 +134,22 @@ class _FormApp:
     """A contact form (Tk or GTK) running on the test's display: its window, where its parts
     are (as the app reported them), what it saved."""
 
-    def __init__(self, argv: list[str], out: Path, *, title: str, env: dict[str, str]) -> None:
+    def __init__(
+        self, argv: list[str], out: Path, *, title: str, env: dict[str, str], log: bool
+    ) -> None:
+        """*log*: what the app says goes to a file next to *out* (else to a pipe, which a
+        talkative app could fill)."""
         self.out = out
         self.title_at_start = title
         self._layout_file = out.with_name(out.stem + ".layout.json")
         self._layout_file.unlink(missing_ok=True)
-        self._log = out.with_name(out.stem + ".stderr")
-        with self._log.open("wb") as log:
+        self._log = out.with_name(out.stem + ".stderr") if log else None
+        with contextlib.ExitStack() as stack:
+            stderr = stack.enter_context(self._log.open("wb")) if self._log else subprocess.PIPE
             self.process = subprocess.Popen(
                 [*argv, str(out), "--title", title, "--layout-out", str(self._layout_file)],
                 stdout=subprocess.DEVNULL,
-                stderr=log,
+                stderr=stderr,
                 env=env,
             )
         try:
@@ -157,9 +162,14 @@ class _FormApp:
             self.close()
             raise
 
+    def _said(self) -> str:
+        if self._log is not None:
+            return self._log.read_text(errors="replace")
+        return self.process.stderr.read().decode(errors="replace")  # type: ignore[union-attr]
+
     def _find(self) -> str | None:
         if self.process.poll() is not None:
-            raise AssertionError(f"the form exited: {self._log.read_text(errors='replace')}")
+            raise AssertionError(f"the form exited: {self._said()}")
         found = subprocess.run(
             ["xdotool", "search", "--onlyvisible", "--name", f"^{self.title_at_start}$"],
             capture_output=True,
@@ -171,7 +181,7 @@ class _FormApp:
 
     def _read_layout(self) -> dict[str, Any] | None:
         if self.process.poll() is not None:
-            raise AssertionError(f"the form exited: {self._log.read_text(errors='replace')}")
+            raise AssertionError(f"the form exited: {self._said()}")
         if not self._layout_file.exists():
             return None
         layout: dict[str, Any] = json.loads(self._layout_file.read_text(encoding="utf-8"))
@@ -207,6 +217,8 @@ class _FormApp:
 
     def close(self) -> None:
         _stop(self.process)
+        if self.process.stderr is not None and not self.process.stderr.closed:
+            self.process.stderr.close()
 
     def __enter__(self) -> Self:
         return self
@@ -235,7 +247,7 @@ class Form(_FormApp):
     ) -> None:
         argv = [sys.executable, str(FORM), "--x", str(x), "--y", str(y), "--scale", str(scale)]
         argv += ["--shifted"] * shifted + ["--relayout"] * relayout
-        super().__init__(argv, out, title=title, env=dict(os.environ))
+        super().__init__(argv, out, title=title, env=dict(os.environ), log=False)
 
 
 class GtkForm(_FormApp):
@@ -258,7 +270,7 @@ class GtkForm(_FormApp):
     ) -> None:
         argv = [str(SYSTEM_PYTHON), str(GTK_FORM), "--x", str(x), "--y", str(y)]
         argv += ["--relayout"] * relayout
-        super().__init__(argv, out, title=title, env=gtk_environment(scale))
+        super().__init__(argv, out, title=title, env=gtk_environment(scale), log=True)
 
 
 def gtk_environment(scale: int = 1) -> dict[str, str]:
@@ -328,8 +340,8 @@ needs_a11y = pytest.mark.skipif(
 
 def _ask(address: str, message: Any, timeout: float = 2.0) -> Any:
     """Send *message* on the bus at *address*; the reply's body (raises on an error reply)."""
-    from jeepney.wrappers import unwrap_msg
     from jeepney.io.blocking import open_dbus_connection
+    from jeepney.wrappers import unwrap_msg
 
     with open_dbus_connection(bus=address) as connection:
         return unwrap_msg(connection.send_and_get_reply(message, timeout=timeout))

@@ -11,8 +11,6 @@ from desktop_support import (
     GtkForm,
     a11y_applications,
     a11y_session,
-    act,
-    click_at,
     needs_a11y,
     needs_xvfb,
     wait_for,
