@@ -48,7 +48,7 @@ def test_the_tk_form_reports_another_layout_when_relaid_out_or_scaled(tmp_path: 
             ("relayout", {"relayout": True}),
             ("x2", {"scale": 2}),
         ):
-            with Form(tmp_path / f"{mode}.json", **options) as form:  # type: ignore[arg-type]
+            with Form(tmp_path / f"{mode}.json", **options) as form:
                 layouts[mode] = form.layout
     plain, relaid, doubled = layouts["plain"], layouts["relayout"], layouts["x2"]
     assert relaid["name"]["y"] > plain["name"]["y"]  # the banner above
