@@ -426,10 +426,34 @@ def _gone(tmp: str) -> None:
     raise RuntimeError(f"at-spi-bus-launcher exited: {said[-500:]}")
 
 
-def a11y_applications(a11y: str) -> list[str]:
-    """The names of the applications registered on the accessibility bus *a11y* (the
-    children of the AT-SPI registry's desktop)."""
+#: AT-SPI's relation types the tests look for (``AtspiRelationType``).
+LABEL_FOR, LABELLED_BY = 1, 2
+
+
+def a11y_nodes(a11y: str, application: str) -> list[tuple[str, str, frozenset[int]]]:
+    """The tree of *application* on the accessibility bus *a11y*, depth first: each node's
+    role name, accessible name and relation types."""
     from jeepney import DBusAddress, Properties, new_method_call
+
+    def walk(bus_name: str, path: str) -> Iterator[tuple[str, str, frozenset[int]]]:
+        node = DBusAddress(path, bus_name=bus_name, interface="org.a11y.atspi.Accessible")
+        ((_signature, name),) = _ask(a11y, Properties(node).get("Name"))
+        (role,) = _ask(a11y, new_method_call(node, "GetRoleName"))
+        (relations,) = _ask(a11y, new_method_call(node, "GetRelationSet"))
+        yield str(role), str(name), frozenset(int(kind) for kind, _targets in relations)
+        (children,) = _ask(a11y, new_method_call(node, "GetChildren"))
+        for child_bus, child_path in children:
+            yield from walk(child_bus, child_path)
+
+    for bus_name, path in _applications(a11y):
+        nodes = list(walk(bus_name, path))
+        if nodes[0][1] == application:
+            return nodes
+    raise LookupError(f"no application {application!r} on the accessibility bus")
+
+
+def _applications(a11y: str) -> list[tuple[str, str]]:
+    from jeepney import DBusAddress, new_method_call
 
     root = DBusAddress(
         "/org/a11y/atspi/accessible/root",
@@ -437,8 +461,16 @@ def a11y_applications(a11y: str) -> list[str]:
         interface="org.a11y.atspi.Accessible",
     )
     (children,) = _ask(a11y, new_method_call(root, "GetChildren"))
+    return [(str(bus_name), str(path)) for bus_name, path in children]
+
+
+def a11y_applications(a11y: str) -> list[str]:
+    """The names of the applications registered on the accessibility bus *a11y* (the
+    children of the AT-SPI registry's desktop)."""
+    from jeepney import DBusAddress, Properties
+
     names = []
-    for bus_name, path in children:
+    for bus_name, path in _applications(a11y):
         app = DBusAddress(path, bus_name=bus_name, interface="org.a11y.atspi.Accessible")
         ((_signature, name),) = _ask(a11y, Properties(app).get("Name"))
         names.append(str(name))

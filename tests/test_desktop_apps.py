@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 from desktop_support import (
+    LABEL_FOR,
+    LABELLED_BY,
     Form,
     GtkForm,
     a11y_applications,
+    a11y_nodes,
     a11y_session,
     needs_a11y,
     needs_xvfb,
@@ -38,6 +41,13 @@ def test_the_gtk_form_is_filled_by_xdotool_and_its_tree_is_on_the_accessibility_
         assert "procedura-contact-form" in wait_for(
             lambda: a11y_applications(a11y), what="an application on the accessibility bus"
         )
+        nodes = a11y_nodes(a11y, "procedura-contact-form")
+        assert ("frame", "Contact saved", frozenset()) in nodes
+        assert ("push button", "Save", frozenset()) in nodes
+        # Name's label is tied to its field (labelled-by); Email's is not; Password is hidden.
+        assert ("label", "Name", {LABEL_FOR}) in nodes
+        assert ("text", "", {LABELLED_BY}) in nodes and ("text", "", frozenset()) in nodes
+        assert ("password text", "", frozenset()) in nodes
 
 
 def test_the_tk_form_reports_another_layout_when_relaid_out_or_scaled(tmp_path: Path) -> None:
