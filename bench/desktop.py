@@ -461,7 +461,7 @@ def _add_app(section: Section, report: AppReport) -> None:
         if o.verdict != "right":
             section.notes.append(
                 f"{name} {o.pace}/{o.variant}: {o.verdict} (run {o.status}"
-                + (f": {o.error[:120]}" if o.error else "")
+                + (f": {o.error[:200]}" if o.error else "")
                 + f"; steps by a11y {o.by_accessibility}, image {o.by_image}, "
                 f"failed {o.failed}, not reached {o.not_reached})"
             )

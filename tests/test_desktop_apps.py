@@ -45,8 +45,9 @@ def test_the_gtk_form_is_filled_by_xdotool_and_its_tree_is_on_the_accessibility_
         assert ("frame", "Contact saved", frozenset()) in nodes
         assert ("push button", "Save", frozenset()) in nodes
         # Name's label is tied to its field (labelled-by); Email's is not; Password is hidden.
-        assert ("label", "Name", {LABEL_FOR}) in nodes
-        assert ("text", "", {LABELLED_BY}) in nodes and ("text", "", frozenset()) in nodes
+        assert ("label", "Name", frozenset({LABEL_FOR})) in nodes
+        assert ("text", "", frozenset({LABELLED_BY})) in nodes
+        assert ("text", "", frozenset()) in nodes
         assert ("password text", "", frozenset()) in nodes
 
 
