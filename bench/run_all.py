@@ -44,6 +44,7 @@ BENCHMARKS = (
     "soak",
     "faults",
     "fleet",
+    "desktop",
 )
 
 _CHILD = """

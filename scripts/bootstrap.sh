@@ -81,9 +81,12 @@ say "Python ${info##* } at $python"
 # Chromium (replay browser), Xvfb + xdotool (GUI tests under a virtual display), the xcb
 # libraries Qt 6's X11 platform plugin loads at run time; PostgreSQL and nginx (team mode's
 # tests start a database server and a token-checking proxy in front of `chroma run` of their
-# own; the app itself needs neither: psycopg's wheel holds the client library).
+# own; the app itself needs neither: psycopg's wheel holds the client library). The desktop
+# tests' GTK 3 app runs in the system Python (python3-gi, gir1.2-gtk-3.0) and exposes its
+# accessibility tree on an AT-SPI bus the tests start (dbus, at-spi2-core).
 system_packages=(
     xvfb xdotool postgresql nginx-light redis-server
+    dbus at-spi2-core python3-gi gir1.2-gtk-3.0
     libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
     libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 libxkbcommon0 libegl1 libgl1
     libfontconfig1 libdbus-1-3 libglib2.0-0
@@ -118,7 +121,8 @@ ensure_system_packages() {
 
     if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
         say "System packages: not Debian/Ubuntu, so not checked. The browser and GUI tests need"
-        say "  Chromium and, on Linux, Xvfb, xdotool and Qt 6's xcb runtime libraries"
+        say "  Chromium and, on Linux, Xvfb, xdotool and Qt 6's xcb runtime libraries; the"
+        say "  desktop accessibility tests D-Bus, at-spi2-core and GTK 3 with PyGObject"
         system_summary="system packages not checked"
         return 0
     fi

@@ -1,18 +1,22 @@
-"""Desktop tests: an Xvfb display started by the test, the Tk contact form, xdotool as the user."""
+"""Desktop tests: an Xvfb display started by the test, the contact forms (Tk, and GTK 3 with its
+accessibility tree on a private AT-SPI bus), xdotool as the user."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
@@ -22,6 +26,15 @@ from desktop_app.app import Services, record_desktop
 from desktop_app.core.models import ActionKind, BoundingBox, Event, Trajectory
 
 FORM = Path(__file__).parent / "desktop_form.py"
+GTK_FORM = Path(__file__).parent / "desktop_gtk_form.py"
+#: The Python that has PyGObject and GTK 3 (Debian's): the GTK app runs in it, not in the venv.
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+#: Where distributions put at-spi2-core's bus launcher.
+BUS_LAUNCHERS = (
+    Path("/usr/libexec/at-spi-bus-launcher"),
+    Path("/usr/lib/at-spi2-core/at-spi-bus-launcher"),
+    Path("/usr/lib/at-spi2/at-spi-bus-launcher"),
+)
 
 needs_xvfb = pytest.mark.skipif(
     not (shutil.which("Xvfb") and shutil.which("xdotool")) or not sys.platform.startswith("linux"),
@@ -97,28 +110,95 @@ def wait_for(predicate: Any, timeout: float = 10.0, what: str = "the condition")
         time.sleep(0.05)
 
 
-class Form:
-    """The Tk contact form running on the test's display."""
+def _stop(process: subprocess.Popen[Any], *, group: bool = False) -> None:
+    """End *process* (with *group*, the process group it leads: what it started too):
+    politely, then by force."""
 
-    def __init__(self, out: Path, *, x: int = 40, y: int = 40, shifted: bool = False) -> None:
+    def signal_it(number: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            if group:
+                os.killpg(process.pid, number)
+            else:
+                process.send_signal(number)
+
+    if process.poll() is None:
+        signal_it(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+    if process.poll() is None:
+        signal_it(signal.SIGKILL)
+        process.wait(timeout=5)
+    elif group:  # what the leader started and left behind
+        signal_it(signal.SIGKILL)
+
+
+class _FormApp:
+    """A contact form (Tk or GTK) running on the test's display: its window, where its parts
+    are (as the app reported them), what it saved."""
+
+    def __init__(
+        self, argv: list[str], out: Path, *, title: str, env: dict[str, str], log: bool
+    ) -> None:
+        """*log*: what the app says goes to a file next to *out* (else to a pipe, which a
+        talkative app could fill)."""
         self.out = out
-        args = [sys.executable, str(FORM), str(out), "--x", str(x), "--y", str(y)]
-        if shifted:
-            args.append("--shifted")
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.window = wait_for(self._find, timeout=15, what="the form's window")
-        xdotool("windowfocus", "--sync", self.window)  # as a window manager does for a new one
+        self.title_at_start = title
+        self._layout_file = out.with_name(out.stem + ".layout.json")
+        self._layout_file.unlink(missing_ok=True)
+        self._log = out.with_name(out.stem + ".stderr") if log else None
+        with contextlib.ExitStack() as stack:
+            stderr = stack.enter_context(self._log.open("wb")) if self._log else subprocess.PIPE
+            self.process = subprocess.Popen(
+                [*argv, str(out), "--title", title, "--layout-out", str(self._layout_file)],
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                env=env,
+            )
+        try:
+            self.window = wait_for(self._find, timeout=15, what="the form's window")
+            self.layout: dict[str, Any] = wait_for(
+                self._read_layout, timeout=15, what="the form's layout"
+            )
+            xdotool("windowfocus", "--sync", self.window)  # as a window manager does for a new one
+        except BaseException:
+            self.close()
+            raise
+
+    def _said(self) -> str:
+        if self._log is not None:
+            return self._log.read_text(errors="replace")
+        return self.process.stderr.read().decode(errors="replace")  # type: ignore[union-attr]
 
     def _find(self) -> str | None:
         if self.process.poll() is not None:
-            raise AssertionError(f"the form exited: {self.process.stderr.read().decode()}")  # type: ignore[union-attr]
+            raise AssertionError(f"the form exited: {self._said()}")
         found = subprocess.run(
-            ["xdotool", "search", "--onlyvisible", "--name", "^Contact form$"],
+            ["xdotool", "search", "--onlyvisible", "--name", f"^{self.title_at_start}$"],
             capture_output=True,
             text=True,
+            timeout=20,
             check=False,
         ).stdout.split()
         return found[0] if found else None
+
+    def _read_layout(self) -> dict[str, Any] | None:
+        if self.process.poll() is not None:
+            raise AssertionError(f"the form exited: {self._said()}")
+        if not self._layout_file.exists():
+            return None
+        layout: dict[str, Any] = json.loads(self._layout_file.read_text(encoding="utf-8"))
+        return layout
+
+    def box(self, part: str) -> BoundingBox:
+        """Where *part* (``name``, ``email``, ``password``, ``save``, ``password_row``, a
+        ``<field>_label``) is, relative to the window's top-left corner, in screen pixels."""
+        raw = self.layout[part]
+        return BoundingBox(x=raw["x"], y=raw["y"], width=raw["width"], height=raw["height"])
+
+    def point(self, part: str) -> tuple[int, int]:
+        """The middle of *part*, relative to the window (for :func:`click_at`)."""
+        raw = self.layout[part]
+        return raw["x"] + raw["width"] // 2, raw["y"] + raw["height"] // 2
 
     def geometry(self) -> tuple[int, int, int, int]:
         """x, y, width, height of the window on the screen."""
@@ -138,20 +218,265 @@ class Form:
         return data
 
     def close(self) -> None:
-        self.process.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=5)
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=5)
-        if self.process.stderr is not None:
+        _stop(self.process)
+        if self.process.stderr is not None and not self.process.stderr.closed:
             self.process.stderr.close()
 
-    def __enter__(self) -> Form:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+class Form(_FormApp):
+    """The Tk contact form (tests/desktop_form.py) running on the test's display.
+
+    *shifted*: a banner above, Save on the left; *relayout*: that, other row spacing and a
+    larger font; *scale* 2: everything twice the size.
+    """
+
+    def __init__(
+        self,
+        out: Path,
+        *,
+        x: int = 40,
+        y: int = 40,
+        shifted: bool = False,
+        relayout: bool = False,
+        scale: int = 1,
+        title: str = "Contact form",
+    ) -> None:
+        argv = [sys.executable, str(FORM), "--x", str(x), "--y", str(y), "--scale", str(scale)]
+        argv += ["--shifted"] * shifted + ["--relayout"] * relayout
+        super().__init__(argv, out, title=title, env=dict(os.environ), log=False)
+
+
+class GtkForm(_FormApp):
+    """The GTK 3 contact form (tests/desktop_gtk_form.py), run by the system Python.
+
+    Its accessibility bridge talks to the session bus :func:`a11y_session` set up (without one,
+    the bridge is off: nothing tries to start a bus of its own). *relayout*: a banner above,
+    other spacing, a larger font, Save on the left; *scale* 2: ``GDK_SCALE=2``.
+    """
+
+    def __init__(
+        self,
+        out: Path,
+        *,
+        x: int = 40,
+        y: int = 40,
+        relayout: bool = False,
+        scale: int = 1,
+        title: str = "Contact form",
+    ) -> None:
+        argv = [str(SYSTEM_PYTHON), str(GTK_FORM), "--x", str(x), "--y", str(y)]
+        argv += ["--relayout"] * relayout
+        super().__init__(argv, out, title=title, env=gtk_environment(scale), log=True)
+
+
+def gtk_environment(scale: int = 1) -> dict[str, str]:
+    """The environment a GTK 3 app gets here: X11 on the current DISPLAY, *scale* as
+    ``GDK_SCALE``, settings in memory, and the venv's Python variables left out."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NO_AT_BRIDGE", "GDK_SCALE"}
+    }
+    env.update({"GDK_BACKEND": "x11", "GSETTINGS_BACKEND": "memory", "GTK_THEME": "Adwaita"})
+    if scale != 1:
+        env["GDK_SCALE"] = str(scale)
+    if not env.get("DBUS_SESSION_BUS_ADDRESS"):
+        env["NO_AT_BRIDGE"] = "1"  # no accessibility bus to find (and none to autolaunch)
+    return env
+
+
+# ── the accessibility bus (AT-SPI over D-Bus) ──────────────────────────────────────────────────
+
+_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+def _bus_launcher() -> Path | None:
+    return next((p for p in BUS_LAUNCHERS if p.is_file() and os.access(p, os.X_OK)), None)
+
+
+@functools.cache
+def a11y_missing() -> str | None:
+    """What this machine lacks for the accessibility tests (None: nothing)."""
+    if not sys.platform.startswith("linux"):
+        return "the accessibility tests need Linux (AT-SPI)"
+    if shutil.which("dbus-daemon") is None:
+        return "dbus-daemon is missing (Debian: dbus)"
+    if _bus_launcher() is None:
+        return "at-spi-bus-launcher is missing (Debian: at-spi2-core)"
+    if not SYSTEM_PYTHON.is_file():
+        return f"{SYSTEM_PYTHON} is missing (it runs the GTK test app)"
+    probe = subprocess.run(
+        [str(SYSTEM_PYTHON), "-c", "import gi; gi.require_version('Gtk', '3.0')"],
+        capture_output=True,
+        timeout=30,
+        check=False,
+        env=gtk_environment(),
+    )
+    if probe.returncode != 0:
+        return f"{SYSTEM_PYTHON} has no GTK 3 bindings (Debian: python3-gi gir1.2-gtk-3.0)"
+    return None
+
+
+needs_a11y = pytest.mark.skipif(
+    a11y_missing() is not None, reason=a11y_missing() or "accessibility tests can run"
+)
+
+
+def _ask(address: str, message: Any, timeout: float = 2.0) -> Any:
+    """Send *message* on the bus at *address*; the reply's body (raises on an error reply)."""
+    from jeepney.io.blocking import open_dbus_connection
+    from jeepney.wrappers import unwrap_msg
+
+    with open_dbus_connection(bus=address) as connection:
+        return unwrap_msg(connection.send_and_get_reply(message, timeout=timeout))
+
+
+def _a11y_address(session: str) -> str | None:
+    """The accessibility bus's address, as ``org.a11y.Bus`` on *session* gives it (None: not
+    there yet)."""
+    from jeepney import DBusAddress, new_method_call
+    from jeepney.wrappers import DBusErrorResponse
+
+    bus = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.a11y.Bus")
+    try:
+        (address,) = _ask(session, new_method_call(bus, "GetAddress"))
+    except (DBusErrorResponse, OSError, TimeoutError):
+        return None
+    return str(address) or None
+
+
+@contextlib.contextmanager
+def a11y_session(timeout: float = 20.0) -> Iterator[str]:
+    """A private D-Bus session bus with the accessibility bus launched on it (for the current
+    DISPLAY: use it inside :func:`xvfb`); ``DBUS_SESSION_BUS_ADDRESS`` points at the session
+    bus meanwhile, so apps started now register their AT-SPI trees. The accessibility bus's
+    address; everything is stopped afterwards.
+
+    The session bus activates nothing: what runs is what this started.
+    """
+    launcher_path = _bus_launcher()
+    if launcher_path is None:
+        raise RuntimeError(a11y_missing())
+    with tempfile.TemporaryDirectory(prefix="procedura-a11y-") as tmp:
+        config = Path(tmp) / "session.conf"
+        config.write_text(_BUS_CONFIG.format(path=Path(tmp) / "bus"), encoding="utf-8")
+        read, write = os.pipe()
+        with (Path(tmp) / "bus.log").open("wb") as log:
+            bus = subprocess.Popen(
+                ["dbus-daemon", f"--config-file={config}", "--nofork", f"--print-address={write}"],
+                pass_fds=(write,),
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+            )
+        os.close(write)
+        try:
+            with os.fdopen(read) as fh:
+                session = fh.readline().strip()  # once it listens (EOF if it exits)
+            if not session:
+                raise RuntimeError("dbus-daemon did not start")
+            env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": session}
+            with (Path(tmp) / "launcher.log").open("wb") as log:
+                launcher = subprocess.Popen(
+                    [str(launcher_path), "--launch-immediately"],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                    start_new_session=True,  # its accessibility bus and registry go with it
+                )
+            try:
+                address = wait_for(
+                    lambda: _a11y_address(session) if launcher.poll() is None else _gone(tmp),
+                    timeout=timeout,
+                    what="the accessibility bus",
+                )
+                saved = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+                os.environ["DBUS_SESSION_BUS_ADDRESS"] = session
+                try:
+                    yield str(address)
+                finally:
+                    if saved is None:
+                        os.environ.pop("DBUS_SESSION_BUS_ADDRESS", None)
+                    else:
+                        os.environ["DBUS_SESSION_BUS_ADDRESS"] = saved
+            finally:
+                _stop(launcher, group=True)
+        finally:
+            _stop(bus, group=True)
+
+
+def _gone(tmp: str) -> None:
+    said = (Path(tmp) / "launcher.log").read_text(errors="replace")
+    raise RuntimeError(f"at-spi-bus-launcher exited: {said[-500:]}")
+
+
+#: AT-SPI's relation types the tests look for (``AtspiRelationType``).
+LABEL_FOR, LABELLED_BY = 1, 2
+
+
+def a11y_nodes(a11y: str, application: str) -> list[tuple[str, str, frozenset[int]]]:
+    """The tree of *application* on the accessibility bus *a11y*, depth first: each node's
+    role name, accessible name and relation types."""
+    from jeepney import DBusAddress, Properties, new_method_call
+
+    def walk(bus_name: str, path: str) -> Iterator[tuple[str, str, frozenset[int]]]:
+        node = DBusAddress(path, bus_name=bus_name, interface="org.a11y.atspi.Accessible")
+        ((_signature, name),) = _ask(a11y, Properties(node).get("Name"))
+        (role,) = _ask(a11y, new_method_call(node, "GetRoleName"))
+        (relations,) = _ask(a11y, new_method_call(node, "GetRelationSet"))
+        yield str(role), str(name), frozenset(int(kind) for kind, _targets in relations)
+        (children,) = _ask(a11y, new_method_call(node, "GetChildren"))
+        for child_bus, child_path in children:
+            yield from walk(child_bus, child_path)
+
+    for bus_name, path in _applications(a11y):
+        nodes = list(walk(bus_name, path))
+        if nodes[0][1] == application:
+            return nodes
+    raise LookupError(f"no application {application!r} on the accessibility bus")
+
+
+def _applications(a11y: str) -> list[tuple[str, str]]:
+    from jeepney import DBusAddress, new_method_call
+
+    root = DBusAddress(
+        "/org/a11y/atspi/accessible/root",
+        bus_name="org.a11y.atspi.Registry",
+        interface="org.a11y.atspi.Accessible",
+    )
+    (children,) = _ask(a11y, new_method_call(root, "GetChildren"))
+    return [(str(bus_name), str(path)) for bus_name, path in children]
+
+
+def a11y_applications(a11y: str) -> list[str]:
+    """The names of the applications registered on the accessibility bus *a11y* (the
+    children of the AT-SPI registry's desktop)."""
+    from jeepney import DBusAddress, Properties
+
+    names = []
+    for bus_name, path in _applications(a11y):
+        app = DBusAddress(path, bus_name=bus_name, interface="org.a11y.atspi.Accessible")
+        ((_signature, name),) = _ask(a11y, Properties(app).get("Name"))
+        names.append(str(name))
+    return names
 
 
 # Where things are in the form, relative to its window (tests/desktop_form.py's layout).
