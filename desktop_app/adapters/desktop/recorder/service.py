@@ -34,6 +34,7 @@ from desktop_app.adapters.desktop.recorder.keystrokes import (
     key_parts,
     modifiers_of,
 )
+from desktop_app.adapters.desktop.recorder.ordering import SETTLE_S, Reorder, Timeline, stamped
 from desktop_app.adapters.desktop.recorder.pixels import cut_shot, paint, png
 from desktop_app.adapters.desktop.recorder.windows import handle_of, title_matches, window_at
 from desktop_app.core.models.common import BoundingBox, Point, utcnow
@@ -83,9 +84,14 @@ class DesktopRecorder:
         self._session = session
         self._media = media
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: queue.Queue[Press | Key | Note | Pause | Stop] = queue.Queue()
+        self._queue: queue.Queue[tuple[float, float, Press | Key | Note | Pause] | Stop] = (
+            queue.Queue()
+        )
         self._worker: threading.Thread | None = None
         self._listeners: list[Any] = []
+        self._mouse_listener: Any = None
+        self._keys_listener: Any = None
+        self._timeline = Timeline()
         self._x11: X11 | None = None
         self._mss: Any = None
         # The accessibility tree (None: images only), used under the capture lock.
@@ -147,10 +153,13 @@ class DesktopRecorder:
         self._tree = open_tree()
         self._worker = threading.Thread(target=self._work, name="desktop-recorder", daemon=True)
         self._worker.start()
-        self._listeners = [
-            mouse.Listener(on_move=self._on_move, on_click=self._on_click),
-            keyboard.Listener(on_press=self._on_key_press, on_release=self._on_key_release),
-        ]
+        self._mouse_listener = stamped(mouse.Listener)(
+            on_move=self._on_move, on_click=self._on_click
+        )
+        self._keys_listener = stamped(keyboard.Listener)(
+            on_press=self._on_key_press, on_release=self._on_key_release
+        )
+        self._listeners = [self._mouse_listener, self._keys_listener]
         for listener in self._listeners:
             listener.start()
         for listener in self._listeners:
@@ -196,7 +205,7 @@ class DesktopRecorder:
         """Drop what the person does from now on, until :meth:`resume`."""
         if not self._paused:
             self._paused = True
-            self._queue.put(Pause())
+            self._put(Pause())
 
     def resume(self) -> None:
         """Record again."""
@@ -206,7 +215,7 @@ class DesktopRecorder:
         """Record a note from the person at this point (kept in order with the actions)."""
         text = text.strip()
         if text:
-            self._queue.put(Note(utcnow(), text))
+            self._put(Note(utcnow(), text))
 
     @property
     def last_window(self) -> Window | None:
@@ -302,7 +311,7 @@ class DesktopRecorder:
                 window = self._title_before(window_at(windows, x, y), taken, clock)
                 pids = self._x11.pids_at(x, y) if self._x11 is not None else frozenset()
                 elements = None if pids & self._excluded_pids else self._elements(window)
-                self._queue.put(
+                self._put(
                     Press(
                         at=at,
                         clock=clock,
@@ -316,7 +325,8 @@ class DesktopRecorder:
                         screen=_box(self._mss.monitors[0]),
                         elements=elements,
                         pids=pids,
-                    )
+                    ),
+                    self._timeline.when(self._mouse_listener.server_time, clock),
                 )
         except Exception as exc:  # never let the listener die: the recording goes on
             log.warning("desktop recorder: a click could not be captured: %s", exc)
@@ -355,12 +365,15 @@ class DesktopRecorder:
                 return
             if (name is None and char is None) or injected or self._paused or self._stopping:
                 return
-            at = utcnow()
+            at, clock = utcnow(), time.monotonic()
             with self._capture:
                 window = self._x11.active_window() if self._x11 is not None else None
                 if window is not None:
                     self._titles[window.handle] = window.title
-                self._queue.put(Key(at, name, char, self._held_modifiers, window))
+                self._put(
+                    Key(at, name, char, self._held_modifiers, window),
+                    self._timeline.when(self._keys_listener.server_time, clock),
+                )
         except Exception as exc:  # never let the listener die (and never log the key)
             log.warning(
                 "desktop recorder: a key press could not be captured: %s", type(exc).__name__
@@ -374,26 +387,52 @@ class DesktopRecorder:
     # ── the worker thread: events in order ──────────────────────────────────────────────────
 
     def _work(self) -> None:
+        """Handle input in the order it happened (:mod:`.ordering`), each item once it has
+        waited :data:`.ordering.SETTLE_S` for what the other listener heard before it."""
+        pending: Reorder[Press | Key | Note | Pause] = Reorder()
         while True:
             held = self._held
-            due = None if held is None else held.press.clock + _DOUBLE_CLICK_S
+            # A click is single once no second press can still come, settled as well.
+            release = None if held is None else held.press.clock + _DOUBLE_CLICK_S + SETTLE_S
+            dues = [due for due in (pending.due(), release) if due is not None]
             try:
-                item = self._queue.get(
-                    timeout=None if due is None else max(0.0, due - time.monotonic())
+                entry = self._queue.get(
+                    timeout=max(0.0, min(dues) - time.monotonic()) if dues else None
                 )
             except queue.Empty:
-                item = None
-            try:
-                if item is None:
-                    self._release_click()
-                elif isinstance(item, Stop):
-                    self._release_click()
-                    self._burst = None
-                    return
-                else:
-                    self._handle(item)
-            except Exception as exc:
-                log.warning("desktop recorder: an event was lost: %s", type(exc).__name__)
+                entry = None
+            if isinstance(entry, Stop):
+                for item in pending.drain():
+                    self._safely(item)
+                self._safely(None)
+                self._burst = None
+                return
+            if entry is not None:
+                when, arrived, item = entry
+                if not pending.push(when, item, arrived):
+                    # Heard after what came after it was handled: never typed in the wrong
+                    # place (a password's last keys as plain text after the click on Save).
+                    log.warning("desktop recorder: an input arrived too late and was dropped")
+            now = time.monotonic()
+            for item in pending.ready(now):
+                self._safely(item)
+            if release is not None and self._held is held and now >= release:
+                self._safely(None)
+
+    def _safely(self, item: Press | Key | Note | Pause | None) -> None:
+        """Handle *item* (None: store the held click as a single one); never end the worker."""
+        try:
+            if item is None:
+                self._release_click()
+            else:
+                self._handle(item)
+        except Exception as exc:
+            log.warning("desktop recorder: an event was lost: %s", type(exc).__name__)
+
+    def _put(self, item: Press | Key | Note | Pause, when: float | None = None) -> None:
+        """Hand *item*, which happened at *when* (default: now), to the worker."""
+        arrived = time.monotonic()
+        self._queue.put((arrived if when is None else when, arrived, item))
 
     def _handle(self, item: Press | Key | Note | Pause) -> None:
         if isinstance(item, Press) and self._is_second_press(item):
