@@ -203,7 +203,10 @@ def find_image(
         resized = _resized(needle, scale)
         assert resized is not None  # it was found at that scale
         x, y, width, height = int(box.x), int(box.y), int(box.width), int(box.height)
-        score = float(_match(haystack[y : y + height, x : x + width], resized)[0, 0])
+        place = haystack[y : y + height, x : x + width]
+        if abs(scale - 1.0) >= 0.02:
+            place, resized = _softened(place, scale), _softened(resized, scale)
+        score = float(_match(place, resized)[0, 0])
         if math.isfinite(score) and score > 0:
             found.append(ImageMatch(box=box, score=min(1.0, score), scale=scale))
     found.sort(key=lambda match: match.score, reverse=True)  # stable: ties keep the scale order
@@ -258,6 +261,19 @@ def matches_only_at(
         if float(scores.max(initial=-1.0)) >= below:
             return False
     return True
+
+
+def _softened(image: Image, scale: float) -> Image:
+    """*image* blurred as much as resampling by *scale* blurs: an anchor drawn again at
+    another size (another font size, a doubled scale) has its one-pixel lines and its glyphs'
+    hinting drawn differently, which costs a resized anchor a tenth of its score or more
+    though it is the same thing; softened alike, both compare by their shapes. Measured on a
+    Tk form: rows re-laid out at 1.2x scored 0.87-0.89 sharp, 0.97-0.99 softened; at 2x,
+    0.75-0.87 sharp, 0.91-0.98 softened, the other rows staying 0.1 or more behind."""
+    import cv2
+
+    sigma = 1.0 + abs(math.log2(scale)) / 2
+    return np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), dtype=np.uint8)
 
 
 def _resized(image: Image, scale: float) -> Image | None:

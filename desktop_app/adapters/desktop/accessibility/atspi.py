@@ -97,10 +97,10 @@ class AtSpiTree:
         """The elements shown in *window*, parents first; None when its application is not on
         the bus, the window is not among its frames, or the walk was cut short."""
         try:
-            frame = self._frame(window)
-            if frame is None:
+            found = self._frame(window)
+            if found is None:
                 return None
-            return self._walk(frame)
+            return self._walk(*found)
         except _NoAnswer as exc:
             log.info("accessibility: %r did not answer (%s)", window.title, exc)
             return None
@@ -131,10 +131,15 @@ class AtSpiTree:
 
     # ── the walk ────────────────────────────────────────────────────────────────────────────
 
-    def _frame(self, window: Window) -> Ref | None:
-        """The frame (top-level accessible) that is *window*: of the application with the
-        window's process, the one titled as the window, else the one covering it."""
-        best: tuple[float, Ref] | None = None
+    def _frame(self, window: Window) -> tuple[Ref, float] | None:
+        """The frame (top-level accessible) that is *window*, and the scale of its application
+        (its extents times the scale are screen pixels): of the application with the window's
+        process, the one titled as the window, else the one covering it.
+
+        GTK drawing at ``GDK_SCALE=2`` gives its extents in its own pixels, half the screen's:
+        a frame whose box, scaled by the window's size over its own, is the window is that
+        window at that scale."""
+        best: tuple[float, Ref, float] | None = None
         for app in self._children(_REGISTRY):
             if window.pid is not None and self._pid(app[0]) not in (None, window.pid):
                 continue
@@ -148,13 +153,14 @@ class AtSpiTree:
                     box = self._extents(frame)
                 except _NoAnswer:
                     continue
-                overlap = _overlap(box, window.box)
+                scale = _scale(box, window.box)
+                overlap = _overlap(_scaled(box, scale), window.box)
                 score = overlap + (1.0 if name and name == window.title else 0.0)
                 if overlap > 0.5 and (best is None or score > best[0]):
-                    best = (score, frame)
-        return best[1] if best is not None else None
+                    best = (score, frame, scale)
+        return (best[1], best[2]) if best is not None else None
 
-    def _walk(self, frame: Ref) -> list[Element] | None:
+    def _walk(self, frame: Ref, scale: float = 1.0) -> list[Element] | None:
         deadline = time.monotonic() + WALK_BUDGET_S
         found: list[Element] = []
         stack: list[tuple[Ref, tuple[str, ...]]] = [
@@ -171,7 +177,7 @@ class AtSpiTree:
                     continue  # nor its children: they are not on the screen either
                 role = self._role(ref)
                 name = self._name(ref) or self._label(ref)
-                box = self._extents(ref)
+                box = _scaled(self._extents(ref), scale)
                 children = self._children(ref)
             except _NoAnswer:
                 continue  # gone meanwhile (a tooltip): the rest of the window still counts
@@ -286,6 +292,25 @@ def _ref(element: Element) -> Ref:
     if not (isinstance(ref, tuple) and len(ref) == 2):
         raise ValueError("not an element of this accessibility bus")
     return str(ref[0]), str(ref[1])
+
+
+def _scale(frame: BoundingBox, window: BoundingBox) -> float:
+    """The scale the frame's extents are drawn at: the window's size over the frame's when
+    both sides agree on one above 1 (a scaled GTK), else 1 (screen pixels)."""
+    if frame.width <= 0 or frame.height <= 0:
+        return 1.0
+    across, down = window.width / frame.width, window.height / frame.height
+    if across > 1.2 and abs(across - down) < 0.05 * across:
+        return round(across * 4) / 4  # toolkits scale by whole or quarter steps
+    return 1.0
+
+
+def _scaled(box: BoundingBox, scale: float) -> BoundingBox:
+    if scale == 1.0:
+        return box
+    return BoundingBox(
+        x=box.x * scale, y=box.y * scale, width=box.width * scale, height=box.height * scale
+    )
 
 
 def _overlap(a: BoundingBox, b: BoundingBox) -> float:

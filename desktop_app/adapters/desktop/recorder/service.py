@@ -36,6 +36,7 @@ from desktop_app.adapters.desktop.recorder.keystrokes import (
 )
 from desktop_app.adapters.desktop.recorder.ordering import SETTLE_S, Reorder, Timeline, stamped
 from desktop_app.adapters.desktop.recorder.pixels import cut_shot, paint, png
+from desktop_app.adapters.desktop.recorder.titles import TitleWatch
 from desktop_app.adapters.desktop.recorder.windows import handle_of, title_matches, window_at
 from desktop_app.core.models.common import BoundingBox, Point, utcnow
 from desktop_app.core.models.target import Fingerprint, Locator, Target
@@ -57,10 +58,6 @@ log = logging.getLogger(__name__)
 REST_S: Final = 0.05
 FRESH_S: Final = 1.5
 NEAR_PX: Final = 4
-#: A screenshot taken this long (seconds) before the press shows the screen before it; one taken
-#: later may already show the press's effect (a new title), the press having reached the
-#: application as soon as us.
-RESTED_S: Final = 0.05
 
 #: A second press of the same button this soon and this close makes a double click.
 _DOUBLE_CLICK_S: Final = 0.4
@@ -119,8 +116,8 @@ class DesktopRecorder:
         # The screen as the pointer last came to rest (the mouse listener's thread only): what
         # a click's anchor is cut from, before the application redraws for the press.
         self._resting: tuple[float, int, int, Shot, tuple[Window, ...]] | None = None
-        # Each window's title as last seen surely before an input (window handle → title).
-        self._titles: dict[int, str] = {}
+        # Every window's title changes, with the server's times (None: titles as read).
+        self._title_watch: TitleWatch | None = None
 
     # ── lifecycle ───────────────────────────────────────────────────────────────────────────
 
@@ -151,6 +148,7 @@ class DesktopRecorder:
             )
         self._mss = mss.MSS()
         self._tree = open_tree()
+        self._title_watch = _watch_titles()
         self._worker = threading.Thread(target=self._work, name="desktop-recorder", daemon=True)
         self._worker.start()
         self._mouse_listener = stamped(mouse.Listener)(
@@ -185,6 +183,8 @@ class DesktopRecorder:
         if self._tree is not None:
             with self._capture:
                 self._tree.close()
+        if self._title_watch is not None:
+            await asyncio.to_thread(self._title_watch.stop)
 
     def _stop_listeners(self) -> None:
         for listener in self._listeners:
@@ -267,22 +267,17 @@ class DesktopRecorder:
         if shot is not None:
             self._resting = (now, x, y, shot, windows)
 
-    def _title_before(self, window: Window | None, taken: float, clock: float) -> Window | None:
-        """*window* as it was before the press at *clock*, seen at *taken*: a capture made just
-        before the press, or after it, may show the press's own effect (a form retitled
-        "Saved" on the click that saves it), so the title it had at the previous input stands
-        (a title changed by that input is still close enough for replay to find the window)."""
-        if window is None:
-            return None
-        title = window.title
-        if clock - taken < RESTED_S:
-            title = self._titles.get(window.handle, title)
-        self._titles[window.handle] = title
-        return window if title == window.title else replace(window, title=title)
+    def _title_before(self, window: Window | None, server_ms: int | None) -> Window | None:
+        """*window* with the title it had just before the input at *server_ms* (the X server's
+        time of it): read now, it may already be the input's own effect (a form retitled
+        "Contact saved" by the click on Save). As read when there is no watcher."""
+        watch = self._title_watch
+        if window is None or watch is None or server_ms is None:
+            return window
+        title = watch.title_before(window.handle, server_ms)
+        return window if title is None or title == window.title else replace(window, title=title)
 
-    def _before_press(
-        self, x: int, y: int, clock: float
-    ) -> tuple[float, Shot, tuple[Window, ...]] | None:
+    def _before_press(self, x: int, y: int, clock: float) -> tuple[Shot, tuple[Window, ...]] | None:
         """The screen and the windows just before the press at (*x*, *y*): what the pointer's
         moves last took, if it was taken near there and lately (a press is seen by the
         application as soon as by us: it may already have redrawn or retitled its window)."""
@@ -292,7 +287,7 @@ class DesktopRecorder:
         taken, rx, ry, shot, windows = resting
         if clock - taken > FRESH_S or abs(rx - x) > NEAR_PX or abs(ry - y) > NEAR_PX:
             return None
-        return taken, shot, windows
+        return shot, windows
 
     def _on_click(self, x: int, y: int, button: Any, pressed: bool, injected: bool) -> None:
         name = getattr(button, "name", None)
@@ -304,11 +299,12 @@ class DesktopRecorder:
                 before = self._before_press(x, y, clock)
                 shot: Shot | None
                 if before is not None:  # the screen and the windows' titles before the press
-                    taken, shot, windows = before
+                    shot, windows = before
                 else:
-                    taken, shot = clock, self._grab(x, y)
+                    shot = self._grab(x, y)
                     windows = tuple(self._x11.windows()) if self._x11 is not None else ()
-                window = self._title_before(window_at(windows, x, y), taken, clock)
+                server_ms = self._mouse_listener.server_time
+                window = self._title_before(window_at(windows, x, y), server_ms)
                 pids = self._x11.pids_at(x, y) if self._x11 is not None else frozenset()
                 elements = None if pids & self._excluded_pids else self._elements(window)
                 self._put(
@@ -326,7 +322,7 @@ class DesktopRecorder:
                         elements=elements,
                         pids=pids,
                     ),
-                    self._timeline.when(self._mouse_listener.server_time, clock),
+                    self._timeline.when(server_ms, clock),
                 )
         except Exception as exc:  # never let the listener die: the recording goes on
             log.warning("desktop recorder: a click could not be captured: %s", exc)
@@ -366,13 +362,13 @@ class DesktopRecorder:
             if (name is None and char is None) or injected or self._paused or self._stopping:
                 return
             at, clock = utcnow(), time.monotonic()
+            server_ms = self._keys_listener.server_time
             with self._capture:
                 window = self._x11.active_window() if self._x11 is not None else None
-                if window is not None:
-                    self._titles[window.handle] = window.title
+                window = self._title_before(window, server_ms)
                 self._put(
                     Key(at, name, char, self._held_modifiers, window),
-                    self._timeline.when(self._keys_listener.server_time, clock),
+                    self._timeline.when(server_ms, clock),
                 )
         except Exception as exc:  # never let the listener die (and never log the key)
             log.warning(
@@ -733,6 +729,18 @@ def _wake(listener: Any) -> None:
         with contextlib.suppress(Exception):
             display.record_disable_context(context)
             display.flush()
+
+
+def _watch_titles() -> TitleWatch | None:
+    """Window titles watched with the server's times, or None (titles as read at each input)."""
+    watch = TitleWatch()
+    try:
+        watch.start()
+    except Exception as exc:
+        log.info("desktop recorder: window titles not watched (%s)", exc)
+        watch.stop()
+        return None
+    return watch
 
 
 def _joined(described: tuple[Locator, Fingerprint] | None, anchor: Target | None) -> Target | None:
