@@ -9,6 +9,7 @@ import os
 import queue
 import threading
 import time
+from collections import deque
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -54,10 +55,11 @@ __all__ = ["DesktopRecorder"]
 log = logging.getLogger(__name__)
 
 #: How often (seconds) the pointer's moves take a screenshot, and how old one may be (seconds)
-#: and how far from the press (pixels) to stand for the screen before it.
+#: to stand for the screen before a press.
 REST_S: Final = 0.05
 FRESH_S: Final = 1.5
-NEAR_PX: Final = 4
+#: How long (seconds) before the press a screenshot must have begun to show the screen before it.
+_GRAB_LEAD_S: Final = 0.005
 
 #: A second press of the same button this soon and this close makes a double click.
 _DOUBLE_CLICK_S: Final = 0.4
@@ -115,7 +117,7 @@ class DesktopRecorder:
         self._clicked_field: tuple[int, Target] | None = None
         # The screen as the pointer last came to rest (the mouse listener's thread only): what
         # a click's anchor is cut from, before the application redraws for the press.
-        self._resting: tuple[float, int, int, Shot, tuple[Window, ...]] | None = None
+        self._shots: deque[tuple[float, Shot, tuple[Window, ...]]] = deque(maxlen=4)
         # Every window's title changes, with the server's times (None: titles as read).
         self._title_watch: TitleWatch | None = None
 
@@ -256,7 +258,7 @@ class DesktopRecorder:
         if injected or self._paused or self._stopping:
             return
         now = time.monotonic()
-        if self._resting is not None and now - self._resting[0] < REST_S:
+        if self._shots and now - self._shots[-1][0] < REST_S:
             return
         try:
             with self._capture:
@@ -265,7 +267,7 @@ class DesktopRecorder:
         except Exception:  # the press grabs for itself
             return
         if shot is not None:
-            self._resting = (now, x, y, shot, windows)
+            self._shots.append((now, shot, windows))
 
     def _title_before(self, window: Window | None, server_ms: int | None) -> Window | None:
         """*window* with the title it had just before the input at *server_ms* (the X server's
@@ -277,33 +279,36 @@ class DesktopRecorder:
         title = watch.title_before(window.handle, server_ms)
         return window if title is None or title == window.title else replace(window, title=title)
 
-    def _before_press(self, x: int, y: int, clock: float) -> tuple[Shot, tuple[Window, ...]] | None:
-        """The screen and the windows just before the press at (*x*, *y*): what the pointer's
-        moves last took, if it was taken near there and lately (a press is seen by the
-        application as soon as by us: it may already have redrawn or retitled its window)."""
-        resting = self._resting
-        if resting is None:
-            return None
-        taken, rx, ry, shot, windows = resting
-        if clock - taken > FRESH_S or abs(rx - x) > NEAR_PX or abs(ry - y) > NEAR_PX:
-            return None
-        return shot, windows
+    def _before_press(self, clock: float, when: float) -> tuple[Shot, tuple[Window, ...]] | None:
+        """The screen and the windows just before the press that happened at *when* and was
+        heard at *clock*: the newest the pointer's moves took that began before the press,
+        lately. A press reaches the application as soon as us, so a screenshot begun after it
+        may show its effect (the field focused, the first keys typed into it at machine speed):
+        then the one before stands, from where the pointer was before (an anchor is cut from
+        the element's own rows, which the pointer elsewhere does not change)."""
+        for taken, shot, windows in reversed(self._shots):
+            if clock - taken > FRESH_S:
+                break
+            if taken < when - _GRAB_LEAD_S:
+                return shot, windows
+        return None
 
     def _on_click(self, x: int, y: int, button: Any, pressed: bool, injected: bool) -> None:
         name = getattr(button, "name", None)
         if not pressed or injected or self._paused or self._stopping or name not in _BUTTONS:
             return
         at, clock = utcnow(), time.monotonic()
+        server_ms = self._mouse_listener.server_time
+        when = self._timeline.when(server_ms, clock)
         try:
             with self._capture:
-                before = self._before_press(x, y, clock)
+                before = self._before_press(clock, when)
                 shot: Shot | None
                 if before is not None:  # the screen and the windows' titles before the press
                     shot, windows = before
                 else:
                     shot = self._grab(x, y)
                     windows = tuple(self._x11.windows()) if self._x11 is not None else ()
-                server_ms = self._mouse_listener.server_time
                 window = self._title_before(window_at(windows, x, y), server_ms)
                 pids = self._x11.pids_at(x, y) if self._x11 is not None else frozenset()
                 elements = None if pids & self._excluded_pids else self._elements(window)
@@ -322,7 +327,7 @@ class DesktopRecorder:
                         elements=elements,
                         pids=pids,
                     ),
-                    self._timeline.when(server_ms, clock),
+                    when,
                 )
         except Exception as exc:  # never let the listener die: the recording goes on
             log.warning("desktop recorder: a click could not be captured: %s", exc)
