@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
+from collections.abc import Callable
 from typing import Final, Protocol
 
 from desktop_app.core.replay.desktop import Element, Window
 
-__all__ = ["MAX_ELEMENTS", "Tree", "open_tree"]
+__all__ = ["FOCUS_WAIT_S", "MAX_ELEMENTS", "Tree", "focus_taken", "open_tree"]
 
 log = logging.getLogger(__name__)
 
@@ -67,3 +69,19 @@ def open_tree() -> Tree | None:
     except Exception as exc:  # an optional capability: never stop a recording or a run
         log.info("accessibility: not available (%s); image anchors only", exc)
     return None
+
+
+#: How long (seconds) a toolkit may take to report the focus it was asked to move (it may move
+#: it on its next turn of the event loop).
+FOCUS_WAIT_S: Final = 0.5
+
+
+def focus_taken(has_focus: Callable[[], bool]) -> bool:
+    """Whether *has_focus* says yes within :data:`FOCUS_WAIT_S` (polled; its exceptions are
+    the caller's)."""
+    deadline = time.monotonic() + FOCUS_WAIT_S
+    while not has_focus():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

@@ -23,7 +23,7 @@ import os
 import time
 from typing import Any, Final
 
-from desktop_app.adapters.desktop.accessibility import MAX_ELEMENTS
+from desktop_app.adapters.desktop.accessibility import MAX_ELEMENTS, focus_taken
 from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.desktop import Element, Window
 
@@ -111,13 +111,7 @@ class AtSpiTree:
         ref = _ref(element)
         try:
             self._call(ref, _COMPONENT, "GrabFocus")
-            deadline = time.monotonic() + 0.5
-            while True:
-                if "focused" in self._states(ref):
-                    return True
-                if time.monotonic() > deadline:
-                    return False
-                time.sleep(0.02)
+            return focus_taken(lambda: "focused" in self._states(ref))
         except _NoAnswer:
             return False
 

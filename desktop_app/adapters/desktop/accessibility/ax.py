@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from desktop_app.adapters.desktop.accessibility import MAX_ELEMENTS
+from desktop_app.adapters.desktop.accessibility import MAX_ELEMENTS, focus_taken
 from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.desktop import Element, Window
 
@@ -335,13 +335,7 @@ class AxTree:
             error = self._ax.AXUIElementSetAttributeValue(node, "AXFocused", True)
             if error != _SUCCESS:
                 return False
-            deadline = time.monotonic() + 0.5
-            while True:
-                if self._attribute(node, "AXFocused") is True:
-                    return True
-                if time.monotonic() > deadline:
-                    return False
-                time.sleep(0.02)
+            return focus_taken(lambda: self._attribute(node, "AXFocused") is True)
         except Exception:  # a bridge error (a released node): no focus
             return False
 

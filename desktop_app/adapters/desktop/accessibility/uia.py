@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-from desktop_app.adapters.desktop.accessibility import MAX_ELEMENTS
+from desktop_app.adapters.desktop.accessibility import MAX_ELEMENTS, focus_taken
 from desktop_app.core.models.common import BoundingBox
 from desktop_app.core.replay.desktop import Element, Window
 
@@ -248,13 +248,7 @@ class UiaTree:
             return False
         try:
             _invoke(node, "SetFocus")
-            deadline = time.monotonic() + 0.5
-            while True:
-                if _get(node, "CurrentHasKeyboardFocus"):
-                    return True
-                if time.monotonic() > deadline:
-                    return False
-                time.sleep(0.02)
+            return focus_taken(lambda: bool(_get(node, "CurrentHasKeyboardFocus")))
         except _NoAnswer:
             return False
 
