@@ -29,7 +29,7 @@ import numpy as np
 
 from desktop_app.adapters.desktop import require_display
 from desktop_app.adapters.desktop.accessibility import Tree, open_tree
-from desktop_app.adapters.desktop.imaging import encode_png, find_image
+from desktop_app.adapters.desktop.imaging import crop, encode_png, find_image
 from desktop_app.adapters.desktop.keys import MODIFIERS, normalise_key_name
 from desktop_app.adapters.desktop.x11 import X11
 from desktop_app.core.models.common import BoundingBox
@@ -159,17 +159,24 @@ class SystemDesktop:
         box: BoundingBox | None = None,
         limit: int = 3,
         scales: Sequence[float] = (1.0,),
+        part: BoundingBox | None = None,
     ) -> list[ImageMatch]:
-        """Where the PNG *anchor* appears on the screen now (in *box* only, if given).
+        """Where the PNG *anchor* (its *part* only, in anchor pixels, if given) appears on the
+        screen now (in *box* only, if given).
 
         Up to *limit* distinct places, best first, boxes in screen pixels, scores in 0..1, the
-        anchor tried at each of *scales* (see :func:`.imaging.find_image`;
-        :data:`.imaging.SCALES` is the ladder replay uses); none when *box* is off the screen
-        or smaller than the anchor at every scale.
+        anchor tried at each of *scales* (see :func:`.imaging.find_image`; the core's
+        ``SCALES`` is the ladder replay uses); none when *box* is off the screen, smaller than
+        the anchor at every scale, or *part* is outside the anchor.
 
         Raises:
             ValueError: *anchor* is not an image.
         """
+        if part is not None:
+            cut = await asyncio.to_thread(crop, anchor, part)
+            if cut is None:
+                return []
+            anchor = cut[0]
         grabbed = await self._call(lambda device: device.grab(box))
         if grabbed is None:
             return []

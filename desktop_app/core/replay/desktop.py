@@ -139,10 +139,12 @@ class DesktopPort(Protocol):
         box: BoundingBox | None = None,
         limit: int = 3,
         scales: Sequence[float] = (1.0,),
+        part: BoundingBox | None = None,
     ) -> list[ImageMatch]:
         """Where the PNG *anchor* appears in a fresh screenshot (of *box* only, if given): up to
         *limit* distinct places, best first (places that overlap the best are not repeated),
-        the anchor resized to each of *scales* in turn."""
+        the anchor resized to each of *scales* in turn; only its *part* (anchor pixels), if
+        given."""
         ...
 
     async def elements(self, window: Window) -> list[Element] | None:

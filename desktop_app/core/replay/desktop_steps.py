@@ -20,7 +20,11 @@ A ``desktop_click`` climbs its own ladder:
    twice the size, or with a larger font): a match of at least :data:`FOUND_SCORE` that is
    clearly ahead of any other place (by :data:`AHEAD_BY`) is clicked, at the same offset within
    the anchor as the recorded click (scaled). The run record says ``fingerprint`` (the anchor
-   is the recorded look of the spot) and where it was found.
+   is the recorded look of the spot) and where it was found. A place between
+   :data:`HOVER_SCORE` and :data:`FOUND_SCORE` with nothing else close is scored again with
+   the pointer on it (recorded hovered, a button looks different until pointed at). Not found
+   whole, a row's anchor is found as its label and its element apart
+   (:mod:`.desktop_parts`).
 3. **LLM** — with a vision-capable model configured (``llm_vision``), the model is shown the
    anchor and a screenshot of the window and answers where to click; never once a secret was
    typed on the desktop in this run (the screen could show it).
@@ -73,6 +77,7 @@ from desktop_app.core.replay.desktop import (
     DesktopPort,
     DesktopUnavailable,
     Element,
+    ImageMatch,
     Window,
 )
 from desktop_app.core.replay.desktop_elements import (
@@ -81,6 +86,7 @@ from desktop_app.core.replay.desktop_elements import (
     names,
     point_in,
 )
+from desktop_app.core.replay.desktop_parts import by_parts
 from desktop_app.core.replay.ladder import (
     Found,
     ReplayOptions,
@@ -96,6 +102,7 @@ __all__ = [
     "AHEAD_BY",
     "FOUND_SCORE",
     "HERE_SCORE",
+    "HOVER_SCORE",
     "NEAR_SCORE",
     "SLACK_PX",
     "DesktopSteps",
@@ -115,6 +122,9 @@ FOUND_SCORE: Final = 0.85
 #: The least score for "the anchor is still at its spot, drawn a little differently" (a
 #: focused field's ring, a hovered button): accepted only where nothing else looks alike.
 NEAR_SCORE: Final = 0.6
+#: The least score of a place that, alone, is scored again with the pointer on it (a button
+#: recorded hovered looks different until it is pointed at).
+HOVER_SCORE: Final = 0.7
 #: How much better than the next place the best match must be to be trusted.
 AHEAD_BY: Final = 0.05
 #: A window's title must be this similar (0-100) to the recorded one to stand in for it.
@@ -313,6 +323,8 @@ class DesktopSteps:
                     "nothing else alike)"
                 )
                 return expected, Resolution.DIRECT, detail
+            if best is not None and alone and HOVER_SCORE <= best.score < FOUND_SCORE:
+                best = await self._hovered(image, best, offset)
             if best is None or best.score < FOUND_SCORE:
                 tried.append(f"not in {name} (best {_pct(best.score) if best else 'none'})")
                 continue
@@ -330,6 +342,18 @@ class DesktopSteps:
                 f"image anchor found in {name}{scaled} {moved[0]:+.0f}, {moved[1]:+.0f} px from "
                 f"the recorded spot ({_pct(best.score)}): the layout changed",
             )
+        element_box = _element_box(step.target)
+        if element_box is not None:  # rung 2b: the row's label and its element, found apart
+            paired, why = await by_parts(port, image, where, element_box, recorded, window.box)
+            if paired is not None:
+                moved = paired.point.x - expected.x, paired.point.y - expected.y
+                return (
+                    paired.point,
+                    Resolution.FINGERPRINT,
+                    f"image anchor: {why}, {moved[0]:+.0f}, {moved[1]:+.0f} px from the "
+                    "recorded spot: the layout changed",
+                )
+            tried.append(why)
         tracker.note("image anchor: " + "; ".join(tried))
 
         by_llm = await self._ask_llm(step, window, image, tracker)  # rung 3
@@ -339,6 +363,18 @@ class DesktopSteps:
             return None
         await self._ask_person(step, window, title, tracker)  # rung 4: then climb again
         return None
+
+    async def _hovered(self, anchor: bytes, match: ImageMatch, offset: Point) -> ImageMatch:
+        """*match* scored again with the pointer on it, as when it was recorded (a person
+        points at a button before clicking it: its hovered look is in the anchor); the better
+        of the two."""
+        port = self._port()
+        spot = _at(match.box, offset, match.scale)
+        await port.move(spot.x, spot.y)
+        again = await port.find_image(
+            anchor, box=_grown(match.box, SLACK_PX), limit=1, scales=(match.scale,)
+        )
+        return again[0] if again and again[0].score > match.score else match
 
     async def _by_accessibility(
         self, step: DesktopClickStep, window: Window, tracker: Tracker
@@ -657,6 +693,17 @@ def _squash(text: str) -> str:
     """*text* without its spaces, folded: how a field's value is compared with what was typed
     (an application may reflow or recase what it shows)."""
     return "".join(text.split()).casefold()
+
+
+def _element_box(target: Target | None) -> BoundingBox | None:
+    """The recorded element's box relative to its window, if the anchor's fingerprint has it."""
+    fingerprint = target.fingerprint if target is not None else None
+    text = fingerprint.attributes.get("element_box", "") if fingerprint is not None else ""
+    try:
+        x, y, width, height = (float(part) for part in text.split(","))
+    except ValueError:
+        return None
+    return BoundingBox(x=x, y=y, width=width, height=height)
 
 
 def _anchor_locator(target: Target | None) -> Locator | None:

@@ -75,8 +75,9 @@ def cut_anchor(
     else right of it, on the element's rows (the click's): the click is then at an offset
     outside the anchor.
 
-    The target's fingerprint has the anchor's box relative to *area* and, when *element* was
-    given, ``attributes["element_box"]``: the element's box relative to *area* (``x,y,w,h``).
+    The target's fingerprint has the anchor's box relative to *area* and, when the element's
+    box is known (given, or found by its edges), ``attributes["element_box"]``: the element's
+    box relative to *area* (``x,y,w,h``).
     """
     from desktop_app.adapters.desktop.imaging import matches_only_at
 
@@ -113,10 +114,10 @@ def cut_anchor(
             crop, where = cut
     ref = media.put(png(crop), "png")
     attributes = {"button": press.button, "clicks": "1"}
-    if element is not None:
+    if found is not None:  # what replay finds the label and the element by apart
         attributes["element_box"] = ",".join(
             str(round(value))
-            for value in (element.x - area.x, element.y - area.y, element.width, element.height)
+            for value in (found.x - area.x, found.y - area.y, found.width, found.height)
         )
     return Target(
         locators=(Locator(strategy=LocatorStrategy.IMAGE_ANCHOR, value=ref),),
