@@ -11,7 +11,9 @@ its length), then the window title becomes "Contact saved".
 The Name label is tied to its entry (``set_mnemonic_widget``: a labelled-by relation over
 AT-SPI); the Email label is not, as in many real apps, so both kinds are exercised.
 ``--relayout`` puts a banner above the form, spaces the rows differently, uses a larger font and
-moves Save to the left column. Twice the scale is the environment's (``GDK_SCALE=2``).
+moves Save to the left column. ``--twins`` adds a second field labelled "Email" below the first
+(Save does not save it): a form where "the Email field" is two fields. Twice the scale is the
+environment's (``GDK_SCALE=2``).
 
 With ``--layout-out``, once the window is drawn (and whenever its layout changes) the app writes
 where its parts are: for each of ``name``, ``email``, ``password``, ``save``, ``name_label``,
@@ -64,6 +66,7 @@ def main() -> None:
     parser.add_argument("--x", type=int, default=40)
     parser.add_argument("--y", type=int, default=40)
     parser.add_argument("--relayout", action="store_true")
+    parser.add_argument("--twins", action="store_true")
     parser.add_argument("--title", default="Contact form")
     parser.add_argument("--layout-out", type=Path, default=None)
     args = parser.parse_args()
@@ -97,9 +100,10 @@ def main() -> None:
 
     labels: dict[str, Gtk.Label] = {}
     fields: dict[str, Gtk.Entry] = {}
-    for row, (text, key) in enumerate(
-        (("Name", "name"), ("Email", "email"), ("Password", "password"))
-    ):
+    rows = [("Name", "name"), ("Email", "email"), ("Password", "password")]
+    if args.twins:  # a second field labelled "Email" (a work and a home address, say)
+        rows.insert(2, ("Email", "email2"))
+    for row, (text, key) in enumerate(rows):
         label = Gtk.Label(label=text, xalign=0)
         entry = Gtk.Entry(width_chars=24)
         if key == "name":
@@ -116,10 +120,10 @@ def main() -> None:
     button.set_size_request(96, -1)
     if args.relayout:  # Save on the left, under the labels
         button.set_halign(Gtk.Align.START)
-        grid.attach(button, 0, 3, 1, 1)
+        grid.attach(button, 0, len(rows), 1, 1)
     else:
         button.set_halign(Gtk.Align.END)
-        grid.attach(button, 1, 3, 1, 1)
+        grid.attach(button, 1, len(rows), 1, 1)
     button.set_margin_top(8)
 
     def save(_button: Gtk.Button) -> None:

@@ -269,9 +269,10 @@ class GtkForm(_FormApp):
         relayout: bool = False,
         scale: int = 1,
         title: str = "Contact form",
+        twins: bool = False,
     ) -> None:
         argv = [str(SYSTEM_PYTHON), str(GTK_FORM), "--x", str(x), "--y", str(y)]
-        argv += ["--relayout"] * relayout
+        argv += ["--relayout"] * relayout + ["--twins"] * twins
         super().__init__(argv, out, title=title, env=gtk_environment(scale), log=True)
 
 

@@ -158,3 +158,22 @@ def test_a_tk_form_without_a_tree_replays_by_element_sized_anchors_relaid_and_do
         assert run.status is not RunStatus.FAILED, run.error
         assert saved == {"name": values[0], "email": values[1], "password_length": len(values[2])}
         assert any("found by its label" in (s.detail or "") for s in run.steps)
+
+
+@needs_a11y
+def test_two_fields_alike_stop_the_run_before_anything_is_typed_into_either(
+    desktop: str, home: Path, tmp_path: Path
+) -> None:
+    with open_services(load_settings(), write=True) as services:
+        with GtkForm(tmp_path / "recorded.json") as form:
+            version = _approved(services, asyncio.run(_fill(services, form, mark_password=False)))
+
+        # The form now has two fields labelled "Email": neither the tree (role, name and
+        # ancestors alike) nor the image (two rows alike) may pick one by its position.
+        with GtkForm(tmp_path / "twins.json", twins=True) as target:
+            run = _replay(services, version, ("Di Eve", "di@example.test", "an0ther-Secret"))
+            saved = target.out.exists()
+        assert run.status is RunStatus.FAILED
+        failed = next(s for s in run.steps if s.error)
+        assert "not telling them apart by position" in failed.error, failed.error
+        assert not saved  # Save was never clicked: nothing was done with a guessed field

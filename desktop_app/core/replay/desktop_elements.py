@@ -101,6 +101,12 @@ class Lookup:
 
     element: Element | None
     why: str
+    alike: int = 0  # when there is none: how many elements are alike in role and name
+
+    @property
+    def ambiguous(self) -> bool:
+        """Whether several elements are what the locator names (none may be picked)."""
+        return self.element is None and self.alike > 1
 
 
 def find(elements: Sequence[Element], locator: Locator, path: Sequence[str] = ()) -> Lookup:
@@ -119,7 +125,9 @@ def find(elements: Sequence[Element], locator: Locator, path: Sequence[str] = ()
     same_path = [e for e in alike if tuple(e.path) == tuple(path)]
     if len(same_path) == 1:
         return Lookup(same_path[0], f"the only {what} in its place in the window")
-    return Lookup(None, f"{len(alike)} elements are {what}: not telling them apart by position")
+    return Lookup(
+        None, f"{len(alike)} elements are {what}: not telling them apart by position", len(alike)
+    )
 
 
 def point_in(

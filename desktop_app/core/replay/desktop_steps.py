@@ -81,6 +81,7 @@ from desktop_app.core.replay.desktop import (
     Window,
 )
 from desktop_app.core.replay.desktop_elements import (
+    Lookup,
     accessible_locator,
     find,
     names,
@@ -282,6 +283,11 @@ class DesktopSteps:
         asked to set the window right (climb again)."""
         port = self._port()
         by_tree = await self._by_accessibility(step, window, tracker)
+        if isinstance(by_tree, Lookup):  # alike in the tree: alike to images too
+            if asked:
+                return None
+            await self._ask_person(step, window, title, tracker)
+            return None
         if by_tree is not None:
             return by_tree
         recorded = step.point or Point(x=window.box.width / 2, y=window.box.height / 2)
@@ -297,9 +303,16 @@ class DesktopSteps:
         await port.move(expected.x, expected.y)  # as when it was recorded: hovered
         while True:  # rung 1: the anchor where it was recorded (the window may still be drawing)
             here = await port.find_image(image, box=box, limit=1)
-            if here and here[0].score >= HERE_SCORE:  # the recorded point itself is clicked
-                detail = f"image anchor at the recorded spot ({_pct(here[0].score)})"
-                return expected, Resolution.DIRECT, detail
+            if here and here[0].score >= HERE_SCORE:  # the recorded point itself is clicked,
+                twin = await self._twin(image, window, here[0])  # if nothing else is alike
+                if twin is None:
+                    detail = f"image anchor at the recorded spot ({_pct(here[0].score)})"
+                    return expected, Resolution.DIRECT, detail
+                tracker.note(
+                    f"image anchor: at the recorded spot ({_pct(here[0].score)}), and alike "
+                    f"elsewhere in the window ({_pct(twin.score)}): not told apart by its place"
+                )
+                break
             if time.monotonic() >= deadline:
                 break
             await asyncio.sleep(_POLL_S)
@@ -364,6 +377,16 @@ class DesktopSteps:
         await self._ask_person(step, window, title, tracker)  # rung 4: then climb again
         return None
 
+    async def _twin(self, anchor: bytes, window: Window, here: ImageMatch) -> ImageMatch | None:
+        """Another place in *window* that looks as much like the anchor as *here* does (within
+        :data:`AHEAD_BY`), if any: a row added above the recorded one, a second field alike,
+        would otherwise be clicked for being where the recorded one was."""
+        matches = await self._port().find_image(anchor, box=window.box, limit=2)
+        others = [m for m in matches if not _overlapping(m.box, here.box)]
+        if others and others[0].score > here.score - AHEAD_BY:
+            return others[0]
+        return None
+
     async def _hovered(self, anchor: bytes, match: ImageMatch, offset: Point) -> ImageMatch:
         """*match* scored again with the pointer on it, as when it was recorded (a person
         points at a button before clicking it: its hovered look is in the anchor); the better
@@ -378,9 +401,13 @@ class DesktopSteps:
 
     async def _by_accessibility(
         self, step: DesktopClickStep, window: Window, tracker: Tracker
-    ) -> tuple[Point, Resolution, str] | None:
-        """Rung 0: the recorded element in the window's accessibility tree, if it is there."""
+    ) -> tuple[Point, Resolution, str] | Lookup | None:
+        """Rung 0: the recorded element in the window's accessibility tree, if it is there;
+        the lookup when several elements are it (then nothing may be picked: the images,
+        which see less than the tree, would pick by their place)."""
         element = await self._element(step.target, window, step.timeout_s, tracker)
+        if isinstance(element, Lookup):
+            return element
         if element is None:
             return None
         fingerprint = step.target.fingerprint if step.target else None
@@ -394,10 +421,11 @@ class DesktopSteps:
 
     async def _element(
         self, target: Target | None, window: Window, timeout_s: float, tracker: Tracker
-    ) -> Element | None:
+    ) -> Element | Lookup | None:
         """The element *target* names in *window*'s accessibility tree, shown and enabled
-        (waited for, the application may still be drawing it); None when the step has no
-        ``accessible`` locator, the application shows no tree, or it is not (uniquely) there."""
+        (waited for, the application may still be drawing it); the lookup when several are
+        alike; None when the step has no ``accessible`` locator, the application shows no
+        tree, or it is not there."""
         locator = accessible_locator(target)
         if locator is None or target is None:
             return None
@@ -418,7 +446,7 @@ class DesktopSteps:
                     tracker.note(f"accessibility: {locator.describe()} stayed disabled")
                 else:
                     tracker.note(f"accessibility: {lookup.why}")
-                return None
+                return lookup if lookup.ambiguous else None
             await asyncio.sleep(_POLL_S)
 
     async def _field(
@@ -435,7 +463,8 @@ class DesktopSteps:
         if locator is None:
             return None
         port = self._port()
-        field = await self._element(step.target, window, step.timeout_s, tracker)
+        found = await self._element(step.target, window, step.timeout_s, tracker)
+        field = found if isinstance(found, Element) else None
         if field is None:
             elements = await port.elements(window)
             if elements is None:
@@ -682,6 +711,15 @@ def _said(element: Element, window: Window) -> str:
     what = f'{element.role} "{element.name}"' if element.name else element.role
     box = element.box
     return f"{what} at ({box.x - window.box.x:.0f}, {box.y - window.box.y:.0f}) in the window"
+
+
+def _overlapping(a: BoundingBox, b: BoundingBox) -> bool:
+    return (
+        a.x < b.x + b.width
+        and b.x < a.x + a.width
+        and a.y < b.y + b.height
+        and b.y < a.y + a.height
+    )
 
 
 def _disabled(element: Element) -> bool:
