@@ -133,7 +133,10 @@ def test_the_anchor_of_a_field_in_a_compact_form_is_its_row(tmp_path: Path) -> N
     assert box.height == anchor.shape[0] <= FIELD_H + 2 * ELEMENT_PAD  # not the rows around
     assert box.y == email_y - ELEMENT_PAD
     assert box.x <= 12  # widened left to take in the label
-    assert "element_box" not in attributes
+    # The field's own box, for replay to find the row by its label and the field apart.
+    assert attributes["element_box"] == ",".join(
+        str(round(v)) for v in (found.x, found.y, found.width, found.height)
+    )
 
     # Re-spaced (rows 34 px apart, the form moved): the anchor still marks the Email row.
     spaced = _form(gap=34, top=40)

@@ -164,7 +164,9 @@ def test_recording_the_contact_form(home: Path, tmp_path: Path) -> None:
         window = (media / shot[:2] / shot[2:4] / shot).read_bytes()
         places = find_image(window, anchor, limit=2)  # it marks one spot of the window only
         assert places[0].score > 0.99 and (len(places) == 1 or places[1].score < UNIQUE_BELOW)
-        assert click.target.fingerprint.attributes == {"button": "left", "clicks": "1"}
+        attributes = dict(click.target.fingerprint.attributes)
+        assert attributes.pop("element_box").count(",") == 3  # the element's edges, x,y,w,h
+        assert attributes == {"button": "left", "clicks": "1"}
         assert click.target.fingerprint.name == "Contact form"
     name_box = clicks[0].target.fingerprint.bbox if clicks[0].target.fingerprint else None
     assert name_box is not None and name_box.x < 60  # inside a text field: widened to its label
@@ -211,7 +213,11 @@ def test_double_clicks_keys_and_a_window_marked_sensitive(home: Path, tmp_path: 
     ]
     double, in_sensitive = events[0], events[1]
     assert double.target is not None and double.target.fingerprint is not None
-    assert double.target.fingerprint.attributes == {"button": "left", "clicks": "2"}
+    assert {**double.target.fingerprint.attributes, "element_box": ""} == {
+        "button": "left",
+        "clicks": "2",
+        "element_box": "",
+    }
     assert in_sensitive.target is None  # a click in a sensitive window keeps no image of it
     assert in_sensitive.point is not None and (in_sensitive.point.x, in_sensitive.point.y) == EMAIL
     assert events[2].value == SecretPlaceholder(label="Contact form")

@@ -72,6 +72,17 @@ _DESKTOP_ACTIONS: Final = frozenset(
 )
 _PREPOSITIONS: Final = frozenset({"for", "at", "to", "with", "in", "of", "on", "from", "by", "as"})
 
+#: How a step title calls an element of a desktop role (AT-SPI's names are a screen reader's).
+_DESKTOP_ROLE_WORDS: Final = {
+    "text": "field",
+    "password text": "password field",
+    "entry": "field",
+    "push button": "button",
+    "toggle button": "button",
+    "combo box": "list",
+    "page tab": "tab",
+}
+
 
 @dataclass
 class Induction:
@@ -359,6 +370,23 @@ class _Builder:
             found.append(TitleMatches(text=self.values.text(after.title)))
         return tuple(found)
 
+    def desktop_element(self, event: Event) -> str | None:
+        """The desktop element *event* acted on, as its title names it ("the push button
+        'Save'"), when it was recorded by accessibility with a name; recorded values in the
+        name are placeholders."""
+        locator = next(
+            (
+                loc
+                for loc in (event.target.locators if event.target else ())
+                if loc.strategy is LocatorStrategy.ACCESSIBLE
+            ),
+            None,
+        )
+        if locator is None or not locator.name:
+            return None
+        what = _DESKTOP_ROLE_WORDS.get(locator.value, locator.value)
+        return f"the {what} '{self.values.text(locator.name)}'"
+
     def desktop_expectations(self, index: int) -> tuple[Expectation, ...]:
         """A desktop action's check: the window the next action happens in, when the title
         changed (a dialog opened, the document was saved) and the next action is on the
@@ -477,7 +505,9 @@ class _Builder:
                 button = "right"
             elif attributes.get("button") == "middle":
                 button = "middle"
-            where = f"at {event.point.x:.0f}, {event.point.y:.0f}" if event.point else "the spot"
+            where = self.desktop_element(event) or (
+                f"at {event.point.x:.0f}, {event.point.y:.0f}" if event.point else "the spot"
+            )
             verb = {1: "Click", 2: "Double-click", 3: "Triple-click"}[clicks]
             step = DesktopClickStep(
                 title=f"{verb} {where} in '{window or 'the window'}'",
@@ -492,8 +522,10 @@ class _Builder:
         elif action is ActionKind.DESKTOP_TYPE:
             placeholder = self.slot_for(event, index)
             window = event.before.window_title if event.before else None
+            into = self.desktop_element(event)
             step = DesktopTypeStep(
-                title=f"Type {placeholder} in '{window or 'the window'}'",
+                title=f"Type {placeholder}{f' into {into}' if into else ''} in "
+                f"'{window or 'the window'}'",
                 window_title=window,
                 text=placeholder,
                 target=event.target,  # the field typed into, by accessibility
