@@ -285,6 +285,51 @@ async def shot_editor(stage: Stage) -> None:
     await _settle(stage)
 
 
+async def shot_editor_desktop(stage: Stage) -> None:
+    """The step editor on a desktop workflow: a GTK form filled by a scripted person while
+    Procedura recorded it (a private accessibility bus), the click on Email selected: its
+    field by accessibility first, its image anchor second."""
+    from desktop_support import GtkForm, a11y_session, act, record, until
+
+    from desktop_app.ops.changes import Origin
+    from desktop_app.ops.induce import induce
+    from desktop_app.ui.editor.window import EditorWindow
+
+    services = stage.backend.services
+
+    with (
+        a11y_session(),
+        tempfile.TemporaryDirectory(prefix="procedura-form-") as tmp,
+        GtkForm(Path(tmp) / "saved.json", x=820, y=420) as form,
+    ):
+
+        async def fill(_recorder: Any, seen: list[Any]) -> None:
+            x, y, _, _ = form.geometry()
+            for part, text in (("name", "Jane Doe"), ("email", "jane@example.test")):
+                px, py = form.point(part)
+                await act("mousemove", str(x + px), str(y + py), "sleep", "0.2", "click", "1")
+                await act("type", "--delay", "40", text)
+            px, py = form.point("save")
+            await act("mousemove", str(x + px), str(y + py), "sleep", "0.2", "click", "1")
+            await asyncio.to_thread(form.saved)
+            await until(lambda: sum(e.point is not None for e in seen) == 3, "the Save click")
+
+        trajectory = await record(services, fill)
+    induced = induce(
+        services.trajectories, services.workflows, [trajectory.id], actor="ana", origin=Origin.CLI
+    )
+    await stage.window.reload_all()
+    stage.window.open_editor(induced.saved.version.workflow.id, induced.saved.version.version)
+    await _settle(stage, 0.8)
+    editor = next(w for w in _top_levels(EditorWindow))
+    editor.resize(1400, 860)
+    editor.select_step(2)  # Click the field 'Email': by accessibility, then its image
+    await _settle(stage, 0.8)
+    _save(stage, editor, "editor-desktop")
+    editor.close()
+    await _settle(stage)
+
+
 async def shot_editor_blocks(stage: Stage) -> None:
     """The step editor on a workflow with blocks: a loop over the page's unpaid invoices holding
     two steps (its items just tested on the live page) and an if with an otherwise."""
@@ -505,6 +550,7 @@ SHOTS: dict[str, Shot] = {
     "library": shot_library,
     "editor": shot_editor,
     "editor-blocks": shot_editor_blocks,
+    "editor-desktop": shot_editor_desktop,
     "run": shot_run,
     "run-loop": shot_run_loop,
     "tray": shot_tray,
