@@ -578,6 +578,13 @@ def test_every_kind_of_step_opens_in_the_form(gui: Gui) -> None:
             assert isinstance(keys, QLineEdit) and keys.text() == "ctrl+s"
             keys.setText("ctrl+shift+s")
             keys.editingFinished.emit()
+        if step.kind in ("desktop_click", "desktop_type"):  # no page to test it on
+            assert editor.form.test_page.isHidden()
+            assert editor.form.target_box.title().startswith(
+                "Element (by accessibility" if step.kind == "desktop_click" else "Field"
+            )
+        elif "target" in type(step).model_fields:
+            assert not editor.form.test_page.isHidden()
         if step.kind == "call":
             argument = editor.form.field_widget("arguments").findChild(TemplateEdit)  # type: ignore[union-attr]
             assert argument.text() == "{user}"

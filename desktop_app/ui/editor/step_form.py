@@ -331,9 +331,12 @@ class StepForm(StepFields, StepLocators):
             self._build_fields(step)
         self._fill_fields(step)
         self._fill_target(step)
-        self.test_page.setVisible(
-            "target" in type(step).model_fields
-            or any(f.input in ("condition", "source") for f in kind_spec(step.kind).form_fields)
+        self.test_page.setVisible(  # a page to test on: not for a step in a desktop window
+            kind_spec(step.kind).performer != "desktop"
+            and (
+                "target" in type(step).model_fields
+                or any(f.input in ("condition", "source") for f in kind_spec(step.kind).form_fields)
+            )
         )
         self._fill_expectations(step)
         self._blocked(self.timeout, lambda: self.timeout.setValue(step.timeout_s))

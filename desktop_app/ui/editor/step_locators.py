@@ -11,6 +11,7 @@ from desktop_app.core.describe import describe_locator, item_noun
 from desktop_app.core.editing import TARGETED_KINDS
 from desktop_app.core.models.target import Locator, LocatorStrategy
 from desktop_app.core.models.workflow import Step
+from desktop_app.core.step_kinds import kind_spec
 from desktop_app.ui import theme
 from desktop_app.ui.editor.dialogs import LocatorDialog
 from desktop_app.ui.editor.step_form_base import StepFormBase
@@ -46,11 +47,19 @@ class StepLocators(StepFormBase):
             return
         target = step.target_or_none
         locators = target.locators if target is not None else ()
-        self.target_box.setTitle(
-            "Element"
-            if step.kind in TARGETED_KINDS
-            else "Element (optional: none acts on the page)"
-        )
+        on_desktop = kind_spec(step.kind).performer == "desktop"
+        if on_desktop:
+            self.target_box.setTitle(
+                "Element (by accessibility, then by its picture; none: the recorded spot)"
+                if step.kind == "desktop_click"
+                else "Field (by accessibility; none: wherever the window's focus is)"
+            )
+        else:
+            self.target_box.setTitle(
+                "Element"
+                if step.kind in TARGETED_KINDS
+                else "Element (optional: none acts on the page)"
+            )
         selected = self.locators.currentRow()
         self.locators.setRowCount(len(locators))
         for row, locator in enumerate(locators):
@@ -102,6 +111,9 @@ class StepLocators(StepFormBase):
             self.fingerprint.setText(
                 "Recorded as " + " ".join(p for p in parts if p) + ": used to find the element "
                 "again when every locator fails."
+                if not on_desktop
+                else "Recorded as " + " ".join(p for p in parts if p) + " in its window's "
+                "accessibility tree."
             )
             self.fingerprint.show()
         else:
