@@ -42,6 +42,7 @@ from desktop_support import (  # isort: skip
     a11y_missing,
     a11y_session,
     act,
+    approved_as_is,
     record,
     until,
     xvfb,
@@ -49,7 +50,6 @@ from desktop_support import (  # isort: skip
 
 from desktop_app.adapters.desktop.recorder import DesktopRecorder
 from desktop_app.app import Services, open_services, replay
-from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models import ActionKind, Event, ParameterType, SecretPlaceholder, Trajectory
 from desktop_app.core.models.run import Run, StepStatus
 from desktop_app.core.models.target import LocatorStrategy
@@ -219,12 +219,6 @@ def _form(app: str, out: Path, variant: Variant | None) -> Any:
     return GtkForm(out, **where) if app == "gtk" else Form(out, **where)
 
 
-def _approved(services: Services, trajectory: Trajectory) -> WorkflowVersion:
-    workflow = induce(trajectory).workflow
-    saved = services.workflows.save(workflow, actor="bench")
-    return services.workflows.approve(workflow.id, actor="bench", version=saved.version.version)
-
-
 def _values(app: str, pace: str, variant: str) -> tuple[str, str, str]:
     """New values for one replay, unlike each other and the recorded ones (the secret's
     length differs from the others' so a wrong field shows in the saved length too)."""
@@ -368,7 +362,7 @@ def _bench_app(app: str, paces: tuple[Pace, ...], variants: tuple[Variant, ...])
                 if problem := _unfaithful(trajectory):
                     report.failures.append(f"{pace.name}: {problem}")
                     continue
-                version = _approved(services, trajectory)
+                version = approved_as_is(services, trajectory, actor="bench")
                 _bind(version, RECORDED)  # name, email and a secret were induced
             except (AssertionError, TimeoutError, ValueError) as exc:
                 report.failures.append(f"{pace.name}: {type(exc).__name__}: {exc}"[:200])

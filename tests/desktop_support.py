@@ -548,6 +548,15 @@ async def record(services: Services, scenario: Scenario, **options: Any) -> Traj
     return await task
 
 
+def approved_as_is(services: Services, trajectory: Trajectory, actor: str = "tester") -> Any:
+    """The workflow induced from *trajectory*, saved and approved unchanged (its version)."""
+    from desktop_app.core.induction.heuristic import induce
+
+    workflow = induce(trajectory).workflow
+    saved = services.workflows.save(workflow, actor=actor)
+    return services.workflows.approve(workflow.id, actor=actor, version=saved.version.version)
+
+
 def grep(root: Path, needle: str) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
 

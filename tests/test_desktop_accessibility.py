@@ -16,6 +16,7 @@ from desktop_support import (
     GtkForm,
     a11y_session,
     act,
+    approved_as_is,
     grep,
     needs_a11y,
     needs_xvfb,
@@ -26,7 +27,6 @@ from desktop_support import (
 
 from desktop_app.adapters.desktop.recorder import DesktopRecorder
 from desktop_app.app import Services, open_services, replay
-from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models import ActionKind, Event, ParameterType, SecretPlaceholder
 from desktop_app.core.models.run import Run, RunStatus
 from desktop_app.core.models.target import LocatorStrategy
@@ -70,12 +70,6 @@ async def _fill(services: Services, form: Any, *, mark_password: bool) -> Any:
     return await record(services, scenario)
 
 
-def _approved(services: Services, trajectory: Any) -> WorkflowVersion:
-    workflow = induce(trajectory).workflow
-    saved = services.workflows.save(workflow, actor="tester")
-    return services.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
-
-
 def _replay(services: Services, version: WorkflowVersion, values: tuple[str, str, str]) -> Run:
     workflow = version.workflow
     plain = [p.name for p in workflow.parameters if p.type is not ParameterType.SECRET]
@@ -109,7 +103,7 @@ def test_a_gtk_form_recorded_at_machine_speed_replays_by_its_tree_moved_relaid_a
             'accessible=text[name="Email"]',  # the label on its row: no relation
             'accessible=password text[name="Password"]',
         ]
-        version = _approved(services, trajectory)
+        version = approved_as_is(services, trajectory)
         steps = version.workflow.steps
         assert all(s.target is not None for s in steps if isinstance(s, DesktopTypeStep))
 
@@ -139,7 +133,7 @@ def test_a_tk_form_without_a_tree_replays_by_element_sized_anchors_relaid_and_do
         anchors = [e.target.fingerprint.bbox for e in clicks if e.target and e.target.fingerprint]
         # Sized to the element clicked: no anchor takes in a neighbouring row.
         assert anchors and all(box is not None and box.height <= 44 for box in anchors)
-        version = _approved(services, trajectory)
+        version = approved_as_is(services, trajectory)
 
         values = ("Bo Chen", "bo@example.test", "an0ther-Secret")
         with Form(tmp_path / "relaid.json", relayout=True, x=90, y=120) as target:
@@ -166,7 +160,8 @@ def test_two_fields_alike_stop_the_run_before_anything_is_typed_into_either(
 ) -> None:
     with open_services(load_settings(), write=True) as services:
         with GtkForm(tmp_path / "recorded.json") as form:
-            version = _approved(services, asyncio.run(_fill(services, form, mark_password=False)))
+            recorded = asyncio.run(_fill(services, form, mark_password=False))
+        version = approved_as_is(services, recorded)
 
         # The form now has two fields labelled "Email": neither the tree (role, name and
         # ancestors alike) nor the image (two rows alike) may pick one by its position.

@@ -21,6 +21,7 @@ from desktop_support import (
     SECRET,
     Form,
     act,
+    approved_as_is,
     click_at,
     contact_form,
     grep,
@@ -33,7 +34,6 @@ from fakes.openai_server import FakeOpenAIServer
 
 from desktop_app.adapters.desktop.recorder import DesktopRecorder
 from desktop_app.app import Services, open_services, replay
-from desktop_app.core.induction.heuristic import induce
 from desktop_app.core.models import Event, ParameterType, Trajectory
 from desktop_app.core.models.run import Resolution, RunStatus
 from desktop_app.core.models.workflow import (
@@ -73,12 +73,6 @@ async def _demonstrate(services: Services, form: Form) -> Trajectory:
     return await record(services, scenario)
 
 
-def _approved(services: Services, trajectory: Trajectory) -> WorkflowVersion:
-    workflow = induce(trajectory).workflow
-    saved = services.workflows.save(workflow, actor="tester")
-    return services.workflows.approve(workflow.id, actor="tester", version=saved.version.version)
-
-
 async def _replay(services: Services, version: WorkflowVersion, name: str, email: str) -> Any:
     workflow = version.workflow
     names = [p.name for p in workflow.parameters]
@@ -98,7 +92,7 @@ def test_recorded_then_replayed_with_new_values_after_the_window_moved_and_the_l
     with open_services(load_settings(), write=True) as services:
         with contact_form(tmp_path / "recorded.json") as form:
             trajectory = asyncio.run(_demonstrate(services, form))
-        version = _approved(services, trajectory)
+        version = approved_as_is(services, trajectory)
         workflow = version.workflow
         assert [s.kind for s in workflow.steps] == [
             "desktop_click", "desktop_type", "desktop_click", "desktop_type",
@@ -157,7 +151,7 @@ def test_where_no_anchor_matches_a_vision_model_places_the_click(
                     await until(lambda: seen, "the click on Save")
 
                 trajectory = asyncio.run(record(services, click_save))
-            version = _approved(services, trajectory)
+            version = approved_as_is(services, trajectory)
             (step,) = version.workflow.steps
             assert isinstance(step, DesktopClickStep) and step.target is not None
             # The Save button is drawn differently now (another theme): its anchor matches
