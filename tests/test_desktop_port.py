@@ -352,3 +352,35 @@ def _not_blank(png: bytes) -> bool:
     """Whether *png* shows more than one colour."""
     pixels = decode_png(png)
     return bool((pixels != pixels[0, 0]).any())
+
+
+@pytest.mark.slow
+@needs_xvfb
+def test_once_the_focused_window_closes_keys_go_to_the_window_under_the_pointer() -> None:
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    from desktop_app.adapters.desktop.x11 import X11
+
+    with xvfb():
+        connection = xdisplay.Display()
+        screen = connection.screen()
+
+        def window(x: int, title: str) -> Any:
+            made = screen.root.create_window(x, 100, 200, 150, 0, screen.root_depth)
+            made.set_wm_name(title)
+            made.map()
+            return made
+
+        dialog, editor = window(50, "Dialog"), window(400, "Editor")
+        connection.sync()
+        dialog.set_input_focus(X.RevertToParent, X.CurrentTime)
+        dialog.destroy()  # X puts the focus back on the root window
+        screen.root.warp_pointer(500, 170)
+        connection.sync()
+        try:
+            with X11() as x11:
+                active = x11.active_window()
+            assert active is not None and active.handle == editor.id  # never the root, untitled
+        finally:
+            connection.close()

@@ -91,13 +91,17 @@ class X11:
         """The top-level window with the keyboard focus.
 
         When the focus follows the pointer (``PointerRoot``, as on a display without a window
-        manager), that is the window under the pointer.
+        manager) or is on the root window (where X puts it back when the focused window
+        closes), that is the window under the pointer, never the root itself.
         """
         active = self._property(self._root, "_NET_ACTIVE_WINDOW", self._Xatom.WINDOW)
         if active and active[0]:
             return self.window(int(active[0]))
         focus = self._display.get_input_focus().focus
-        if focus == self._X.PointerRoot:
+        if focus == self._X.PointerRoot or (
+            not isinstance(focus, int) and focus is not None and focus.id == self._root.id
+        ):  # keys go to the window under the pointer (the root has the focus once the window
+            # that had it closed: X reverts it there)
             pointer = self._root.query_pointer()
             return self.window_at(pointer.root_x, pointer.root_y)
         if isinstance(focus, int) or focus is None:  # no window has the focus
