@@ -76,5 +76,5 @@ def test_the_click_lands_at_the_same_place_within_the_element_at_any_size() -> N
     _, fingerprint = describe(recorded, 1, WINDOW)  # the Name field at (90, 16) in the window
     click = Point(x=90 + 40, y=16 + 15)  # a quarter along, half-way down
     bigger = _el("text", "", 300, 300, w=320, h=60)
-    spot = point_in(bigger, fingerprint, click, WINDOW)
+    spot = point_in(bigger, fingerprint, click)
     assert (spot.x, spot.y) == (300 + 80, 300 + 30)

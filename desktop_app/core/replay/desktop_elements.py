@@ -32,6 +32,7 @@ __all__ = [
     "find",
     "names",
     "point_in",
+    "recorded_box",
 ]
 
 #: Roles whose text labels other elements.
@@ -130,14 +131,12 @@ def find(elements: Sequence[Element], locator: Locator, path: Sequence[str] = ()
     )
 
 
-def point_in(
-    element: Element, fingerprint: Fingerprint | None, recorded: Point | None, window: BoundingBox
-) -> Point:
+def point_in(element: Element, fingerprint: Fingerprint | None, recorded: Point | None) -> Point:
     """Where to click on *element*: at the same place within it as the recorded click was
     within the recorded element (scaled to its size now), else its middle; always inside it."""
     box = element.box
     fx = fy = 0.5
-    was = _parse_box(fingerprint.attributes.get("element_box", "")) if fingerprint else None
+    was = recorded_box(fingerprint)
     if was is not None and recorded is not None and was.width > 0 and was.height > 0:
         fx = (recorded.x - was.x) / was.width
         fy = (recorded.y - was.y) / was.height
@@ -200,7 +199,9 @@ def _box_text(box: BoundingBox, window: BoundingBox) -> str:
     )
 
 
-def _parse_box(text: str) -> BoundingBox | None:
+def recorded_box(fingerprint: Fingerprint | None) -> BoundingBox | None:
+    """The recorded element's box relative to its window (``element_box``), if kept."""
+    text = fingerprint.attributes.get("element_box", "") if fingerprint is not None else ""
     try:
         x, y, width, height = (float(part) for part in text.split(","))
     except ValueError:

@@ -86,6 +86,7 @@ from desktop_app.core.replay.desktop_elements import (
     find,
     names,
     point_in,
+    recorded_box,
 )
 from desktop_app.core.replay.desktop_parts import by_parts
 from desktop_app.core.replay.ladder import (
@@ -318,7 +319,7 @@ class DesktopSteps:
             await asyncio.sleep(_POLL_S)
 
         tried = []
-        recorded_box = _moved(where, window.box)
+        anchor_was = _moved(where, window.box)
         for region, name in ((window.box, "the window"), (None, "the screen")):  # rung 2
             matches = await port.find_image(image, box=region, limit=2, scales=SCALES)
             best = matches[0] if matches else None
@@ -328,8 +329,8 @@ class DesktopSteps:
                 and alone
                 and abs(best.scale - 1.0) < 0.02
                 and best.score >= NEAR_SCORE
-                and abs(best.box.x - recorded_box.x) <= SLACK_PX
-                and abs(best.box.y - recorded_box.y) <= SLACK_PX
+                and abs(best.box.x - anchor_was.x) <= SLACK_PX
+                and abs(best.box.y - anchor_was.y) <= SLACK_PX
             ):  # still where it was, drawn a little differently (focus, hover, a caret)
                 detail = (
                     f"image anchor at the recorded spot, a little changed ({_pct(best.score)}; "
@@ -355,7 +356,7 @@ class DesktopSteps:
                 f"image anchor found in {name}{scaled} {moved[0]:+.0f}, {moved[1]:+.0f} px from "
                 f"the recorded spot ({_pct(best.score)}): the layout changed",
             )
-        element_box = _element_box(step.target)
+        element_box = recorded_box(step.target.fingerprint if step.target else None)
         if element_box is not None:  # rung 2b: the row's label and its element, found apart
             paired, why = await by_parts(port, image, where, element_box, recorded, window.box)
             if paired is not None:
@@ -411,12 +412,7 @@ class DesktopSteps:
         if element is None:
             return None
         fingerprint = step.target.fingerprint if step.target else None
-        spot = point_in(
-            element,
-            fingerprint,
-            step.point,
-            window.box,
-        )
+        spot = point_in(element, fingerprint, step.point)
         return spot, Resolution.DIRECT, f"{_BY_TREE}{_said(element, window)}"
 
     async def _element(
@@ -731,17 +727,6 @@ def _squash(text: str) -> str:
     """*text* without its spaces, folded: how a field's value is compared with what was typed
     (an application may reflow or recase what it shows)."""
     return "".join(text.split()).casefold()
-
-
-def _element_box(target: Target | None) -> BoundingBox | None:
-    """The recorded element's box relative to its window, if the anchor's fingerprint has it."""
-    fingerprint = target.fingerprint if target is not None else None
-    text = fingerprint.attributes.get("element_box", "") if fingerprint is not None else ""
-    try:
-        x, y, width, height = (float(part) for part in text.split(","))
-    except ValueError:
-        return None
-    return BoundingBox(x=x, y=y, width=width, height=height)
 
 
 def _anchor_locator(target: Target | None) -> Locator | None:
