@@ -366,6 +366,9 @@ def test_experiences_search_filter_and_remove(index: ChromaSearchIndex) -> None:
     index.remove_workflow("never-indexed")
     assert index.count() == (1, 1)
     assert top_ids(index.search_workflows("expense report", limit=5)) == ["contact"]
+    # An index emptied after it was searched (its count no longer asked) finds nothing.
+    index.remove_experiences(["e1"])
+    assert index.search_experiences("click Save on the new contact page") == []
 
 
 def test_clear_and_counts_survive_reopening(

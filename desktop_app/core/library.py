@@ -406,7 +406,7 @@ class WorkflowLibrary:
             self.index.remove_workflow(gone)
         self._done("workflow", workflow_ids)
         experience_ids = [item for kind, item in marked if kind == "experience"]
-        found = [e for i in experience_ids if (e := self._experiences.get_experience(i))]
+        found = list(self._experiences.get_experiences(experience_ids).values())
         self.index.upsert_experiences(found)
         self._done("experience", experience_ids)
         return len(marked)

@@ -222,6 +222,9 @@ class ExperienceStore(Protocol):
     def get_experience(self, experience_id: str) -> Experience | None:
         """One experience, or None."""
 
+    def get_experiences(self, ids: Sequence[str]) -> dict[str, Experience]:
+        """These experiences by id, in one read (an id not stored is left out)."""
+
     def update_experiences(self, experiences: Sequence[Experience]) -> None:
         """Store what runs taught about these experiences (their outcomes, proof, retirement),
         in one transaction; an id not stored is ignored. Nothing the index reads changes."""

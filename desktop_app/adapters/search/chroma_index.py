@@ -95,6 +95,9 @@ class ChromaSearchIndex:
         self._lock = threading.RLock()
         self._worker: IndexWorker | None = None
         self._opened: set[str] = set()
+        # Collections seen holding entries: a search of one needs no count first (the count
+        # costs as much as the search at 100,000 entries). One emptied since finds nothing.
+        self._filled: set[str] = set()
         self._dimensions: dict[str, int] = {}  # of the vectors a collection holds, when known
 
     @property
@@ -350,8 +353,10 @@ class ChromaSearchIndex:
             where = conditions[0]
         else:
             where = {"$and": conditions}
-        if self._call("search", "count", name=name) == 0:
-            return []  # nothing to compare with: no need to embed the query
+        if name not in self._filled:
+            if self._call("search", "count", name=name) == 0:
+                return []  # nothing to compare with: no need to embed the query
+            self._filled.add(name)
         vector = self._embed("search", name, [query])[0]
         ids, distances = self._call(
             "search", "query", name=name, vector=vector, n=limit, where=where
@@ -365,6 +370,7 @@ class ChromaSearchIndex:
         """Delete and recreate both collections, for this index's embedding function."""
         with self._lock:
             self._opened.clear()
+            self._filled.clear()
             self._dimensions.clear()
             self._call("clear", "clear", names=[WORKFLOWS, EXPERIENCES], metadata=self._identity())
             self._opened.update((WORKFLOWS, EXPERIENCES))

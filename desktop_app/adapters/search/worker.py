@@ -472,9 +472,7 @@ class _Chroma:
     def query(
         self, name: str, vector: Any, n: int, where: dict[str, Any] | None
     ) -> tuple[list[str], list[float]]:
-        collection = self._get(name)
-        if collection.count() == 0:
-            return [], []
+        collection = self._get(name)  # an empty one answers with nothing (no count first)
         result = collection.query(
             query_embeddings=[vector], n_results=n, where=where, include=["distances"]
         )

@@ -329,6 +329,15 @@ class SqlExperienceStore:
             row = session.get(ExperienceRow, experience_id)
             return Experience.model_validate_json(row.document) if row is not None else None
 
+    def get_experiences(self, ids: Sequence[str]) -> dict[str, Experience]:
+        if not ids:
+            return {}
+        query = select(ExperienceRow.document).where(col(ExperienceRow.id).in_(list(ids)))
+        with Session(self._engine) as session:
+            docs = session.exec(query).all()
+        found = (Experience.model_validate_json(d) for d in docs)
+        return {e.id: e for e in found}
+
     def site_count(self, site: str) -> int:
         query = (
             select(func.count()).select_from(ExperienceRow).where(col(ExperienceRow.site) == site)

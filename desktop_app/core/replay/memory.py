@@ -75,9 +75,10 @@ class ExperienceMemory:
         hits = [
             h for h in index.search_experiences(query, limit=limit * 2) if h.score >= SIMILAR_ENOUGH
         ]
+        stored = self._store.get_experiences([h.id for h in hits])
         scored = []
         for hit in hits:
-            experience = self._store.get_experience(hit.id)
+            experience = stored.get(hit.id)
             if experience is not None and not experience.expired:
                 scored.append((hit.score * experience.utility, experience))
         scored.sort(key=lambda pair: -pair[0])
