@@ -901,3 +901,55 @@ def test_fingerprint(harness: CaptureHarness) -> None:
         assert button["attributes"] == {"id": "cancel", "type": "button", "data-test": "cancel"}
 
     harness.scenario(body)
+
+
+def test_a_field_in_a_line_item_is_told_by_the_line_item_not_its_wrapper(
+    harness: CaptureHarness,
+) -> None:
+    """Every line item has a wrapper showing "Description": the wrapper cannot tell the field
+    apart, the line item's "Item 2" can. The field is found in that line item, inside its
+    own wrapper there, and stays found when the line item's fields change places."""
+
+    async def body(session: Session) -> None:
+        page = await session.open("line_items.html")
+        second = "fieldset.line:nth-of-type(2) div.field:first-of-type input"
+        item = (await describe(page, second))["fingerprint"]["item"]
+        assert item["css"] == "fieldset.line"
+        assert item["texts"][0] == "Item 2"
+        assert item["inner"] == {
+            "strategy": "role",
+            "value": "textbox",
+            "within": {"css": "div.field", "text": "Description"},
+        }
+        fp = Fingerprint.model_validate({"tag": "input", "item": item})
+        locator = item_locator(fp)
+        assert locator is not None and locator.within is not None
+        assert locator.within.describe() == (
+            'fieldset.line with "Item 2" >> div.field with "Description"'
+        )
+        # The fields change places: the locator follows the wrapper, not the place.
+        await page.evaluate(
+            "() => document.querySelectorAll('fieldset.line').forEach("
+            "(f) => f.insertBefore(f.querySelectorAll('div.field')[1], f.querySelector('.field')))"
+        )
+        await page.locator(second).fill("other")  # now Item 2's Amount
+        found = to_playwright(page, locator)
+        assert await found.count() == 1
+        same = await found.evaluate(
+            "(el) => el === document.querySelectorAll('fieldset.line')[1]"
+            ".querySelectorAll('div.field')[1].querySelector('input')"
+        )
+        assert same
+        # A candidate (what a heal compares) is told by its line item too.
+        candidates = await page.evaluate("() => window.__procedura.candidates()")
+        inputs = [c for c in candidates if c["fingerprint"]["tag"] == "input"]
+        assert [c["fingerprint"]["item"]["texts"][0] for c in inputs] == [
+            "Item 1", "Item 1", "Item 2", "Item 2",
+        ]  # fmt: skip
+        # A field whose wrapper is the only one showing its text keeps its wrapper as its item.
+        await page.evaluate("() => document.querySelectorAll('label')[0].textContent = 'Purpose'")
+        first = "fieldset.line:nth-of-type(1) div.field:nth-of-type(1) input"
+        own = (await describe(page, first))["fingerprint"]["item"]
+        assert (own["css"], own["texts"][0]) == ("div.field", "Purpose")
+
+    harness.scenario(body)

@@ -17,7 +17,7 @@ from factories import full_workflow
 from replay_support import approved, services
 
 from desktop_app.core.exports.playwright_script import render_playwright
-from desktop_app.core.models.target import Locator, LocatorStrategy, Target
+from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     AgentStep,
     AssertStep,
@@ -38,6 +38,7 @@ from desktop_app.core.models.workflow import (
 from desktop_app.demo_site import DEMO_PASSWORD, DemoSite
 
 RUFF = Path(sys.executable).with_name("ruff")
+ROLE = LocatorStrategy.ROLE
 
 
 def _export(procedura: Cli, tmp_path: Path, task: str) -> Path:
@@ -139,6 +140,46 @@ def test_extracted_values_flow_into_later_steps(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     found = re.fullmatch(r"page=(\S+)\n", result.stdout)
     assert found is not None and found.group(1) in first_names, result.stdout
+
+
+@pytest.mark.slow
+def test_a_field_found_in_its_wrapper_inside_a_line_item_is_the_one_filled(
+    tmp_path: Path,
+) -> None:
+    from capture_harness import PageServer
+
+    def in_item(number: int) -> Target:
+        wrapper = ItemScope(
+            css="div.field",
+            text="Description",
+            outer=ItemScope(css="fieldset.line", text=f"Item {number}"),
+        )
+        return Target(locators=(Locator(strategy=ROLE, value="textbox", within=wrapper),))
+
+    workflow = Workflow(
+        name="Describe the second line item",
+        domains=("127.0.0.1",),
+        steps=(
+            GotoStep(title="Open the form", url="http://127.0.0.1:9/line_items.html"),
+            FillStep(title="Describe item 2", target=in_item(2), value="Hotel"),
+            ExtractStep(title="Read 1", target=in_item(1), variable="one", attribute="value"),
+            ExtractStep(title="Read 2", target=in_item(2), variable="two", attribute="value"),
+        ),
+    )
+    script = tmp_path / "lines.py"
+    script.write_text(render_playwright(workflow), encoding="utf-8")
+    assert 'outer=("fieldset.line", "Item 2")' in script.read_text(encoding="utf-8")
+    server = PageServer()
+    try:
+        assert CHROMIUM, "Chromium is not installed (bash scripts/test.sh installs it)"
+        result = _script(
+            script, "--base-url", server.base_url, "--headless", "--browser", CHROMIUM,
+            "--timeout", "5",
+        )  # fmt: skip
+    finally:
+        server.close()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["one=", "two=Hotel"], result.stdout
 
 
 # ── secrets and arguments ───────────────────────────────────────────────────────────────

@@ -781,6 +781,40 @@ def test_a_locator_inside_a_row_reads_in_words_and_its_item_text_is_edited(
     editor.close()
 
 
+def test_a_locator_inside_an_item_of_a_line_item_keeps_the_line_item_when_edited(
+    gui: Gui, contact: WorkflowVersion
+) -> None:
+    wrapper = ItemScope(
+        css="div.field", text="Description", outer=ItemScope(css="fieldset", text="Item 2")
+    )
+    workflow = _row_workflow(contact)
+    last = len(workflow.steps) - 1
+    step = workflow.steps[last]
+    nested = Target(
+        locators=(Locator(strategy=LocatorStrategy.ROLE, value="textbox", within=wrapper),)
+    )
+    steps = (*workflow.steps[:last], step.model_copy(update={"target": nested}))
+    saved_as_latest(gui, workflow.model_copy(update={"steps": steps}))
+    editor = open_editor(gui, contact.workflow_id)
+    editor.select_step(last)
+    form = editor.form
+    shown = form.locators.item(0, 1)
+    assert shown.text() == (
+        "in the item showing “Description” in the group showing “Item 2”: textbox"
+    )
+    assert "in the group (fieldset) that shows exactly “Item 2”" in shown.toolTip()
+    form.locators.selectRow(0)
+    form.locator_edit.click()
+    [dialog] = [w for w in top_level(LocatorDialog) if isinstance(w, LocatorDialog)]
+    assert (dialog.outer_css.text(), dialog.outer_text.text()) == ("fieldset", "Item 2")
+    assert dialog.outer_text.isVisible()
+    type_into(dialog.item_text, "Amount")
+    dialog.accept()
+    locator = editor.workflow.steps[last].target_or_none.locators[0]  # type: ignore[union-attr]
+    assert locator.within == wrapper.model_copy(update={"text": "Amount"})  # Item 2 kept
+    editor.close()
+
+
 def test_a_locator_inside_a_row_is_tested_live_with_the_item_text_filled_in(
     gui: Gui, contact: WorkflowVersion
 ) -> None:

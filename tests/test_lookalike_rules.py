@@ -159,3 +159,31 @@ def test_a_payload_from_the_recorder_keeps_the_row_and_never_a_record_key() -> N
     broken = {**payload, "fingerprint": {**payload["fingerprint"], "item": {"texts": 3}}}
     kept = target_from_payload(broken)
     assert kept is not None and kept.fingerprint is not None and kept.fingerprint.item is None
+
+
+def test_an_item_inside_another_is_templated_and_described_whole() -> None:
+    line = ItemScope(css="fieldset.line", text="Li Wei")
+    wrapper = ItemScope(css="div.field", text="Description", outer=line)
+    seen = Locator(strategy=ROLE, value="textbox", within=wrapper)
+    assert seen.describe() == (
+        'fieldset.line with "Li Wei" >> div.field with "Description" >> role=textbox'
+    )
+    kept = templated_locator(seen, {"full_name": "Li Wei"}).within
+    assert kept is not None and kept.texts == ("{full_name}", "Description")
+    assert [s.outer for s in wrapper.scopes] == [None, None]
+    with pytest.raises(ValidationError, match="no outer item of its own"):
+        ItemScope(css="td", text="x", outer=wrapper)
+    # A recorded element's inner locator that looks inside its own item there keeps it.
+    fp = Fingerprint(
+        tag="input",
+        item=ItemContext(
+            css="fieldset.line",
+            texts=("Item 2",),
+            inner=Locator(
+                strategy=ROLE, value="textbox", within=ItemScope(css="div.field", text="Total")
+            ),
+        ),
+    )
+    found = item_locator(fp)
+    assert found is not None and found.within is not None
+    assert found.within.texts == ("Item 2", "Total")

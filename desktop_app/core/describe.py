@@ -121,7 +121,10 @@ def describe_locator(locator: Locator) -> str:
             inner += f" (match {locator.nth + 1})"
     else:
         inner = locator.model_copy(update={"within": None}).describe()
-    return f"in the {item_noun(scope.css)} showing {_quote(scope.text)}: {inner}"
+    where = f"in the {item_noun(scope.css)} showing {_quote(scope.text)}"
+    if scope.outer is not None:
+        where += f" in the {item_noun(scope.outer.css)} showing {_quote(scope.outer.text)}"
+    return f"{where}: {inner}"
 
 
 def describe_effects(effects: Effects) -> str:

@@ -21,7 +21,13 @@ from desktop_app.core.models.target import (
     Target,
 )
 
-__all__ = ["item_locator", "item_locator_rank", "pins_record", "with_item_locator"]
+__all__ = [
+    "inside_item",
+    "item_locator",
+    "item_locator_rank",
+    "pins_record",
+    "with_item_locator",
+]
 
 #: Locators that name the element itself unambiguously: they stay ahead of one found through
 #: its item unless the item is what the step is about.
@@ -65,7 +71,17 @@ def item_locator(fp: Fingerprint | None, text: str | None = None) -> Locator | N
     chosen = text if text is not None else (item.texts[0] if item.texts else None)
     if not chosen:
         return None
-    return item.inner.model_copy(update={"within": ItemScope(css=item.css, text=chosen)})
+    return inside_item(item.inner, item.css, chosen)
+
+
+def inside_item(inner: Locator, css: str, text: str) -> Locator:
+    """*inner* (a locator relative to an item) looked for inside the item *css* showing *text*:
+    an inner locator that looks inside an item of its own (the field wrapper of a line item)
+    gets that item as its outer one."""
+    scope = ItemScope(css=css, text=text)
+    if inner.within is not None:
+        scope = inner.within.model_copy(update={"outer": scope})
+    return inner.model_copy(update={"within": scope})
 
 
 def item_locator_rank(target: Target) -> int | None:

@@ -104,7 +104,10 @@
  *                row, a list item, a card: `css` matches it and its siblings), `texts` the
  *                item's own short texts (cells, title; <=6, those no sibling shows first),
  *                `inner` a locator finding the element inside the item (its role and name, or
- *                an attribute selector, unique there), `text_css` for each text a selector
+ *                an attribute selector, unique there; when an item's text does not tell
+ *                it apart on the page, the item it is in is the item, and `inner` may then
+ *                look inside the element's own item there: `within` {css, text}),
+ *                `text_css` for each text a selector
  *                whose first match in the item holds it (or null), `own_css` one for the
  *                element itself when it shows a text, `list` (when the list can
  *                be told from the rest of the page) {css, texts, at, complete}: a selector
@@ -502,7 +505,8 @@
     const outer = memo;
     memo = memo || {
       style: new Map(), role: new Map(), hidden: new Map(), name: new Map(), anchor: new Map(),
-      cssStep: new Map(), xpathStep: new Map(), labels: null, headings: null, bulk: !!bulk,
+      cssStep: new Map(), xpathStep: new Map(), showing: new Map(), labels: null, headings: null,
+      bulk: !!bulk,
     };
     try {
       return fn();
@@ -1596,11 +1600,59 @@
    * {css, texts, inner} of the repeated item `element` is in, or null (see TARGET). `full`
    * (describing a target) also orders the texts by what tells the item from its siblings and
    * finds `inner`; candidates get the texts only (their cost grows with the page).
+   *
+   * An item whose text does not tell it apart on the page (the wrapper of a field, one in every
+   * line item, each showing "Description") gives way to the item it is in when that one's text
+   * does ("Item 2"): the element is then found in that item, by its own if it is the only one
+   * there, else inside its own item there (`inner.within`).
    */
   function itemContext(element, role, name, full) {
     const item = repeatedItem(element, name);
     if (!item) return null;
     const cache = new Map();
+    const own = describeItem(item, element, role, name, full, cache);
+    if (!own) return null;
+    const ambiguous = itemsShowing(document, item.css, own.texts[0], cache) > 1;
+    const found = (ambiguous && aroundItem(item, own, element, role, name, full, cache)) || own;
+    return !full || found.inner ? found : null;
+  }
+
+  /** The item `item` is in, described as itemContext does, when its text tells it apart on the
+   * page and the element can be found in it; else null. */
+  function aroundItem(item, own, element, role, name, full, cache) {
+    const outer = repeatedItem(item.node, null);
+    if (!outer) return null;
+    const around = describeItem(outer, element, role, name, full, cache);
+    if (!around || itemsShowing(document, outer.css, around.texts[0], cache) !== 1) return null;
+    if (full && !around.inner) {
+      if (!own.inner || itemsShowing(outer.node, item.css, own.texts[0], cache) !== 1) return null;
+      around.inner = { ...own.inner, within: { css: item.css, text: own.texts[0] } };
+    }
+    return around;
+  }
+
+  /** How many of the items `css` matches under `root` show `text` (as the whole text of one of
+   * their elements), counting to 2. */
+  function itemsShowing(root, css, text, cache) {
+    const count = () => {
+      let found = 0;
+      for (const node of attempt(() => Array.from(root.querySelectorAll(css)), [])) {
+        for (const shown of ownTexts(node, null, cache)) {
+          if (shown === text) {
+            found += 1;
+            break;
+          }
+        }
+        if (found > 1) break;
+      }
+      return found;
+    };
+    return root === document ? memoized("showing", `${css}\u0000${text}`, count) : count();
+  }
+
+  /** {css, texts, inner, text_css, own_css, list} of `item` (see itemContext); `inner` may be
+   * missing when `element` is not the only one of its kind in the item. */
+  function describeItem(item, element, role, name, full, cache) {
     const parent = item.node.parentElement;
     const siblings = full && parent
       ? Array.from(parent.children).filter((c) => c !== item.node && c.matches(item.css))
@@ -1609,7 +1661,6 @@
     if (!texts.length) return null;
     if (!full) return { css: item.css, texts };
     const inner = innerLocator(item, element, role, name);
-    if (!inner) return null;
     const nodes = new Map();
     for (const shown of [true, false]) {
       for (const [text, node] of ownTextNodes(item.node, element, cache, shown)) {
@@ -1617,7 +1668,8 @@
       }
     }
     const textCss = texts.map((t) => (nodes.has(t) ? selectorInside(item.node, nodes.get(t)) : null));
-    const result = { css: item.css, texts, inner, text_css: textCss };
+    const result = { css: item.css, texts, text_css: textCss };
+    if (inner) result.inner = inner;
     // The element's own text may be what tells the item apart (a link named after the record).
     if (playwrightText(element, cache).normalized) {
       const own = selectorInside(item.node, element);

@@ -22,16 +22,15 @@ def to_playwright(scope: Page | Frame, locator: Locator) -> PlaywrightLocator:
 
     A locator ``within`` an item looks inside the items (``css``) that hold an element whose
     whole text is the item's ``text``: with two such items it matches in both, so a probe sees
-    the ambiguity instead of a silent pick.
+    the ambiguity instead of a silent pick. An item with an outer item is looked for inside
+    the outer one (found the same way) only.
 
     Raises:
         ValueError: an ``image_anchor`` locator, which only the desktop backend resolves.
     """
     inside: Page | Frame | PlaywrightLocator = scope
-    if locator.within is not None:
-        inside = scope.locator(locator.within.css).filter(
-            has=scope.get_by_text(locator.within.text, exact=True)
-        )
+    for item in locator.within.scopes if locator.within is not None else ():
+        inside = inside.locator(item.css).filter(has=scope.get_by_text(item.text, exact=True))
     found = _locate(inside, locator)
     return found if locator.nth is None else found.nth(locator.nth)
 

@@ -99,9 +99,7 @@ class PlaywrightPreview:
                 "value": render(locator.value, values),
                 "name": render(locator.name, values) if locator.name is not None else None,
                 "within": (
-                    within.model_copy(update={"text": render(within.text, values)})
-                    if within is not None
-                    else None
+                    within.with_texts(lambda t: render(t, values)) if within is not None else None
                 ),
             }
         )

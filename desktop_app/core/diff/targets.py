@@ -14,9 +14,9 @@ __all__: list[str] = []
 
 def _locator_key(
     locator: Locator,
-) -> tuple[str, str, str | None, bool, int | None, tuple[str, str] | None]:
+) -> tuple[str, str, str | None, bool, int | None, tuple[tuple[str, str], ...]]:
     scope = locator.within
-    within = (scope.css, scope.text) if scope is not None else None
+    within = tuple((s.css, s.text) for s in scope.scopes) if scope is not None else ()
     return (locator.strategy.value, locator.value, locator.name, locator.exact, locator.nth, within)
 
 

@@ -307,7 +307,7 @@ class _Builder:
         fp = target.fingerprint
         item = fp.item if fp is not None and fp.item is not None and fp.item.inner else None
         scope = next((loc.within for loc in target.locators if loc.within is not None), None)
-        texts = item.texts if item is not None else (scope.text,) if scope is not None else ()
+        texts = item.texts if item is not None else scope.texts[:1] if scope is not None else ()
         chosen = next((t for t in texts if _whole_placeholder(self.values.text(t))), None)
         chosen = chosen or next((t for t in texts if placeholders(self.values.text(t))), None)
         if chosen is None and self.trajectory.intent.strip():
@@ -599,7 +599,8 @@ def _in_item(target: Target) -> str:
     "{full_name}": what the step is about), else "" (a recorded row's other text would only
     mislead the next run's reader)."""
     scope = next((loc.within for loc in target.locators if loc.within is not None), None)
-    return f" in '{scope.text}'" if scope is not None and placeholders(scope.text) else ""
+    text = scope.texts[0] if scope is not None else ""  # the outermost item's
+    return f" in '{text}'" if placeholders(text) else ""
 
 
 def _is_option(target: Target | None) -> bool:
@@ -746,7 +747,7 @@ def _found_by(step: Step) -> list[str]:
         return []
     found: list[str] = []
     for loc in step.target.locators:
-        for text in (loc.name, loc.value, loc.within.text if loc.within else None):
+        for text in (loc.name, loc.value, *(loc.within.texts if loc.within else ())):
             name = _whole_placeholder(text)
             if name is not None and name not in found:
                 found.append(name)

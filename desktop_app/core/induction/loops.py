@@ -35,10 +35,10 @@ from pydantic import TypeAdapter
 from desktop_app.core.describe import item_noun
 from desktop_app.core.induction.naming import snake_case, unique_name
 from desktop_app.core.induction.slots import Slot
+from desktop_app.core.items import inside_item
 from desktop_app.core.models.target import (
     Fingerprint,
     ItemContext,
-    ItemScope,
     Locator,
     Target,
 )
@@ -452,7 +452,7 @@ def _body_step(rounds: Sequence[_Round], j: int, css: str) -> Step:
         inner = item.inner
         if inner.name is not None and inner.name == first.key:
             inner = inner.model_copy(update={"name": first.item})
-        locator = inner.model_copy(update={"within": ItemScope(css=css, text=first.item)})
+        locator = inside_item(inner, css, first.item)
         dumped["target"] = _thin_target(step, locator, item).model_dump(mode="json")
         title = first.rewrite(step.title)
         dumped["title"] = title if first.item in title else f"{title} in '{first.item}'"

@@ -218,8 +218,13 @@ class Templater:
         if name is not None:
             name = self.text(name)
         if within is not None:
-            within = ItemScope(css=self.selector(within.css), text=self.text(within.text))
+            within = self.scope(within)
         return loc.model_copy(update={"value": value, "name": name, "within": within})
+
+    def scope(self, scope: ItemScope) -> ItemScope:
+        """*scope* with recorded values in its items' selectors and texts made slots."""
+        outer = self.scope(scope.outer) if scope.outer is not None else None
+        return ItemScope(css=self.selector(scope.css), text=self.text(scope.text), outer=outer)
 
     def target(self, target: Target) -> Target:
         """*target* with recorded values in its locators made slots (the fingerprint is what

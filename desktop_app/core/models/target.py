@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Final
 
@@ -48,14 +49,43 @@ class ItemScope(FrozenModel):
 
     Items are told apart by what they show, never by their position or a per-record key: with
     no such item, or more than one, the locator finds nothing.
+
+    ``outer`` is the item this one is looked for in, when its own text does not tell it apart on
+    the page: the field wrapper showing "Description" in the line item showing "Item 2". An
+    outer item has no outer item of its own.
     """
 
     css: str = Field(min_length=1)
     text: str = Field(min_length=1)
+    outer: ItemScope | None = None
+
+    @model_validator(mode="after")
+    def _one_outer(self) -> ItemScope:
+        if self.outer is not None and self.outer.outer is not None:
+            raise ValueError("an item's outer item has no outer item of its own")
+        return self
+
+    @property
+    def scopes(self) -> tuple[ItemScope, ...]:
+        """The items to look inside, outermost first (each without its outer)."""
+        own = self.model_copy(update={"outer": None}) if self.outer is not None else self
+        return (self.outer, own) if self.outer is not None else (own,)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The items' texts, outermost first."""
+        return tuple(scope.text for scope in self.scopes)
+
+    def with_texts(self, change: Callable[[str], str]) -> ItemScope:
+        """This scope with each item's text changed by *change* (a run's values put in)."""
+        outer = self.outer.with_texts(change) if self.outer is not None else None
+        return self.model_copy(update={"text": change(self.text), "outer": outer})
 
     def describe(self) -> str:
-        """A short human form, e.g. ``tr with "Maria Garcia"``."""
-        return f'{self.css} with "{self.text}"'
+        """A short human form, e.g. ``tr with "Maria Garcia"`` or ``fieldset with "Item 2" >>
+        div.field with "Description"``."""
+        own = f'{self.css} with "{self.text}"'
+        return f"{self.outer.describe()} >> {own}" if self.outer is not None else own
 
 
 class Locator(FrozenModel):
@@ -146,6 +176,8 @@ class ItemContext(FrozenModel):
     ``css`` matches the item and its siblings; ``texts`` are the item's own short texts (its
     cells, its title), those that told it from its siblings first; ``inner`` finds the element
     inside the item (None for a candidate on a page being healed, which is described cheaply).
+    ``inner`` may itself look inside an item of its own there (the field's wrapper showing
+    "Description" in the line item showing "Item 2", where every line item has one).
     ``text_css`` says, for each text, a selector whose first match inside the item holds it
     (None where none was found; empty in recordings made before it was recorded), ``own_css``
     one for the element itself when it shows a text (a link named after its record); ``list`` is

@@ -737,8 +737,7 @@ def _rendered(locator: Locator, params: BoundParameters) -> Locator:
     if locator.name is not None:
         update["name"] = render_text(locator.name, params.values)
     if locator.within is not None:
-        text = render_text(locator.within.text, params.values)
-        update["within"] = locator.within.model_copy(update={"text": text})
+        update["within"] = locator.within.with_texts(lambda t: render_text(t, params.values))
     return locator.model_copy(update=update)
 
 

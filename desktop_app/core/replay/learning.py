@@ -68,7 +68,7 @@ def templated_locator(locator: Locator, values: dict[str, str]) -> Locator:
     if locator.name is not None:
         update["name"] = template(locator.name)
     if locator.within is not None:
-        update["within"] = locator.within.model_copy(update={"text": template(locator.within.text)})
+        update["within"] = locator.within.with_texts(template)
     return locator.model_copy(update=update)
 
 

@@ -200,7 +200,7 @@ def fingerprint_for_run(
     names = {
         n
         for loc in target.locators
-        for t in (loc.value, loc.name or "", loc.within.text if loc.within else "")
+        for t in (loc.value, loc.name or "", *(loc.within.texts if loc.within else ()))
         for n in placeholders(t)
     }
     if not names:

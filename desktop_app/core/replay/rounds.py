@@ -21,7 +21,7 @@ __all__ = ["learned_locator", "with_learned"]
 def _texts(locator: Locator) -> list[str]:
     texts = [locator.value, locator.name or ""]
     if locator.within is not None:
-        texts.append(locator.within.text)
+        texts.extend(locator.within.texts)
     return texts
 
 
@@ -39,9 +39,7 @@ def learned_locator(
 
     within = found.within
     if within is not None:
-        text = as_template(within.text)
-        assert text is not None
-        within = within.model_copy(update={"text": text})
+        within = within.with_texts(lambda text: templated(text, round_values))
     learned = found.model_copy(
         update={
             "value": as_template(found.value),
@@ -65,7 +63,7 @@ def with_learned(target: Target, learned: Locator | None, values: Mapping[str, s
     try:
         within = learned.within
         if within is not None:
-            within = within.model_copy(update={"text": render(within.text, values)})
+            within = within.with_texts(lambda text: render(text, values))
         rendered = learned.model_copy(
             update={
                 "value": render(learned.value, values),

@@ -154,6 +154,23 @@ class LocatorDialog(QDialog):
         self.item_text.setObjectName("locator-item-text")
         self.item_text.setToolTip(item_tip)
         self.item_text.set_names(names)
+        # The item that item is in (the line item a field's wrapper is in), when it has one.
+        outer_tip = (
+            "The item to look in first, when the item above does not tell itself apart on the "
+            "page: the line item showing this text. Leave both empty to look in the whole page."
+        )
+        self.outer_css = QLineEdit()
+        self.outer_css.setObjectName("locator-outer-css")
+        self.outer_css.setToolTip(outer_tip)
+        self.outer_text = TemplateEdit(placeholder_text="the text that item shows, e.g. Item 2")
+        self.outer_text.setObjectName("locator-outer-text")
+        self.outer_text.setToolTip(outer_tip)
+        self.outer_text.set_names(names)
+        self._has_outer = (
+            locator is not None
+            and locator.within is not None
+            and (locator.within.outer is not None)
+        )
         self.error = QLabel()
         self.error.setObjectName("locator-error")
         theme.set_tone(self.error, "error")
@@ -167,6 +184,8 @@ class LocatorDialog(QDialog):
         form.addRow("Name", self.name)
         form.addRow("", self.exact)
         form.addRow("Which match", self.nth)
+        form.addRow("In the item", self.outer_css)
+        form.addRow("that shows", self.outer_text)
         form.addRow("Inside the item", self.item_css)
         form.addRow("that shows", self.item_text)
         self._form = form
@@ -192,6 +211,9 @@ class LocatorDialog(QDialog):
             if locator.within is not None:
                 self.item_css.setText(locator.within.css)
                 self.item_text.set_text(locator.within.text)
+                if locator.within.outer is not None:
+                    self.outer_css.setText(locator.within.outer.css)
+                    self.outer_text.set_text(locator.within.outer.text)
         self.strategy.currentIndexChanged.connect(self._on_strategy_current_index_changed)
         self._on_strategy_current_index_changed()
         fit_window(self, QSize(460, self.sizeHint().height()))
@@ -204,6 +226,8 @@ class LocatorDialog(QDialog):
         scoped = self._strategy() is not LocatorStrategy.XPATH  # an XPath cannot look inside one
         self._form.setRowVisible(self.item_css, scoped)
         self._form.setRowVisible(self.item_text, scoped)
+        self._form.setRowVisible(self.outer_css, scoped and self._has_outer)
+        self._form.setRowVisible(self.outer_text, scoped and self._has_outer)
         self.strategy.setToolTip(_STRATEGY_TIPS[self._strategy()])
 
     def _strategy(self) -> LocatorStrategy:
@@ -233,7 +257,7 @@ class LocatorDialog(QDialog):
                 raise ValueError(
                     "to look inside an item, give both the item (e.g. tr) and the text it shows"
                 )
-            within = ItemScope(css=item_css, text=item_text)
+            within = ItemScope(css=item_css, text=item_text, outer=self._outer())
         try:
             return Locator(
                 strategy=strategy,
@@ -245,6 +269,15 @@ class LocatorDialog(QDialog):
             )
         except ValidationError as exc:
             raise ValueError(_first_error(exc)) from None
+
+    def _outer(self) -> ItemScope | None:
+        """The outer item as filled in (None when both are empty)."""
+        css, text = self.outer_css.text().strip(), self.outer_text.text().strip()
+        if not (css or text):
+            return None
+        if not (css and text):
+            raise ValueError("to look in an outer item, give both the item and the text it shows")
+        return ItemScope(css=css, text=text)
 
     def accept(self) -> None:
         try:

@@ -151,7 +151,7 @@ class LocatorTests(EditorWindowBase):
             self.form.set_test_result(step.id, locator_row, "desktop only", "warn")
             return None
         scope = locator.within
-        texts = f"{locator.value} {locator.name or ''} {scope.text if scope is not None else ''}"
+        texts = " ".join((locator.value, locator.name or "", *(scope.texts if scope else ())))
         needed = [n for n in placeholders(texts) if n not in values]
         if needed:
             self.form.set_test_result(

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QTableWidget, QTableWidgetItem,
 
 from desktop_app.core.describe import describe_locator, item_noun
 from desktop_app.core.editing import TARGETED_KINDS
-from desktop_app.core.models.target import Locator, LocatorStrategy
+from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy
 from desktop_app.core.models.workflow import Step
 from desktop_app.core.step_kinds import kind_spec
 from desktop_app.ui import theme
@@ -69,10 +69,7 @@ class StepLocators(StepFormBase):
             item = QTableWidgetItem(describe_locator(locator))
             tip = locator.describe()
             if locator.within is not None:
-                tip = (
-                    f"Looks only inside the {item_noun(locator.within.css)} ({locator.within.css})"
-                    f" that shows exactly “{locator.within.text}”; Edit… changes that text.\n{tip}"
-                )
+                tip = f"{_inside(locator.within)}; Edit… changes that text.\n{tip}"
             item.setToolTip(tip)
             self.locators.setItem(row, 1, item)
             button = self.locators.cellWidget(row, 2)
@@ -188,3 +185,16 @@ class StepLocators(StepFormBase):
             locators.insert(to, locators.pop(row))
             self.locators_edited.emit(self._step.id, tuple(locators), "Reorder the locators")
             self.locators.selectRow(to)
+
+
+def _inside(scope: ItemScope) -> str:
+    """Where a locator looks, in words: "Looks only inside the row (tr) that shows exactly
+    “Ann”", and the item that one is in when it has one."""
+    own = f"the {item_noun(scope.css)} ({scope.css}) that shows exactly “{scope.text}”"
+    if scope.outer is None:
+        return f"Looks only inside {own}"
+    outer = scope.outer
+    return (
+        f"Looks only inside {own}, in the {item_noun(outer.css)} ({outer.css}) that shows "
+        f"exactly “{outer.text}”"
+    )

@@ -258,6 +258,8 @@ class _Writer:
             return [_t("the highlighted place")]
         runs = self._named(target, acted_on=acted_on)
         scope = next((loc.within for loc in target.locators if loc.within is not None), None)
+        if scope is not None and scope.outer is not None:
+            scope = scope.outer  # the line item a field is in, not the field's own wrapper
         if scope is None or _plain(runs) == scope.text:
             return runs
         return [*runs, _t(f" in the {item_noun(scope.css)} showing "), *self._template(scope.text)]

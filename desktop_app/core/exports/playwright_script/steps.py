@@ -259,8 +259,10 @@ class _Steps(_ScriptBase):
         if locator.nth is not None:
             args.append(f"nth={locator.nth}")
         if locator.within is not None:
-            item = f"({_literal(locator.within.css)}, {scope.expr(locator.within.text)})"
-            args.append(f"within={item}")
+            own, outer = locator.within, locator.within.outer
+            args.append(f"within=({_literal(own.css)}, {scope.expr(own.text)})")
+            if outer is not None:
+                args.append(f"outer=({_literal(outer.css)}, {scope.expr(outer.text)})")
         return _Nested("By", args)
 
     def _action(
