@@ -24,7 +24,7 @@ from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Fingerprint, Locator, LocatorStrategy
 from desktop_app.core.models.workflow import GotoStep, Workflow
 from desktop_app.core.replay.memory import ExperienceMemory
-from desktop_app.settings import load_settings
+from desktop_app.settings import Settings, load_settings
 
 __all__ = ["saved_workflows", "similar_lookup", "store_experiences"]
 
@@ -95,8 +95,15 @@ def similar_lookup(count: int) -> tuple[float, float, float]:
     """Fill the store and the index with *count* experiences; (fill seconds, p50 ms, p95 ms)
     of recalling similar steps' repairs for steps with none of their own."""
     rng = random.Random(11)
-    settings = load_settings()
-    with isolated_home(), open_services(settings, write=True, index_now=False) as sv:
+    with isolated_home():  # the settings read inside it: the data go to the temporary home
+        filled, samples = _fill_and_look_up(rng, count, load_settings())
+    return filled, median(samples), percentile(samples, 95)
+
+
+def _fill_and_look_up(
+    rng: random.Random, count: int, settings: Settings
+) -> tuple[float, list[float]]:
+    with open_services(settings, write=True, index_now=False) as sv:
         memory = ExperienceMemory(sv.experiences, lambda: sv.workflows.index, None)
         index = sv.workflows.index
         workflows = saved_workflows(sv, _WORKFLOWS)
@@ -117,4 +124,4 @@ def similar_lookup(count: int) -> tuple[float, float, float]:
             memory.recall("a-fresh-workflow", f"fresh-{n}", query)
             if n:  # the first query loads the model and opens the collection
                 samples.append((time.perf_counter() - began) * 1000)
-    return filled, median(samples), percentile(samples, 95)
+    return filled, samples
