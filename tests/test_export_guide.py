@@ -425,6 +425,12 @@ def test_an_element_inside_a_row_is_named_with_the_row() -> None:
     workflow = workflow.model_copy(update={"steps": (*steps[:-1], in_card)})
     sentence = describe_step(workflow, len(steps) - 1)
     assert sentence == "Click Edit in the card showing “Maria Garcia”."
+    # A field's wrapper inside a line item: the guide names the line item, which tells it.
+    wrapper = ItemScope(css="div.field", text="Notes", outer=ItemScope(css="tr", text="Item 2"))
+    nested = in_row.model_copy(update={"within": wrapper})
+    in_line = steps[-1].model_copy(update={"target": Target(locators=(nested,))})
+    workflow = workflow.model_copy(update={"steps": (*steps[:-1], in_line)})
+    assert describe_step(workflow, len(steps) - 1) == "Click Edit in the row showing “Item 2”."
 
 
 # ── parameters and secrets ──────────────────────────────────────────────────────────────────
