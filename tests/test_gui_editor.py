@@ -578,6 +578,12 @@ def test_every_kind_of_step_opens_in_the_form(gui: Gui) -> None:
             assert isinstance(keys, QLineEdit) and keys.text() == "ctrl+s"
             keys.setText("ctrl+shift+s")
             keys.editingFinished.emit()
+        no_checks = [
+            editor.form.expectations.item(i).text() for i in range(editor.form.expectations.count())
+        ]
+        if not step.expectations:  # the empty list speaks of what the step acts in
+            place = "a window" if step.kind.startswith(("desktop", "hotkey")) else "a page"
+            assert no_checks == [f"No checks. Add one so replays notice when {place} changed."]
         if step.kind in ("desktop_click", "desktop_type"):  # no page to test it on
             assert editor.form.test_page.isHidden()
             assert editor.form.target_box.title().startswith(

@@ -404,8 +404,9 @@ class StepForm(StepFields, StepLocators):
         if step.expectations:
             self.expectations.setCurrentRow(min(max(row, 0), len(step.expectations) - 1))
         else:
+            changed = "a window" if kind_spec(step.kind).performer == "desktop" else "a page"
             placeholder = QListWidgetItem(
-                "No checks. Add one so replays notice when a page changed."
+                f"No checks. Add one so replays notice when {changed} changed."
             )
             placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
             self.expectations.addItem(placeholder)
