@@ -531,6 +531,26 @@ async def shot_batch(stage: Stage) -> None:
     await _settle(stage)
 
 
+async def shot_locator_dialog(stage: Stage) -> None:
+    """The locator dialog on a field found inside its wrapper in one line item of a form (an
+    item inside another)."""
+    from desktop_app.core.models.target import ItemScope, Locator, LocatorStrategy
+    from desktop_app.ui.editor.dialogs import LocatorDialog
+
+    wrapper = ItemScope(
+        css="div.field",
+        text="Description",
+        outer=ItemScope(css="fieldset.item-row", text="Item {line}"),
+    )
+    locator = Locator(strategy=LocatorStrategy.ROLE, value="textbox", within=wrapper)
+    dialog = LocatorDialog(stage.window, locator, ["line", "description"])
+    dialog.show()
+    await _settle(stage, 0.5)
+    _save(stage, dialog, "locator-dialog")
+    dialog.close()
+    await _settle(stage)
+
+
 def _top_levels(kind: type) -> list[Any]:
     from PySide6.QtWidgets import QApplication
 
@@ -551,6 +571,7 @@ SHOTS: dict[str, Shot] = {
     "editor": shot_editor,
     "editor-blocks": shot_editor_blocks,
     "editor-desktop": shot_editor_desktop,
+    "locator-dialog": shot_locator_dialog,
     "run": shot_run,
     "run-loop": shot_run_loop,
     "tray": shot_tray,
