@@ -1632,22 +1632,20 @@
   }
 
   /** How many of the items `css` matches under `root` show `text` (as the whole text of one of
-   * their elements), counting to 2. */
+   * their elements). On the whole document, every text's count is found in one pass over the
+   * items and kept for the rest of the call (candidates ask it of every row). */
   function itemsShowing(root, css, text, cache) {
-    const count = () => {
-      let found = 0;
+    const counts = () => {
+      const found = new Map();
       for (const node of attempt(() => Array.from(root.querySelectorAll(css)), [])) {
-        for (const shown of ownTexts(node, null, cache)) {
-          if (shown === text) {
-            found += 1;
-            break;
-          }
+        for (const shown of new Set(ownTexts(node, null, cache))) {
+          found.set(shown, (found.get(shown) || 0) + 1);
         }
-        if (found > 1) break;
       }
       return found;
     };
-    return root === document ? memoized("showing", `${css}\u0000${text}`, count) : count();
+    const table = root === document ? memoized("showing", css, counts) : counts();
+    return table.get(text) || 0;
   }
 
   /** {css, texts, inner, text_css, own_css, list} of `item` (see itemContext); `inner` may be
