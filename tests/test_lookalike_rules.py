@@ -170,6 +170,10 @@ def test_an_item_inside_another_is_templated_and_described_whole() -> None:
     )
     kept = templated_locator(seen, {"full_name": "Li Wei"}).within
     assert kept is not None and kept.texts == ("{full_name}", "Description")
+    assert seen.texts == ("textbox", "Li Wei", "Description")
+    assert seen.with_texts(str.upper).describe() == (
+        'fieldset.line with "LI WEI" >> div.field with "DESCRIPTION" >> role=TEXTBOX'
+    )
     assert [s.outer for s in wrapper.scopes] == [None, None]
     with pytest.raises(ValidationError, match="no outer item of its own"):
         ItemScope(css="td", text="x", outer=wrapper)

@@ -93,16 +93,7 @@ class PlaywrightPreview:
         """
         from playwright.async_api import Error
 
-        within = locator.within
-        rendered = locator.model_copy(
-            update={
-                "value": render(locator.value, values),
-                "name": render(locator.name, values) if locator.name is not None else None,
-                "within": (
-                    within.with_texts(lambda t: render(t, values)) if within is not None else None
-                ),
-            }
-        )
+        rendered = locator.with_texts(lambda text: render(text, values))
         found = to_playwright(self._page, rendered)
         try:
             await self._page.evaluate(_CLEAR)

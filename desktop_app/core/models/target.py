@@ -131,6 +131,22 @@ class Locator(FrozenModel):
             raise ValueError(f"a {self.strategy.value} locator cannot look inside an item")
         return self
 
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """What may hold ``{parameter}`` placeholders: the value, the name, the items' texts."""
+        name = (self.name,) if self.name is not None else ()
+        return (self.value, *name, *(self.within.texts if self.within is not None else ()))
+
+    def with_texts(self, change: Callable[[str], str]) -> Locator:
+        """This locator with each of :attr:`texts` changed by *change* (a run's values put in,
+        or recorded values made placeholders)."""
+        update: dict[str, object] = {"value": change(self.value)}
+        if self.name is not None:
+            update["name"] = change(self.name)
+        if self.within is not None:
+            update["within"] = self.within.with_texts(change)
+        return self.model_copy(update=update)
+
     def describe(self) -> str:
         """A short human form, e.g. ``role=button[name="Save"]``."""
         if self.name is not None and (

@@ -733,12 +733,7 @@ def _procedure(workflow: Workflow) -> str:
 def _rendered(locator: Locator, params: BoundParameters) -> Locator:
     """*locator* (a remembered repair's) with this run's values: its value, its name, and the
     text of the item it looks inside (the row showing "{full_name}")."""
-    update: dict[str, object] = {"value": render_text(locator.value, params.values)}
-    if locator.name is not None:
-        update["name"] = render_text(locator.name, params.values)
-    if locator.within is not None:
-        update["within"] = locator.within.with_texts(lambda t: render_text(t, params.values))
-    return locator.model_copy(update=update)
+    return locator.with_texts(lambda text: render_text(text, params.values))
 
 
 def _action_words(bound: Step, params: BoundParameters) -> str:

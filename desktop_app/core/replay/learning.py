@@ -60,16 +60,7 @@ class Learned:
 
 def templated_locator(locator: Locator, values: dict[str, str]) -> Locator:
     """*locator* with each of *values* (name → value) put back as its ``{name}`` placeholder."""
-
-    def template(text: str) -> str:
-        return templated(text, values)
-
-    update: dict[str, object] = {"value": template(locator.value)}
-    if locator.name is not None:
-        update["name"] = template(locator.name)
-    if locator.within is not None:
-        update["within"] = locator.within.with_texts(template)
-    return locator.model_copy(update=update)
+    return locator.with_texts(lambda text: templated(text, values))
 
 
 def _step_values(step: Step, params: BoundParameters) -> dict[str, str]:

@@ -197,12 +197,7 @@ def fingerprint_for_run(
     fp = target.fingerprint
     if fp is None:
         return None
-    names = {
-        n
-        for loc in target.locators
-        for t in (loc.value, loc.name or "", *(loc.within.texts if loc.within else ()))
-        for n in placeholders(t)
-    }
+    names = {n for loc in target.locators for t in loc.texts for n in placeholders(t)}
     if not names:
         return fp
     swaps: dict[str, str] = {}

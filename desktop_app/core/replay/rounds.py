@@ -18,13 +18,6 @@ from desktop_app.core.templating import placeholders, render, templated
 __all__ = ["learned_locator", "with_learned"]
 
 
-def _texts(locator: Locator) -> list[str]:
-    texts = [locator.value, locator.name or ""]
-    if locator.within is not None:
-        texts.extend(locator.within.texts)
-    return texts
-
-
 def learned_locator(
     found: Locator, recorded: Target, values: Mapping[str, str], loop_names: Set[str]
 ) -> Locator | None:
@@ -33,22 +26,9 @@ def learned_locator(
     if pins_record(found):
         return None
     round_values = {name: values[name] for name in loop_names if name in values}
-
-    def as_template(text: str | None) -> str | None:
-        return templated(text, round_values) if text is not None else None
-
-    within = found.within
-    if within is not None:
-        within = within.with_texts(lambda text: templated(text, round_values))
-    learned = found.model_copy(
-        update={
-            "value": as_template(found.value),
-            "name": as_template(found.name),
-            "within": within,
-        }
-    )
-    needed = {n for loc in recorded.locators for t in _texts(loc) for n in placeholders(t)}
-    has = {n for t in _texts(learned) for n in placeholders(t)}
+    learned = found.with_texts(lambda text: templated(text, round_values))
+    needed = {n for loc in recorded.locators for t in loc.texts for n in placeholders(t)}
+    has = {n for t in learned.texts for n in placeholders(t)}
     if (needed & loop_names) - has:
         return None
     return learned
@@ -61,16 +41,7 @@ def with_learned(target: Target, learned: Locator | None, values: Mapping[str, s
     if learned is None:
         return target
     try:
-        within = learned.within
-        if within is not None:
-            within = within.with_texts(lambda text: render(text, values))
-        rendered = learned.model_copy(
-            update={
-                "value": render(learned.value, values),
-                "name": render(learned.name, values) if learned.name is not None else None,
-                "within": within,
-            }
-        )
+        rendered = learned.with_texts(lambda text: render(text, values))
     except KeyError:
         return target
     if rendered in target.locators:

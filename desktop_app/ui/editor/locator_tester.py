@@ -150,9 +150,7 @@ class LocatorTests(EditorWindowBase):
         if locator.strategy in (LocatorStrategy.IMAGE_ANCHOR, LocatorStrategy.ACCESSIBLE):
             self.form.set_test_result(step.id, locator_row, "desktop only", "warn")
             return None
-        scope = locator.within
-        texts = " ".join((locator.value, locator.name or "", *(scope.texts if scope else ())))
-        needed = [n for n in placeholders(texts) if n not in values]
+        needed = [n for n in placeholders(" ".join(locator.texts)) if n not in values]
         if needed:
             self.form.set_test_result(
                 step.id, locator_row, f"give {{{needed[0]}}} a default to test", "warn"
