@@ -10,6 +10,10 @@ twice the size (``GDK_SCALE=2`` for GTK, ``--scale 2`` for Tk). The GTK app runs
 private accessibility bus (AT-SPI), so steps can find their element through its tree; Tk has
 none, so image anchors are all it offers.
 
+A replay that healed (an image anchor found elsewhere) is followed by two more into the same
+form: the same version again (what the healed run taught is remembered) and the version it
+proposed, approved.
+
 Every replay is judged by the app's own saved data, never by Procedura's report: **right**
 when the name and email saved are the replay's values and the password has the replay's
 length; a value that ended up in another field counts as **typed into the wrong field**. Each
@@ -24,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 from collections import Counter
@@ -119,6 +124,12 @@ class Outcome:
     not_reached: int
     status: str
     error: str | None
+    round: str = "first"  # first; again (the same version, same drift); proposed (its repair)
+    healed: int = 0  # clicks found by their image anchor elsewhere (resolution fingerprint)
+    remembered: int = 0  # clicks found by a remembered repair (resolution experience)
+    direct: int = 0  # steps found as recorded
+    seconds: float = 0.0
+    proposed: int | None = None  # the version the run proposed
 
 
 @dataclass
@@ -131,6 +142,7 @@ class AppReport:
     recordings: int = 0
     failures: list[str] = field(default_factory=list)  # recordings that did not work out
     leaks: list[str] = field(default_factory=list)  # paces whose recording kept password text
+    learned: list[Outcome] = field(default_factory=list)  # the rounds after a healed replay
 
 
 # ── the person at the keyboard ─────────────────────────────────────────────────────────────────
@@ -284,10 +296,17 @@ def _classify(version: WorkflowVersion, run: Run | None) -> Counter[str]:
 
 
 def _replay_one(
-    services: Services, version: WorkflowVersion, app: str, pace: Pace, variant: Variant, tmp: Path
+    services: Services,
+    version: WorkflowVersion,
+    app: str,
+    pace: Pace,
+    variant: Variant,
+    tmp: Path,
+    round_: str = "first",
 ) -> Outcome:
-    values = _values(app, pace.name, variant.name)
-    out = tmp / f"{app}-{pace.name}-{variant.name}.json"
+    tag = variant.name if round_ == "first" else f"{variant.name}{round_}"
+    values = _values(app, pace.name, tag)
+    out = tmp / f"{app}-{pace.name}-{tag}.json"
     run: Run | None = None
     error: str | None = None
     with _form(app, out, variant) as form:
@@ -303,6 +322,11 @@ def _replay_one(
         saved = _saved(form)
     verdict, wrong = _judge(saved, values)
     counts = _classify(version, run)
+    resolutions = Counter(
+        s.resolution.value
+        for s in (run.steps if run is not None else ())
+        if s.top_level and s.resolution is not None
+    )
     return Outcome(
         app=app,
         pace=pace.name,
@@ -316,6 +340,14 @@ def _replay_one(
         not_reached=counts["not_reached"],
         status=run.status.value if run is not None else "not run",
         error=error,
+        round=round_,
+        healed=resolutions["fingerprint"],
+        remembered=resolutions["experience"],
+        direct=resolutions["direct"],
+        seconds=(run.finished_at - run.started_at).total_seconds()
+        if run is not None and run.finished_at is not None
+        else 0.0,
+        proposed=run.proposed_version if run is not None else None,
     )
 
 
@@ -368,9 +400,22 @@ def _bench_app(app: str, paces: tuple[Pace, ...], variants: tuple[Variant, ...])
                 report.failures.append(f"{pace.name}: {type(exc).__name__}: {exc}"[:200])
                 continue
             for variant in variants:
-                report.outcomes.append(
-                    _replay_one(services, version, app, pace, variant, Path(tmp))
+                first = _replay_one(services, version, app, pace, variant, Path(tmp))
+                report.outcomes.append(first)
+                if first.healed == 0 or first.verdict != "right":
+                    continue
+                # What the healed run taught: the same version on the same drift again (its
+                # repairs remembered), then the version it proposed, approved.
+                report.learned.append(
+                    _replay_one(services, version, app, pace, variant, Path(tmp), "again")
                 )
+                if first.proposed is not None:
+                    approved = services.workflows.approve(
+                        version.workflow_id, actor="bench", version=first.proposed
+                    )
+                    report.learned.append(
+                        _replay_one(services, approved, app, pace, variant, Path(tmp), "proposed")
+                    )
     return report
 
 
@@ -451,14 +496,60 @@ def _add_app(section: Section, report: AppReport) -> None:
         "== 0",
         f"in {sum(o.wrong_field > 0 for o in done)} of {len(done)} replays",
     )
-    for o in done:
+    _add_learned(section, name, done, report.learned)
+    for o in (*done, *report.learned):
         if o.verdict != "right":
             section.notes.append(
-                f"{name} {o.pace}/{o.variant}: {o.verdict} (run {o.status}"
+                f"{name} {o.pace}/{o.variant}/{o.round}: {o.verdict} (run {o.status}"
                 + (f": {o.error[:200]}" if o.error else "")
                 + f"; steps by a11y {o.by_accessibility}, image {o.by_image}, "
                 f"failed {o.failed}, not reached {o.not_reached})"
             )
+
+
+def _add_learned(section: Section, name: str, first: list[Outcome], learned: list[Outcome]) -> None:
+    """What healed replays taught: the same drift again, and the versions they proposed."""
+    healed = [o for o in first if o.healed and o.verdict == "right"]
+    if not healed:
+        return
+    again = [o for o in learned if o.round == "again"]
+    proposed = [o for o in learned if o.round == "proposed"]
+    section.add(
+        f"{name}: healed replays that proposed a version",
+        sum(o.proposed is not None for o in healed),
+        f"of {len(healed)}",
+    )
+    was = {(o.pace, o.variant): o for o in healed}
+    section.add(
+        f"{name}: the same drift again: right data",
+        sum(o.verdict == "right" for o in again),
+        f"of {len(again)}",
+    )
+    section.add(
+        f"{name}: the same drift again: healed clicks taken from memory",
+        sum(o.remembered for o in again),
+        f"of {sum(was[(o.pace, o.variant)].healed for o in again)}",
+        note=f"{sum(o.healed for o in again)} found by searching the screen again",
+    )
+    ratios = [
+        o.seconds / was[(o.pace, o.variant)].seconds
+        for o in again
+        if o.seconds and was[(o.pace, o.variant)].seconds
+    ]
+    if ratios:
+        section.add(
+            f"{name}: the same drift again: run time / the healed run's",
+            statistics.median(ratios),
+            "x",
+            note=f"median of {len(ratios)}",
+        )
+    steps = sum(o.direct + o.healed + o.remembered + o.failed for o in proposed)
+    section.add(
+        f"{name}: the proposed version approved: right data",
+        sum(o.verdict == "right" for o in proposed),
+        f"of {len(proposed)}",
+        note=f"{sum(o.direct for o in proposed)} of {steps} steps as recorded",
+    )
 
 
 def measure(smoke: bool = False) -> Section:

@@ -36,7 +36,7 @@ from desktop_app.core.ports import SearchIndex
 from desktop_app.core.redaction import scrub_stated_secrets
 from desktop_app.core.replay.browser import BrowserPort, NoBrowser
 from desktop_app.core.replay.calls import domains_of, origin_of
-from desktop_app.core.replay.desktop_steps import needs_browser, needs_desktop
+from desktop_app.core.replay.desktop_kinds import needs_browser, needs_desktop
 from desktop_app.core.replay.engine import Replayer, ReplayEvent, ReplayOptions, ReplayOutcome
 from desktop_app.core.replay.evidence import RECENT
 from desktop_app.core.replay.learning import REPLAY_ACTOR, Learned, learn

@@ -85,6 +85,10 @@ async def _replay(services: Services, version: WorkflowVersion, name: str, email
     return result.run
 
 
+def _clicks(run: Any) -> list[Any]:
+    return [s for s in run.steps if s.title.startswith("Click")]
+
+
 @needs_xvfb
 def test_recorded_then_replayed_with_new_values_after_the_window_moved_and_the_layout_shifted(
     desktop: str, home: Path, tmp_path: Path
@@ -114,8 +118,7 @@ def test_recorded_then_replayed_with_new_values_after_the_window_moved_and_the_l
                 "email": "ann@example.test",
                 "password_length": len(REPLAY_SECRET),
             }
-        clicks = [s for s in moved.steps if s.title.startswith("Click")]
-        assert {s.resolution for s in clicks} == {Resolution.DIRECT}
+        assert {s.resolution for s in _clicks(moved)} == {Resolution.DIRECT}
         assert moved.llm_calls == 0
 
         # And with a banner above the fields and Save moved to the left: the image anchors
@@ -128,6 +131,53 @@ def test_recorded_then_replayed_with_new_values_after_the_window_moved_and_the_l
         healed = [s for s in shifted.steps if s.resolution is Resolution.FINGERPRINT]
         assert len(healed) >= 2 and all("layout changed" in (s.detail or "") for s in healed)
         assert shifted.llm_calls == 0
+
+        # The repairs are proposed as a new version for review: each healed click with the
+        # point it clicked and its anchor where it was found (cut afresh there; Save, clicked
+        # after the password was typed, keeps its recorded image: nothing is cut once a secret
+        # could show); the approved version is untouched.
+        assert shifted.proposed_version == version.version + 1
+        proposed = services.workflows.get(workflow.id, shifted.proposed_version)
+        assert proposed.status.value == "in_review"
+        assert "Repair proposed by run" in proposed.change_note
+        assert "by fingerprint" in proposed.change_note
+        titles = {s.title for s in healed}
+        assert workflow.steps[-1].title in titles  # Save
+        for old, new in zip(workflow.steps, proposed.workflow.steps, strict=True):
+            assert isinstance(old, type(new))
+            if old.title in titles:
+                assert isinstance(old, DesktopClickStep) and isinstance(new, DesktopClickStep)
+                assert new.point != old.point and new.target != old.target
+                assert new.target is not None and new.target.fingerprint is not None
+                assert old.target is not None and old.target.fingerprint is not None
+                assert new.target.fingerprint.bbox != old.target.fingerprint.bbox
+            else:
+                assert new == old
+        assert services.workflows.get(workflow.id, version.version) == version
+
+        # The approved version again, on the same drift: each healed click is taken from
+        # memory, the remembered anchor at its remembered spot (no search of the screen).
+        with contact_form(tmp_path / "again.json", x=140, y=90, shifted=True) as form:
+            again = asyncio.run(_replay(services, version, "Cy Diaz", "cy@example.test"))
+            assert again.status is RunStatus.UNVERIFIED and again.error == NO_CHECK
+            assert form.saved()["name"] == "Cy Diaz"
+            assert form.saved()["email"] == "cy@example.test"
+        remembered = {s.title for s in again.steps if s.resolution is Resolution.EXPERIENCE}
+        assert remembered == titles
+        # The same repair: the version already in review, no second one.
+        assert again.proposed_version == proposed.version
+        assert len(services.workflows.versions(workflow.id)) == 2
+
+        # The proposed version approved, on the shifted form: every click as recorded.
+        approved = services.workflows.approve(
+            workflow.id, actor="analyst", version=proposed.version
+        )
+        with contact_form(tmp_path / "fixed.json", x=60, y=200, shifted=True) as form:
+            fixed = asyncio.run(_replay(services, approved, "Di Eng", "di@example.test"))
+            assert fixed.status is RunStatus.UNVERIFIED and fixed.error == NO_CHECK
+            assert form.saved()["name"] == "Di Eng"
+            assert form.saved()["email"] == "di@example.test"
+        assert {s.resolution for s in _clicks(fixed)} == {Resolution.DIRECT}
 
     # Neither the password typed while recording nor the one given to the replays is anywhere.
     assert grep(home, SECRET) == [] and grep(home, REPLAY_SECRET) == []
@@ -189,6 +239,32 @@ def test_where_no_anchor_matches_a_vision_model_places_the_click(
         assert len(images) == 2 and all(i.startswith("data:image/png;base64,") for i in images)
         screen = base64.b64decode(images[1].split(",", 1)[1])
         assert screen.startswith(b"\x89PNG")
+
+        # What the model found is proposed for review (the spot it named, with an anchor cut
+        # there), and remembered: the same drift again, elsewhere on the screen, costs no call.
+        with open_services(load_settings(), write=True) as services:
+            assert run.proposed_version == version.version + 1
+            proposed = services.workflows.get(version.workflow_id, run.proposed_version)
+            (new,) = proposed.workflow.steps
+            assert isinstance(new, DesktopClickStep) and new.target is not None
+            assert new.point == step.point  # the model named the recorded spot
+            assert "Found by the LLM: check each such element" in proposed.change_note
+            (anchor,) = [loc for loc in new.target.locators if loc.strategy.value == "image_anchor"]
+            assert anchor.value != blank
+            assert services.media.get(anchor.value).startswith(b"\x89PNG")
+            with contact_form(tmp_path / "again.json", x=90, y=60) as form:
+                again = asyncio.run(
+                    replay(
+                        services,
+                        version,
+                        bind_parameters(version.workflow, {}),
+                        options=ReplayOptions(use_llm=True),
+                    )
+                ).run
+                assert form.saved()["name"] == ""  # Save was clicked
+        (done,) = again.steps
+        assert done.resolution is Resolution.EXPERIENCE and again.llm_calls == 0
+        assert len(llm.requests_to("/v1/chat/completions")) == 1
 
 
 def _striped_png() -> bytes:

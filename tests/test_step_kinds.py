@@ -19,7 +19,7 @@ from desktop_app.core.editing import EditError, blank_step, insert_step, validat
 from desktop_app.core.exports.guide import describe_step as guide_sentence
 from desktop_app.core.exports.playwright_script import render_playwright
 from desktop_app.core.models.workflow import BLOCK_KINDS, GotoStep, StepKind, Workflow
-from desktop_app.core.replay.desktop_steps import is_desktop_step
+from desktop_app.core.replay.desktop_kinds import is_desktop_step
 from desktop_app.core.step_kinds import (
     INSERTABLE_KINDS,
     KINDS,

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AwareDatetime, Field
 
-from desktop_app.core.models.common import SCHEMA_VERSION, FrozenModel, new_id, utcnow
+from desktop_app.core.models.common import SCHEMA_VERSION, FrozenModel, Point, new_id, utcnow
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Fingerprint, Locator
 
@@ -43,6 +43,9 @@ class Experience(FrozenModel):
     failed_locators: tuple[Locator, ...] = ()
     repaired_locator: Locator
     fingerprint: Fingerprint | None = None
+    point: Point | None = None
+    """For a desktop click: where the repair clicked, relative to its window (the anchor's box
+    is the fingerprint's ``bbox``)."""
     resolution: Resolution
     reason: str = ""
     proven: bool | None = None

@@ -133,14 +133,18 @@ class Locator(FrozenModel):
 
     @property
     def texts(self) -> tuple[str, ...]:
-        """What may hold ``{parameter}`` placeholders: the value, the name, the items' texts."""
+        """What may hold ``{parameter}`` placeholders: the value (not an image anchor's media
+        ref), the name, the items' texts."""
+        value = () if self.strategy is LocatorStrategy.IMAGE_ANCHOR else (self.value,)
         name = (self.name,) if self.name is not None else ()
-        return (self.value, *name, *(self.within.texts if self.within is not None else ()))
+        return (*value, *name, *(self.within.texts if self.within is not None else ()))
 
     def with_texts(self, change: Callable[[str], str]) -> Locator:
         """This locator with each of :attr:`texts` changed by *change* (a run's values put in,
-        or recorded values made placeholders)."""
-        update: dict[str, object] = {"value": change(self.value)}
+        or recorded values made placeholders). An image anchor's media ref is not text."""
+        update: dict[str, object] = {}
+        if self.strategy is not LocatorStrategy.IMAGE_ANCHOR:
+            update["value"] = change(self.value)
         if self.name is not None:
             update["name"] = change(self.name)
         if self.within is not None:

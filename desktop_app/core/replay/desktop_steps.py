@@ -14,7 +14,9 @@ A ``desktop_click`` climbs its own ladder:
    step's image anchor is seen there (within :data:`SLACK_PX`): at :data:`HERE_SCORE`, or at
    :data:`NEAR_SCORE` when nothing else in the window looks as much like it (a focus ring or a
    hover changes a few pixels). A window that moved changes nothing: the point is relative to
-   it. Without an anchor the point is clicked as recorded.
+   it. Without an anchor the point is clicked as recorded. While it waits for the recorded
+   anchor, a repair remembered for the step's drift is looked for at its own spot
+   (:mod:`.desktop_learning`): there, it is clicked (``experience``).
 2. **image** — the anchor is looked for in the window, then on the whole screen (template
    matching on a fresh screenshot, the anchor resized to each of :data:`SCALES`: a form drawn at
    twice the size, or with a larger font): a match of at least :data:`FOUND_SCORE` that is
@@ -38,6 +40,7 @@ what was typed must be in it (not for a secret). Where the application shows a t
 field is not in it, or is one of several alike, the step types only if the focus is on a field
 of that role and name already; else it stops before typing anything.
 Expectations: a window title (the active window, else any window) and an image anchor visible.
+A click healed at rungs 2 and 3 returns the repair it teaches (:mod:`.desktop_learning`).
 """
 
 from __future__ import annotations
@@ -49,26 +52,22 @@ import time
 from collections.abc import Sequence
 from typing import Final
 
-from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from desktop_app.core.llm import LLMError, StructuredLLM
+from desktop_app.core.llm import StructuredLLM
 from desktop_app.core.models.common import BoundingBox, Point
+from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
-    AssertStep,
-    Condition,
     DesktopClickStep,
     DesktopTypeStep,
     Expectation,
     HotkeyStep,
     ImageVisible,
     Step,
-    WaitForStep,
     WindowTitleMatches,
     Workflow,
-    walk,
 )
 from desktop_app.core.ports import MediaStore
 from desktop_app.core.replay.browser import Handle
@@ -88,7 +87,9 @@ from desktop_app.core.replay.desktop_elements import (
     point_in,
     recorded_box,
 )
+from desktop_app.core.replay.desktop_learning import Spot, cut_box, remembered, repair_of_click
 from desktop_app.core.replay.desktop_parts import by_parts
+from desktop_app.core.replay.desktop_vision import ask_vision
 from desktop_app.core.replay.ladder import (
     Found,
     ReplayOptions,
@@ -97,8 +98,9 @@ from desktop_app.core.replay.ladder import (
     StepSkipped,
     Tracker,
 )
+from desktop_app.core.replay.lessons import StepRepair
+from desktop_app.core.replay.memory import ExperienceMemory
 from desktop_app.core.replay.person import Person, Question
-from desktop_app.core.step_kinds import kind_spec
 
 __all__ = [
     "AHEAD_BY",
@@ -108,10 +110,6 @@ __all__ = [
     "NEAR_SCORE",
     "SLACK_PX",
     "DesktopSteps",
-    "is_desktop_expectation",
-    "is_desktop_step",
-    "needs_browser",
-    "needs_desktop",
     "title_matches",
 ]
 
@@ -137,55 +135,6 @@ _BY_TREE: Final = "accessibility: "
 _READ_BACK_S: Final = 2.0
 
 
-def is_desktop_step(step: Step) -> bool:
-    """Whether *step* acts on the desktop (not in a browser)."""
-    return kind_spec(step.kind).performer == "desktop"
-
-
-def is_desktop_expectation(expectation: Expectation | Condition) -> bool:
-    """Whether *expectation* is checked on the desktop (a window title, an image anchor)."""
-    return isinstance(expectation, WindowTitleMatches | ImageVisible)
-
-
-def _on_desktop(step: Step) -> bool:
-    if is_desktop_step(step):
-        return True
-    if isinstance(step, WaitForStep | AssertStep):
-        return is_desktop_expectation(step.condition)
-    return False
-
-
-def needs_desktop(workflow: Workflow) -> bool:
-    """Whether a run of *workflow* drives the desktop (a desktop step or check)."""
-    return any(
-        _on_desktop(step) or any(is_desktop_expectation(e) for e in step.expectations)
-        for step in walk(workflow.steps)
-    )
-
-
-def needs_browser(workflow: Workflow) -> bool:
-    """Whether a run of *workflow* needs a browser: any step not on the desktop (a called
-    workflow counts: it may be a web one)."""
-    return any(not _on_desktop(step) for step in workflow.steps)
-
-
-class _Spot(BaseModel):
-    """Where the vision model says to click, in the screenshot's pixels."""
-
-    found: bool = Field(description="whether the element is on the screenshot")
-    x: int = Field(default=0, description="the click's x, pixels from the screenshot's left")
-    y: int = Field(default=0, description="the click's y, pixels from the screenshot's top")
-    reason: str = Field(default="", description="one short sentence")
-
-
-_VISION_SYSTEM: Final = (
-    "You locate one element of a desktop application on a screenshot. The first image is how the "
-    "element looked when the procedure was recorded; the second is the application's window now. "
-    "Answer where to click on the second image so that the same element is clicked, or found="
-    "false if it is not there. Never guess: an element that merely looks similar is not it."
-)
-
-
 class DesktopSteps:
     """Runs desktop steps and checks desktop expectations over a :class:`DesktopPort`.
 
@@ -195,6 +144,7 @@ class DesktopSteps:
         llm: a vision-capable LLM for rung 3, or None.
         person: who is asked at rung 4, or None.
         options: what the run may do.
+        memory: remembered repairs (:mod:`.desktop_learning`), or None.
     """
 
     def __init__(
@@ -205,9 +155,11 @@ class DesktopSteps:
         llm: StructuredLLM | None,
         person: Person | None,
         options: ReplayOptions,
+        memory: ExperienceMemory | None = None,
     ) -> None:
         self._desktop = desktop
         self._media = media
+        self._memory = memory
         self._llm = llm
         self._person = person
         self._options = options
@@ -222,8 +174,20 @@ class DesktopSteps:
 
     # ── steps ───────────────────────────────────────────────────────────────────────────────
 
-    async def run(self, bound: Step, tracker: Tracker, *, title: str, secret: bool) -> None:
+    async def run(
+        self,
+        bound: Step,
+        tracker: Tracker,
+        *,
+        title: str,
+        secret: bool,
+        workflow: Workflow | None = None,
+        original: Step | None = None,
+    ) -> StepRepair | None:
         """Do the desktop step *bound* (placeholders filled); *secret*: it types a secret.
+        *original* is the step as *workflow* has it (what remembered repairs are looked up for).
+
+        Returns: the repair a healed click teaches if the step then holds, else None.
 
         Raises:
             StepFailed: the window or the spot could not be found, or the desktop failed.
@@ -232,7 +196,8 @@ class DesktopSteps:
         try:
             match bound:
                 case DesktopClickStep():
-                    await self._click(bound, tracker, title)
+                    recorded = original if isinstance(original, DesktopClickStep) else bound
+                    return await self._click(bound, tracker, title, workflow, recorded)
                 case DesktopTypeStep(text=text):
                     window = await self._window(bound.window_title, None, bound.timeout_s, tracker)
                     field = await self._field(bound, window, tracker)
@@ -250,26 +215,77 @@ class DesktopSteps:
                     raise StepFailed(f"a {bound.kind} step is not a desktop step")
         except DesktopUnavailable as exc:
             raise StepFailed(str(exc)) from None
+        return None
 
-    async def _click(self, step: DesktopClickStep, tracker: Tracker, title: str) -> None:
+    async def _click(
+        self,
+        step: DesktopClickStep,
+        tracker: Tracker,
+        title: str,
+        workflow: Workflow | None,
+        recorded: DesktopClickStep,
+    ) -> StepRepair | None:
         port = self._port()
         for attempt in range(2):  # the second time after a person set the window right
             window = await self._window(step.window_title, step.app, step.timeout_s, tracker)
-            found = await self._find_spot(step, window, tracker, title, asked=attempt > 0)
-            if found is not None:
-                point, resolution, detail = found
-                by_tree = detail.startswith(_BY_TREE)
+            spot = await self._find_spot(
+                step, window, tracker, title, asked=attempt > 0, learned=(workflow, recorded)
+            )
+            if spot is not None:
+                point = spot.point
+                by_tree = spot.detail.startswith(_BY_TREE)
                 tracker.found = Found(
                     handle=Handle(selector=f"({point.x:.0f}, {point.y:.0f}) on the screen"),
-                    resolution=resolution,
-                    locator=accessible_locator(step.target)
+                    resolution=spot.resolution,
+                    locator=spot.experience.repaired_locator
+                    if spot.experience is not None
+                    else accessible_locator(step.target)
                     if by_tree
                     else _anchor_locator(step.target),
-                    detail=detail,
+                    detail=spot.detail,
+                    experience_id=spot.experience.id if spot.experience is not None else None,
                 )
+                repair = None
+                if workflow is not None and spot.resolution is not Resolution.DIRECT:
+                    repair = await self._repair(workflow, recorded, spot, window)  # before acting
                 await port.click(point.x, point.y, button=step.button, count=step.click_count)
-                return
+                return repair
         raise StepFailed("the spot to click was not found, even after the person was asked")
+
+    async def _repair(
+        self, workflow: Workflow, step: DesktopClickStep, spot: Spot, window: Window
+    ) -> StepRepair | None:
+        """What clicking *spot* teaches (:mod:`.desktop_learning`): a fresh anchor cut where it
+        is now. Once a secret was typed (the screen could show it) nothing is cut: an anchor
+        found at its own size keeps its recorded image at its new place, else nothing is
+        learned."""
+        ref = cut = None
+        anchor = self._anchor(step.target)
+        locator = _anchor_locator(step.target)
+        if spot.experience is None and anchor is not None and locator is not None:
+            _, where = anchor
+            recorded = step.point or Point(x=window.box.width / 2, y=window.box.height / 2)
+            offset = Point(x=recorded.x - where.x, y=recorded.y - where.y)
+            cut = cut_box(spot.point, offset, where, spot.scale, window.box)
+            if cut is not None and not self.secret_typed:
+                image = await self._port().screenshot(cut)
+                ref = await asyncio.to_thread(self._media.put, image, "png")
+            elif (
+                cut is not None
+                and spot.resolution is Resolution.FINGERPRINT
+                and abs(cut.width - where.width) < 0.5
+                and abs(cut.height - where.height) < 0.5
+            ):
+                ref = locator.value  # the recorded image, where it is now
+        return repair_of_click(
+            workflow,
+            step,
+            spot,
+            window=window.box,
+            window_title=window.title,
+            anchor_ref=ref,
+            cut=cut,
+        )
 
     async def _find_spot(
         self,
@@ -279,9 +295,12 @@ class DesktopSteps:
         title: str,
         *,
         asked: bool,
-    ) -> tuple[Point, Resolution, str] | None:
+        learned: tuple[Workflow | None, DesktopClickStep],
+    ) -> Spot | None:
         """The screen point to click, how it was found and why; None after the person was
-        asked to set the window right (climb again)."""
+        asked to set the window right (climb again). *learned*: the workflow and the step as
+        recorded, whose remembered repairs are looked for at their spots with the recorded
+        one."""
         port = self._port()
         by_tree = await self._by_accessibility(step, window, tracker)
         if isinstance(by_tree, Lookup):  # alike in the tree: alike to images too
@@ -295,12 +314,13 @@ class DesktopSteps:
         expected = Point(x=window.box.x + recorded.x, y=window.box.y + recorded.y)
         anchor = self._anchor(step.target)
         if anchor is None:
-            return expected, Resolution.DIRECT, "no image anchor: clicked the recorded spot"
+            return Spot(expected, Resolution.DIRECT, "no image anchor: clicked the recorded spot")
         image, where = anchor
         offset = Point(x=recorded.x - where.x, y=recorded.y - where.y)
 
         deadline = time.monotonic() + min(self._options.patience_s, step.timeout_s)
         box = _grown(_moved(where, window.box), SLACK_PX)
+        known = await self._remembered(*learned)
         await port.move(expected.x, expected.y)  # as when it was recorded: hovered
         while True:  # rung 1: the anchor where it was recorded (the window may still be drawing)
             here = await port.find_image(image, box=box, limit=1)
@@ -308,12 +328,14 @@ class DesktopSteps:
                 twin = await self._twin(image, window, here[0])  # if nothing else is alike
                 if twin is None:
                     detail = f"image anchor at the recorded spot ({_pct(here[0].score)})"
-                    return expected, Resolution.DIRECT, detail
+                    return Spot(expected, Resolution.DIRECT, detail)
                 tracker.note(
                     f"image anchor: at the recorded spot ({_pct(here[0].score)}), and alike "
                     f"elsewhere in the window ({_pct(twin.score)}): not told apart by its place"
                 )
                 break
+            if (again := await self._remembered_here(known, window, tracker)) is not None:
+                return again
             if time.monotonic() >= deadline:
                 break
             await asyncio.sleep(_POLL_S)
@@ -336,7 +358,7 @@ class DesktopSteps:
                     f"image anchor at the recorded spot, a little changed ({_pct(best.score)}; "
                     "nothing else alike)"
                 )
-                return expected, Resolution.DIRECT, detail
+                return Spot(expected, Resolution.DIRECT, detail)
             if best is not None and alone and HOVER_SCORE <= best.score < FOUND_SCORE:
                 best = await self._hovered(image, best, offset)
             if best is None or best.score < FOUND_SCORE:
@@ -350,32 +372,88 @@ class DesktopSteps:
             spot = _at(best.box, offset, best.scale)
             moved = spot.x - expected.x, spot.y - expected.y
             scaled = f" at {best.scale:.2f}x" if abs(best.scale - 1.0) >= 0.02 else ""
-            return (
+            return Spot(
                 spot,
                 Resolution.FINGERPRINT,
                 f"image anchor found in {name}{scaled} {moved[0]:+.0f}, {moved[1]:+.0f} px from "
                 f"the recorded spot ({_pct(best.score)}): the layout changed",
+                scale=best.scale,
             )
         element_box = recorded_box(step.target.fingerprint if step.target else None)
         if element_box is not None:  # rung 2b: the row's label and its element, found apart
             paired, why = await by_parts(port, image, where, element_box, recorded, window.box)
             if paired is not None:
                 moved = paired.point.x - expected.x, paired.point.y - expected.y
-                return (
+                return Spot(
                     paired.point,
                     Resolution.FINGERPRINT,
                     f"image anchor: {why}, {moved[0]:+.0f}, {moved[1]:+.0f} px from the "
                     "recorded spot: the layout changed",
+                    scale=paired.label.scale,
                 )
             tried.append(why)
         tracker.note("image anchor: " + "; ".join(tried))
 
-        by_llm = await self._ask_llm(step, window, image, tracker)  # rung 3
+        by_llm = await ask_vision(  # rung 3
+            self._llm,
+            self._options,
+            port,
+            step,
+            window,
+            image,
+            tracker,
+            secret_typed=self.secret_typed,
+        )
         if by_llm is not None:
-            return by_llm
+            return Spot(by_llm[0], Resolution.LLM, by_llm[1])
         if asked:
             return None
         await self._ask_person(step, window, title, tracker)  # rung 4: then climb again
+        return None
+
+    async def _remembered(
+        self, workflow: Workflow | None, step: DesktopClickStep
+    ) -> list[tuple[Experience, bytes]]:
+        """The remembered repairs of *step* for its drift, with their anchors."""
+        if workflow is None or self._memory is None:
+            return []
+        could_ask = self._person is not None or (
+            self._llm is not None and self._options.use_llm and self._options.vision
+        )
+        found = await asyncio.to_thread(
+            remembered, self._memory, workflow, step, could_ask=could_ask
+        )
+        kept = []
+        for experience in found:
+            try:
+                kept.append((experience, self._media.get(experience.repaired_locator.value)))
+            except (OSError, KeyError, ValueError):
+                continue  # its anchor is gone
+        return kept
+
+    async def _remembered_here(
+        self, known: Sequence[tuple[Experience, bytes]], window: Window, tracker: Tracker
+    ) -> Spot | None:
+        """A remembered repair whose anchor is at its remembered spot, nothing else in the
+        window alike: where it clicked, in the window as it is now."""
+        for experience, image in known:
+            assert experience.fingerprint is not None and experience.fingerprint.bbox is not None
+            assert experience.point is not None
+            box = _grown(_moved(experience.fingerprint.bbox, window.box), SLACK_PX)
+            here = await self._port().find_image(image, box=box, limit=1)
+            if not here or here[0].score < HERE_SCORE:
+                continue
+            if await self._twin(image, window, here[0]) is not None:
+                tracker.note("a remembered repair's anchor is alike elsewhere in the window")
+                continue
+            point = experience.point
+            return Spot(
+                Point(x=window.box.x + point.x, y=window.box.y + point.y),
+                Resolution.EXPERIENCE,
+                f"remembered repair from run of {experience.created_at:%Y-%m-%d}: its image "
+                f"anchor at its spot ({_pct(here[0].score)})",
+                experience=experience,
+            )
         return None
 
     async def _twin(self, anchor: bytes, window: Window, here: ImageMatch) -> ImageMatch | None:
@@ -402,7 +480,7 @@ class DesktopSteps:
 
     async def _by_accessibility(
         self, step: DesktopClickStep, window: Window, tracker: Tracker
-    ) -> tuple[Point, Resolution, str] | Lookup | None:
+    ) -> Spot | Lookup | None:
         """Rung 0: the recorded element in the window's accessibility tree, if it is there;
         the lookup when several elements are it (then nothing may be picked: the images,
         which see less than the tree, would pick by their place)."""
@@ -413,7 +491,7 @@ class DesktopSteps:
             return None
         fingerprint = step.target.fingerprint if step.target else None
         spot = point_in(element, fingerprint, step.point)
-        return spot, Resolution.DIRECT, f"{_BY_TREE}{_said(element, window)}"
+        return Spot(spot, Resolution.DIRECT, f"{_BY_TREE}{_said(element, window)}")
 
     async def _element(
         self, target: Target | None, window: Window, timeout_s: float, tracker: Tracker
@@ -516,52 +594,6 @@ class DesktopSteps:
                     "not the value typed: the application did not take it"
                 )
             await asyncio.sleep(_POLL_S)
-
-    async def _ask_llm(
-        self,
-        step: DesktopClickStep,
-        window: Window,
-        anchor: bytes,
-        tracker: Tracker,
-    ) -> tuple[Point, Resolution, str] | None:
-        if self._llm is None or not self._options.use_llm or not self._options.vision:
-            return None
-        if self.secret_typed:
-            tracker.note("the screen may show a secret typed earlier: not sent to the LLM")
-            return None
-        if tracker.llm_calls_here >= self._options.max_llm_calls_per_step:
-            return None
-        screen = await self._port().screenshot(window.box)
-        tracker.llm_calls_here += 1
-        loop = asyncio.get_running_loop()
-        try:
-            answer, usage = await loop.run_in_executor(
-                None,
-                lambda: self._llm.complete(  # type: ignore[union-attr]
-                    system=_VISION_SYSTEM,
-                    user=(
-                        f"The step: {step.title}. The window: {window.title!r}, "
-                        f"{window.box.width:.0f} x {window.box.height:.0f} pixels."
-                    ),
-                    output=_Spot,
-                    images=(anchor, screen),
-                ),
-            )
-        except LLMError as exc:
-            tracker.spend(exc.usage)
-            tracker.note(f"the LLM could not help: {exc.message}")
-            return None
-        tracker.spend(usage)
-        inside = 0 <= answer.x < window.box.width and 0 <= answer.y < window.box.height
-        if not answer.found or not inside:
-            tracker.note(f"the LLM did not find it: {answer.reason or 'no reason given'}")
-            return None
-        spot = Point(x=window.box.x + answer.x, y=window.box.y + answer.y)
-        return (
-            spot,
-            Resolution.LLM,
-            f"the LLM placed it at ({answer.x}, {answer.y}) in the window: {answer.reason}",
-        )
 
     async def _ask_person(
         self, step: DesktopClickStep, window: Window, title: str, tracker: Tracker

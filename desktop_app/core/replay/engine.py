@@ -80,11 +80,8 @@ from desktop_app.core.replay.confirming import (
 )
 from desktop_app.core.replay.context import Context, ReplayEvent, ReplayOutcome
 from desktop_app.core.replay.desktop import DesktopPort
-from desktop_app.core.replay.desktop_steps import (
-    DesktopSteps,
-    is_desktop_expectation,
-    is_desktop_step,
-)
+from desktop_app.core.replay.desktop_kinds import is_desktop_expectation, is_desktop_step
+from desktop_app.core.replay.desktop_steps import DesktopSteps
 from desktop_app.core.replay.diagnosis import Diagnosis, diagnose
 from desktop_app.core.replay.heal_llm import describe_expectation
 from desktop_app.core.replay.ladder import (
@@ -171,7 +168,9 @@ class Replayer(SuccessChecks):
         self._load = load
         self._options = options or ReplayOptions()
         self._ladder = Ladder(browser, memory=memory, llm=llm, person=person, options=self._options)
-        self._desktop = DesktopSteps(desktop, media, llm=llm, person=person, options=self._options)
+        self._desktop = DesktopSteps(
+            desktop, media, llm=llm, person=person, options=self._options, memory=memory
+        )
         self._waits = AppWaits(
             browser,
             ready_quiet_s=self._options.ready_quiet_s,
@@ -444,8 +443,23 @@ class Replayer(SuccessChecks):
                     for name in context.params.secrets
                 )
                 title = public_title(original, context.params)
-                await self._desktop.run(bound, tracker, title=title, secret=secret)
-                await self._expect(bound, tracker)
+                repair = await self._desktop.run(
+                    bound,
+                    tracker,
+                    title=title,
+                    secret=secret,
+                    workflow=context.version.workflow,
+                    original=original,
+                )
+                held = False
+                try:
+                    await self._expect(bound, tracker)
+                    held = True
+                finally:
+                    if tracker.found is not None:  # a click or a field found: what it taught
+                        where = (context.version.workflow.id, original.id)
+                        kept = None if context.loop_values else repair
+                        self._lessons.acted(tracker.found, where, held=held, repair=kept)
             case PressStep(target=None) | ScrollStep(target=None):
                 tracker.waited_s += await self._waits.ready(timeout_s=bound.timeout_s)
                 action = page_action(bound, context.params.secrets)

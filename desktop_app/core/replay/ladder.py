@@ -26,7 +26,7 @@ from desktop_app.core.errors import ProceduraError
 from desktop_app.core.llm import LLMError, LLMUsage, StructuredLLM
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import FailureKind, Resolution, RunTrigger, TakenAction
-from desktop_app.core.models.target import Locator, Target
+from desktop_app.core.models.target import Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import (
     CheckStep,
     ClickStep,
@@ -77,6 +77,8 @@ __all__ = [
 
 #: Words of a rung's note that say it saw several elements that could be the step's.
 _AMBIGUITY: Final = ("look-alike", "ambiguous:")
+#: Locators only the desktop resolves: a remembered repair holding one is not a page's.
+_DESKTOP_ONLY: Final = frozenset({LocatorStrategy.IMAGE_ANCHOR, LocatorStrategy.ACCESSIBLE})
 _POLL_S: Final = 0.1
 _OVERLAY_GONE_S: Final = 3.0
 #: How many overlays one step may clear.
@@ -531,6 +533,8 @@ class Ladder:
             found = await asyncio.to_thread(self._memory.own, workflow_id, bound.id)
         could_ask = self._person is not None or (self._llm is not None and self._options.use_llm)
         for experience in found:
+            if experience.repaired_locator.strategy in _DESKTOP_ONLY:
+                continue  # a desktop click's repair (.desktop_learning), not a page's
             if not experience.trusted and not could_ask:
                 attempt.tracker.note(
                     "a remembered repair the LLM found is not used before a run proved it"

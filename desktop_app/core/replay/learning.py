@@ -20,7 +20,7 @@ from desktop_app.core.items import pins_record
 from desktop_app.core.library import WorkflowLibrary
 from desktop_app.core.models.experience import Experience
 from desktop_app.core.models.run import Resolution, Run, RunStatus
-from desktop_app.core.models.target import Fingerprint, Locator, Target
+from desktop_app.core.models.target import Fingerprint, Locator, LocatorStrategy, Target
 from desktop_app.core.models.workflow import Step, Workflow, WorkflowVersion, map_steps, walk
 from desktop_app.core.replay.evidence import LocatorEvidence, evidence_of
 from desktop_app.core.replay.evidence import ranked as by_evidence
@@ -96,9 +96,14 @@ def _new_target(
     fresh = [
         templated_locator(loc, values) for loc in repair.target.locators if not pins_record(loc)
     ]
+    kept = old.locators
+    if any(loc.strategy is LocatorStrategy.IMAGE_ANCHOR for loc in fresh):
+        # A desktop click looks for its first image anchor only: the one that no longer
+        # matched goes (the fresh crop shows the same element).
+        kept = tuple(loc for loc in kept if loc.strategy is not LocatorStrategy.IMAGE_ANCHOR)
     ranked: list[Locator] = []
     seen: set[str] = set()
-    for locator in (*fresh, *old.locators):
+    for locator in (*fresh, *kept):
         key = locator.describe()
         if key not in seen:
             seen.add(key)
@@ -176,10 +181,15 @@ def repaired_workflow(
             return step  # a round's element is that round's: never proposed for all of them
         evidence = evidence_of(step, workflow.version, history)
         target = _new_target(workflow, step, repair, params, evidence)
-        if target is None or target == step.target_or_none:
+        if target is None:
+            return step
+        update: dict[str, object] = {"target": target}
+        if repair.point is not None and hasattr(step, "point"):
+            update["point"] = repair.point  # a desktop click: where it clicked in its window
+        if all(getattr(step, name) == value for name, value in update.items()):
             return step
         changed = True
-        return step.model_copy(update={"target": target})
+        return step.model_copy(update=update)
 
     steps = map_steps(workflow.steps, repaired)
     if not changed:
@@ -271,10 +281,12 @@ def learn(
                     step_id=repair.step_id,
                     step_title=repair.step_title,
                     step_kind=repair.step_kind,
-                    page_url=repair.page_url,
+                    page_url=repair.page_url or None,
+                    page_title=repair.page_title,
                     failed_locators=repair.failed,
                     repaired_locator=locator,
                     fingerprint=as_recorded(version.workflow, repair.target.fingerprint, values),
+                    point=repair.point,
                     resolution=repair.resolution,
                     reason=repair.reason,
                     proven=False if repair.resolution is Resolution.LLM else None,

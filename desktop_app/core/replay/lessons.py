@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from desktop_app.core.items import pins_record
+from desktop_app.core.models.common import Point
 from desktop_app.core.models.run import Resolution
 from desktop_app.core.models.target import Locator, Target
 from desktop_app.core.models.workflow import Step, Workflow
@@ -21,7 +22,11 @@ __all__ = ["Lessons", "StepRepair", "repair_of"]
 
 @dataclass(frozen=True, slots=True)
 class StepRepair:
-    """What a healed step taught: the element's new locators, where and how it was found."""
+    """What a healed step taught: the element's new locators, where and how it was found.
+
+    A desktop click's repair also has the *point* it clicked, relative to its window; its
+    ``page_url`` is empty and ``page_title`` the window's title.
+    """
 
     workflow_id: str
     workflow_version: int
@@ -35,6 +40,8 @@ class StepRepair:
     page_url: str
     reason: str
     experience_id: str | None = None  # the remembered repair it came from (resolution experience)
+    point: Point | None = None
+    page_title: str | None = None
 
 
 async def repair_of(

@@ -20,7 +20,7 @@ from desktop_app.core.models.workflow import ElementHidden, Expectation
 from desktop_app.core.redaction import mask_secrets
 from desktop_app.core.replay.browser import BrowserPort
 from desktop_app.core.replay.context import Context, ReplayEvent
-from desktop_app.core.replay.desktop_steps import is_desktop_expectation
+from desktop_app.core.replay.desktop_kinds import is_desktop_expectation
 from desktop_app.core.replay.diagnosis import Diagnosis, diagnose
 from desktop_app.core.replay.heal_llm import describe_expectation
 from desktop_app.core.replay.ladder import ReplayOptions, StepFailed
