@@ -85,6 +85,12 @@ async def _replay(services: Services, version: WorkflowVersion, name: str, email
     return result.run
 
 
+async def _replay_as_is(services: Services, version: WorkflowVersion) -> Any:
+    """*version* (no parameters) replayed with the LLM allowed: its run."""
+    params = bind_parameters(version.workflow, {})
+    return (await replay(services, version, params, options=ReplayOptions(use_llm=True))).run
+
+
 def _clicks(run: Any) -> list[Any]:
     return [s for s in run.steps if s.title.startswith("Click")]
 
@@ -221,14 +227,7 @@ def test_where_no_anchor_matches_a_vision_model_places_the_click(
                 {"found": True, "x": SAVE[0], "y": SAVE[1], "reason": "the Save button"}
             )
             with contact_form(tmp_path / "replayed.json", x=200, y=150) as form:
-                run = asyncio.run(
-                    replay(
-                        services,
-                        version,
-                        bind_parameters(version.workflow, {}),
-                        options=ReplayOptions(use_llm=True),
-                    )
-                ).run
+                run = asyncio.run(_replay_as_is(services, version))
                 assert run.status is RunStatus.UNVERIFIED and run.error == NO_CHECK
                 assert form.saved()["name"] == ""  # Save was clicked
         (done,) = run.steps
@@ -253,14 +252,7 @@ def test_where_no_anchor_matches_a_vision_model_places_the_click(
             assert anchor.value != blank
             assert services.media.get(anchor.value).startswith(b"\x89PNG")
             with contact_form(tmp_path / "again.json", x=90, y=60) as form:
-                again = asyncio.run(
-                    replay(
-                        services,
-                        version,
-                        bind_parameters(version.workflow, {}),
-                        options=ReplayOptions(use_llm=True),
-                    )
-                ).run
+                again = asyncio.run(_replay_as_is(services, version))
                 assert form.saved()["name"] == ""  # Save was clicked
         (done,) = again.steps
         assert done.resolution is Resolution.EXPERIENCE and again.llm_calls == 0

@@ -419,8 +419,9 @@ def test_the_trays_fleet_submenu_lists_a_job_and_cancels_and_resumes_its_rows(
 
     queued = Celery(broker=redis.url()).connection_for_write().default_channel.client
     assert queued.llen("procedura.rows") == 2
-    gui.run(until(lambda: not resume.isEnabled(), what="Resume to be off"))
-    assert cancel.isEnabled() and "2 queued" in job_menu.title()
+    # Both are off while the resume runs; the fleet read again turns Cancel back on.
+    gui.run(until(lambda: "2 queued" in job_menu.title(), what="the job's rows read again"))
+    assert cancel.isEnabled() and not resume.isEnabled()
 
     # A job that ended with failed rows: Resume only. One that ended otherwise is not listed.
     def end_rows(state: str) -> None:
