@@ -54,7 +54,7 @@ from desktop_app.core.replay.render import domain_allowed
 from desktop_app.core.urls import url_matches
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, Dialog, Page, Request, Route
+    from playwright.async_api import BrowserContext, Dialog, ElementHandle, Page, Request, Route
     from playwright.async_api import Locator as PlaywrightLocator
 
 __all__ = ["PlaywrightPage"]
@@ -261,6 +261,9 @@ class PlaywrightPage:
         self._dialog_answer: Literal["accept", "dismiss"] | None = None
         self._dialogs: list[PageDialog] = []
         self._installed: tuple[BrowserContext, Any] | None = None  # and the script's disposer
+        # The field the last fill typed into: what it shows may have changed with the typing
+        # (a row whose title follows its edit box), so its locator may no longer find it.
+        self._typed: tuple[Handle, ElementHandle] | None = None
         for event, handler in self._listeners():
             page.on(event, handler)  # type: ignore[call-overload]
 
@@ -572,7 +575,9 @@ class PlaywrightPage:
         from playwright.async_api import Error
 
         try:
-            data: Any = await _evaluate_one(self._locator(handle), _FIELD_JS)
+            data: Any = await self._typed_state(handle)
+            if data is None:
+                data = await _evaluate_one(self._locator(handle), _FIELD_JS)
         except Error as exc:
             raise ActionFailed(f"could not read {handle.describe()}: {_first_line(exc)}") from None
         checked = data.get("checked")
@@ -581,6 +586,21 @@ class PlaywrightPage:
             checked=bool(checked) if checked is not None else None,
             selected=tuple(str(v) for v in data.get("selected") or ()),
         )
+
+    async def _typed_state(self, handle: Handle) -> Any:
+        """What the field the last fill typed into holds, when *handle* is how it was reached
+        and the field is still in the page (else None)."""
+        if self._typed is None or self._typed[0] != handle:
+            return None
+        return await self._typed[1].evaluate(f"(el) => el.isConnected ? ({_FIELD_JS})(el) : null")
+
+    async def _forget_typed(self) -> None:
+        from playwright.async_api import Error
+
+        if self._typed is not None:
+            element, self._typed = self._typed[1], None
+            with contextlib.suppress(Error):
+                await element.dispose()
 
     async def screenshot(self) -> bytes:
         from playwright.async_api import Error
@@ -668,6 +688,7 @@ class PlaywrightPage:
         if not domain_allowed(self._page.url, self._domains):
             await self._leave(self._page.url)
         refused = len(self._refused)
+        await self._forget_typed()
         try:
             if handle is None:
                 await self._on_page(action)
@@ -675,7 +696,9 @@ class PlaywrightPage:
                 locator = self._locator(handle)
                 if action.secret:  # before typing: a fill that fails half-way shows some
                     await self._cover_secret(locator)
-                await self._on_element(locator, action, timeout)
+                typed = await self._on_element(locator, action, timeout)
+                if typed is not None:
+                    self._typed = (handle, typed)
                 if action.secret:
                     with contextlib.suppress(Error):
                         await self._page.evaluate(_MARK_FOCUSED_SECRET_JS)
@@ -728,7 +751,8 @@ class PlaywrightPage:
 
     async def _on_element(
         self, locator: PlaywrightLocator, action: PageAction, timeout: float
-    ) -> None:
+    ) -> ElementHandle | None:
+        """Do *action* on the element *locator* finds; for a fill, the field typed into."""
         from playwright.async_api import Error
 
         match action.kind:
@@ -740,7 +764,7 @@ class PlaywrightPage:
                     timeout=timeout,
                 )
             case "fill":
-                await self._type(locator, action.value, timeout)
+                return await self._type(locator, action.value, timeout)
             case "select":
                 try:
                     await locator.select_option(label=action.value, timeout=_QUICK_MS)
@@ -754,29 +778,32 @@ class PlaywrightPage:
                 await locator.scroll_into_view_if_needed(timeout=timeout)
                 if action.dx or action.dy:
                     await self._page.mouse.wheel(action.dx, action.dy)
+        return None
 
-    async def _type(self, locator: PlaywrightLocator, value: str, timeout: float) -> None:
+    async def _type(
+        self, locator: PlaywrightLocator, value: str, timeout: float
+    ) -> ElementHandle | None:
         """Put *value* in the field as typing would end: filled, its last character a real
         key press on a text field (keydown, input, keyup). An app that reads the field on a
         key (Knockout's ``afterkeydown``, a mask) sees it as the person's typing made it see.
 
         The field is found once: what it shows may change as it is filled (a row whose title
-        follows its edit box), and the key goes to that field, still focused, or nowhere."""
-        if not value:
-            await locator.fill(value, timeout=timeout)
-            return
+        follows its edit box), and the key goes to that field, still focused, or nowhere. The
+        field is returned, for reading back what it holds (the caller disposes of it)."""
         element = await locator.element_handle(timeout=timeout)
         try:
-            if not await element.evaluate(_TYPED_JS):
+            if not value or not await element.evaluate(_TYPED_JS):
                 await element.fill(value, timeout=timeout)
-                return
+                return element
             await element.fill(value[:-1], timeout=timeout)
             if await element.evaluate(_FOCUSED_JS):
                 await self._page.keyboard.type(value[-1])
             else:  # the page moved the focus away: the value whole, as a fill puts it
                 await element.fill(value, timeout=timeout)
-        finally:
+        except BaseException:
             await element.dispose()
+            raise
+        return element
 
 
 async def _evaluate_one(locator: PlaywrightLocator, script: str) -> Any:
