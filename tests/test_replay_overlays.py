@@ -36,13 +36,22 @@ PAGES = {
 PAGES["/start"] = "<!doctype html><title>Start</title><a href='/away'>Go on</a>"
 PAGES["/elsewhere"] = "<!doctype html><title>Elsewhere</title><button>Pay now</button>"
 HITS: list[str] = []
+#: Links to another host (localhost, the same server) whose address names this one (127.0.0.1).
+LOOKALIKE_LINKS = {
+    "user": "http://127.0.0.1@localhost:{port}/elsewhere",
+    "query": "http://localhost:{port}/elsewhere?back=http://127.0.0.1/",
+    "script": "javascript:location.href='http://localhost:{port}/elsewhere#127.0.0.1'",
+}
 
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         HITS.append(self.path)
+        port = self.server.server_address[1]
+        if self.path.startswith("/start-"):  # a link to another host spelled like this one
+            href = LOOKALIKE_LINKS[self.path.removeprefix("/start-")].format(port=port)
+            PAGES[self.path] = f"<!doctype html><title>Start</title><a href='{href}'>Go on</a>"
         if self.path == "/away":  # a server-side redirect to another host
-            port = self.server.server_address[1]
             self.send_response(302)
             self.send_header("Location", f"http://localhost:{port}/elsewhere")
             self.end_headers()
@@ -102,20 +111,37 @@ def test_an_overlay_asking_to_commit_to_something_is_never_clicked_away(site: st
     assert "/deleted" not in HITS
 
 
-def test_a_redirect_to_another_site_stops_the_run_there(site: str) -> None:
+def _follow_a_link(start: str) -> Workflow:
     link = Target(locators=(Locator(strategy=LocatorStrategy.ROLE, value="link", name="Go on"),))
     pay = Target(locators=(Locator(strategy=LocatorStrategy.ROLE, value="button", name="Pay now"),))
-    workflow = Workflow(
+    return Workflow(
         name="Follow a link",
         domains=("127.0.0.1",),
         steps=(
-            GotoStep(title="Open the start", url="http://127.0.0.1:1/start"),
+            GotoStep(title="Open the start", url=f"http://127.0.0.1:1{start}"),
             ClickStep(title="Click 'Go on'", target=link),
             ClickStep(title="Click 'Pay now'", target=pay),
         ),
     )
+
+
+def test_a_redirect_to_another_site_stops_the_run_there(site: str) -> None:
     with services() as sv:
-        result = run(sv, approve(sv, workflow), site, patience_s=0.5)
+        result = run(sv, approve(sv, _follow_a_link("/start")), site, patience_s=0.5)
     assert result.run.status is RunStatus.FAILED
     assert [s.title for s in result.run.steps] == ["Open the start", "Click 'Go on'"]
     assert "outside the workflow's domains" in (result.run.steps[-1].error or "")
+
+
+@pytest.mark.parametrize("spelling", sorted(LOOKALIKE_LINKS))
+def test_a_link_to_another_site_that_names_this_one_is_refused(site: str, spelling: str) -> None:
+    """The guard sees only what may leave the domains (a page's own files load without it):
+    an address that merely mentions the workflow's host still goes to it, and is refused
+    before the other site is asked for anything."""
+    with services() as sv:
+        result = run(sv, approve(sv, _follow_a_link(f"/start-{spelling}")), site, patience_s=0.5)
+    assert result.run.status is RunStatus.FAILED
+    assert not [hit for hit in HITS if hit.startswith("/elsewhere")]
+    if spelling != "script":  # a script's navigation comes after the click is over
+        assert [s.title for s in result.run.steps] == ["Open the start", "Click 'Go on'"]
+        assert "outside the workflow's domains" in (result.run.steps[-1].error or "")

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from desktop_app.adapters.browser.guard_pattern import guarded
 from desktop_app.adapters.browser.locators import to_playwright
 from desktop_app.adapters.browser.page_gone import GoneWatch, stops_when_gone
 from desktop_app.adapters.browser.page_items import read_items
@@ -260,7 +262,8 @@ class PlaywrightPage:
         self._last_action = time.monotonic()
         self._dialog_answer: Literal["accept", "dismiss"] | None = None
         self._dialogs: list[PageDialog] = []
-        self._installed: tuple[BrowserContext, Any] | None = None  # and the script's disposer
+        # The context, the guard's pattern and the watch script's disposer.
+        self._installed: tuple[BrowserContext, str | re.Pattern[str], Any] | None = None
         # The field the last fill typed into: what it shows may have changed with the typing
         # (a row whose title follows its edit box), so its locator may no longer find it.
         self._typed: tuple[Handle, ElementHandle] | None = None
@@ -278,10 +281,12 @@ class PlaywrightPage:
         return list(self._refused)
 
     async def install(self, context: BrowserContext) -> None:
-        """Guard *context* (abort navigation requests that leave the domains) and have its
-        pages note when their document changes (see :meth:`settled`)."""
-        await context.route("**/*", self._guard)
-        self._installed = (context, await context.add_init_script(script=WATCH_JS))
+        """Guard *context* (abort navigation requests that leave the domains: the guard sees
+        only requests that may, see :func:`guarded`) and have its pages note when their
+        document changes (see :meth:`settled`)."""
+        pattern = guarded(self._domains)
+        await context.route(pattern, self._guard)
+        self._installed = (context, pattern, await context.add_init_script(script=WATCH_JS))
 
     async def release(self) -> None:
         """Take back what this run put on its page and context (listeners, the guard, the
@@ -292,9 +297,9 @@ class PlaywrightPage:
             page.remove_listener(event, handler)
         self._gone_watch.detach()
         if self._installed is not None:
-            context, script = self._installed
+            context, pattern, script = self._installed
             self._installed = None
-            await context.unroute("**/*", self._guard)
+            await context.unroute(pattern, self._guard)
             await script.close()
 
     def _listeners(self) -> tuple[tuple[str, Callable[..., Any]], ...]:
