@@ -247,6 +247,7 @@ class PlaywrightPage:
         self._domains = domains
         self._script = describe_script
         self._refused: list[str] = []
+        self._refusals_told = 0  # how many of them a step has failed with
         self._secret_fields: list[PlaywrightLocator] = []
         self._pending: dict[Request, float] = {}
         self._last_request = time.monotonic()
@@ -369,6 +370,7 @@ class PlaywrightPage:
     async def probe(self, handle: Handle) -> Probe:
         from playwright.async_api import Error
 
+        await self._tell_refusals()
         locator = self._locator(handle)
         try:
             states: Any = await locator.evaluate_all(_STATES_JS)
@@ -692,6 +694,7 @@ class PlaywrightPage:
         timeout = timeout_s * 1000
         if not domain_allowed(self._page.url, self._domains):
             await self._leave(self._page.url)
+        await self._tell_refusals()
         refused = len(self._refused)
         await self._forget_typed()
         try:
@@ -736,9 +739,16 @@ class PlaywrightPage:
         if not domain_allowed(self._page.url, self._domains):
             await self._leave(self._page.url)
 
+    async def _tell_refusals(self) -> None:
+        """Raise for a navigation refused since a step last failed with one: a script's, which
+        the page started after the step that set it off was over."""
+        if len(self._refused) > self._refusals_told:
+            await self._leave(self._refused[-1], navigated=False)
+
     async def _leave(self, url: str, *, navigated: bool = True) -> None:
         from playwright.async_api import Error
 
+        self._refusals_told = len(self._refused)
         if navigated:
             with contextlib.suppress(Error):
                 await self._page.goto("about:blank")
