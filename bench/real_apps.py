@@ -364,6 +364,22 @@ def _percent(part: int, whole: int) -> float | None:
     return round(100 * part / whole, 1) if whole else None
 
 
+def _stops(drifted: Sequence[Replayed]) -> Counter[tuple[str, str]]:
+    """Where the replays on another version that were not done right stopped: (failure kind,
+    step title), counted."""
+    stops: Counter[tuple[str, str]] = Counter()
+    for r in drifted:
+        if r.verdict == "right" or r.run is None:
+            continue
+        failed = next((s for s in r.run.steps if s.status is StepStatus.FAILED), None)
+        if failed is None:
+            stops[(r.status.value, "no step failed")] += 1
+        else:
+            kind = failed.failure.value if failed.failure is not None else "failed"
+            stops[(kind, f"{r.task}: {failed.title}")] += 1
+    return stops
+
+
 def summarize(report: Report, *, smoke: bool) -> Section:
     """The section ``make bench`` prints."""
     section = Section("real_apps", "Replay on apps nobody here wrote (judged by their own data)")
@@ -448,6 +464,8 @@ def summarize(report: Report, *, smoke: bool) -> Section:
             f"version recorded on, {sum(r.verdict == 'right' for r in theirs)} of {len(theirs)} "
             "on another"
         )
+    for (kind, title), count in _stops(drifted).most_common(8):
+        section.notes.append(f"stopped on another version: {count} × {kind} at {title!r}"[:300])
     for r in own:
         if r.verdict != "right" and r not in wrong and r not in false:
             section.notes.append(
